@@ -1,0 +1,6 @@
+"""Estimators, registered by (kind, method). Importing a module registers its methods."""
+
+from . import exact  # noqa: F401  (registers the exact methods)
+from ._registry import available_methods, get_estimator, register
+
+__all__ = ["available_methods", "get_estimator", "register"]

@@ -1,0 +1,186 @@
+"""Exact indices by complete enumeration: the 2**n coalitions are evaluated once, every index follows by arrays.
+
+Cost: exactly ``2**n`` coalition evaluations (fewer model calls when the game's cache already holds some);
+array work ``O(n 2**n)`` for Shapley, Banzhaf and the interaction indices, ``O(n**2 2**n)`` (one chunked matrix
+product) for the Bivariate Shapley matrix.
+
+Sources:
+- Shapley value: lecture notes (Shapley value definition); Bivariate Shapley paper Eq. 4.
+- Banzhaf value and Banzhaf interaction index: BII paper Eq. 2, ``BII(S) = 2^{-(n-s)} sum_{T subset N\\S} m_S(T)``.
+- Shapley interaction index (Grabisch & Roubens): ``SII(S) = sum_{T subset N\\S} (n-t-s)! t! / (n-s+1)! m_S(T)``,
+  equivalently ``sum_{T superset S} m(T) / (|T|-|S|+1)`` in Moebius terms (BII paper, comparison section).
+- Shapley-Taylor of order k: ``m(S)`` for ``|S| < k``; ``sum_{T superset S} m(T) / C(|T|, k)`` for ``|S| = k``.
+- Shapley excess of a pair: Shapley value of the merged pair in the reduced game minus both Shapley values;
+  in Moebius terms ``sum_{T superset {i,j}} m(T) (1/(|T|-1) - 2/|T|)``.
+- Bivariate Shapley: Bivariate Shapley paper Eq. 6, with the orientation of the papers' README
+  (``adjacency[i, j] = E2[j, i]``).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from math import comb
+
+import numpy as np
+
+from .._bits import moebius_transform, popcounts, split_by_player, subset_codes, superset_sum
+from .._validation import check_choice, check_int
+from ..games import Game
+from ..results import Attribution, BivariateExplanation, Interactions
+from ._registry import register
+
+DEFAULT_MAX_PLAYERS = 20
+INDICES = ("sii", "bii", "stii", "moebius", "excess")
+_SAMPLING_HINT = {
+    "shapley": "method='permutation', 'antithetic', 'kernel' or 'shear'",
+    "banzhaf": "method='msr' or 'sampling'",
+    "interactions": "method='msr' (BII) or 'permutation' (SII, Shapley-Taylor)",
+    "bivariate": "method='permutation' or 'kernel'",
+}
+
+
+def evaluate_all(game: Game, *, max_players: int = DEFAULT_MAX_PLAYERS, budget: int | None = None,
+                 kind: str = "shapley") -> np.ndarray:
+    """Values of all ``2**n`` coalitions, indexed by the coalition's bits (cost: ``2**n`` evaluations)."""
+    n = game.n_players
+    max_players = check_int(max_players, "max_players", minimum=1)
+    if n > max_players:
+        raise ValueError(
+            f"exact computation needs 2**{n} = {2**n:,} evaluations for {n} players, above max_players="
+            f"{max_players}; use a sampling method ({_SAMPLING_HINT[kind]}) or raise max_players"
+        )
+    if budget is not None and check_int(budget, "budget", minimum=1) < 2**n:
+        raise ValueError(f"budget: exact computation for {n} players needs 2**{n} = {2**n} evaluations, got {budget}")
+    codes = np.arange(2**n, dtype=np.int64)
+    coalitions = ((codes[:, None] >> np.arange(n, dtype=np.int64)) & 1).astype(bool)
+    return game(coalitions)
+
+
+def _shapley_weights(n: int) -> np.ndarray:
+    """``w[s] = s! (n-s-1)! / n!`` for ``s = 0..n-1``: the Shapley weight of a coalition of size ``s``.
+
+    ``w[n] = 0`` (the grand coalition has no player to add) so the array can be indexed by any size.
+    """
+    return np.array([1.0 / (n * comb(n - 1, s)) for s in range(n)] + [0.0])
+
+
+def shapley_from_values(values: np.ndarray, n: int) -> np.ndarray:
+    """Exact Shapley values from the table of all coalition values (marginal contributions, no cancellation)."""
+    weights = _shapley_weights(n)[popcounts(n)]
+    phi = np.empty(n)
+    for i in range(n):
+        without, with_ = split_by_player(values, i)
+        phi[i] = np.sum(split_by_player(weights, i)[0] * (with_ - without))
+    return phi
+
+
+def banzhaf_from_values(values: np.ndarray, n: int) -> np.ndarray:
+    """Exact Banzhaf values: mean marginal contribution over the ``2**(n-1)`` coalitions without each player."""
+    beta = np.empty(n)
+    for i in range(n):
+        without, with_ = split_by_player(values, i)
+        beta[i] = np.mean(with_ - without)
+    return beta
+
+
+def _superset_weight(index: str, sizes: np.ndarray, s: int, order: int, n: int) -> np.ndarray:
+    """Weight ``f(|T|, s)`` of the Moebius dividend ``m(T)`` in the index of a subset of size ``s``."""
+    t = sizes.astype(float)
+    f = np.zeros_like(t)
+    covers = sizes >= s
+    if index == "sii":
+        f[covers] = 1.0 / (t[covers] - s + 1.0)
+    elif index == "bii":
+        f[covers] = 2.0 ** (s - t[covers])
+    elif index == "moebius" or (index == "stii" and s < order):
+        f[sizes == s] = 1.0
+    elif index == "stii":
+        f[covers] = 1.0 / np.array([comb(int(k), order) for k in sizes[covers]], dtype=float)
+    elif index == "excess" and s == 1:
+        f[covers] = 1.0 / t[covers]
+    elif index == "excess":
+        f[covers] = 1.0 / (t[covers] - 1.0) - 2.0 / t[covers]
+    return f
+
+
+def interactions_from_values(values: np.ndarray, n: int, index: str, order: int) -> dict[tuple[int, ...], float]:
+    """Every value of ``index`` on subsets of size ``1..order``, from the table of all coalition values."""
+    dividends = moebius_transform(values, n)
+    sizes = popcounts(n)
+    out: dict[tuple[int, ...], float] = {}
+    for s in range(1, order + 1):
+        totals = superset_sum(dividends * _superset_weight(index, sizes, s, order, n), n)
+        out.update(zip(combinations(range(n), s), totals[subset_codes(n, s)].tolist()))
+    if index in ("sii", "excess"):  # order-1 values are the Shapley values: use the cancellation-free formula
+        out.update({(i,): v for i, v in enumerate(shapley_from_values(values, n).tolist())})
+    elif index == "bii":
+        out.update({(i,): v for i, v in enumerate(banzhaf_from_values(values, n).tolist())})
+    return out
+
+
+def bivariate_from_values(values: np.ndarray, n: int, *, chunk: int = 2**16) -> tuple[np.ndarray, np.ndarray]:
+    """Exact Bivariate Shapley adjacency and Shapley values from the table of all coalition values.
+
+    ``adjacency[i, j] = sum_{S: i in S, j not in S} |S|! (n-|S|-1)! / n! (v(S+j) - v(S))`` (Eq. 6 of the
+    Bivariate Shapley paper, transposed): one chunked matrix product of coalition membership with the weighted
+    marginal contributions ``G[j, S]``; the Shapley values are ``G.sum(axis=1)``.
+    """
+    size = 2**n
+    weights = _shapley_weights(n)[popcounts(n)]
+    contributions = np.zeros((n, size))
+    for j in range(n):
+        without, with_ = split_by_player(values, j)
+        split_by_player(contributions[j], j)[0][...] = split_by_player(weights, j)[0] * (with_ - without)
+    adjacency = np.zeros((n, n))
+    bits = np.arange(n, dtype=np.int64)
+    for start in range(0, size, chunk):
+        codes = np.arange(start, min(start + chunk, size), dtype=np.int64)
+        members = ((codes[:, None] >> bits) & 1).astype(float)
+        adjacency += members.T @ contributions[:, start:start + len(codes)].T
+    np.fill_diagonal(adjacency, 0.0)
+    return adjacency, contributions.sum(axis=1)
+
+
+@register("shapley", "exact")
+def exact_shapley(game: Game, *, budget: int | None = None, rng=None,
+                  max_players: int = DEFAULT_MAX_PLAYERS) -> Attribution:
+    """Exact Shapley values (cost: ``2**n`` evaluations)."""
+    n = game.n_players
+    values = evaluate_all(game, max_players=max_players, budget=budget, kind="shapley")
+    return Attribution(shapley_from_values(values, n), values[0], game.feature_names, 2**n, "exact")
+
+
+@register("banzhaf", "exact")
+def exact_banzhaf(game: Game, *, budget: int | None = None, rng=None,
+                  max_players: int = DEFAULT_MAX_PLAYERS) -> Attribution:
+    """Exact Banzhaf values (BII paper, Eq. 2 with |S| = 1; cost: ``2**n`` evaluations)."""
+    n = game.n_players
+    values = evaluate_all(game, max_players=max_players, budget=budget, kind="banzhaf")
+    return Attribution(banzhaf_from_values(values, n), values[0], game.feature_names, 2**n, "exact")
+
+
+@register("interactions", "exact")
+def exact_interactions(game: Game, *, index: str = "sii", order: int = 2, budget: int | None = None, rng=None,
+                       max_players: int = DEFAULT_MAX_PLAYERS) -> Interactions:
+    """Exact interaction index on every subset of size ``1..order`` (cost: ``2**n`` evaluations)."""
+    n = game.n_players
+    check_choice(index, "index", INDICES)
+    order = check_int(order, "order", minimum=1, maximum=n)
+    if index == "excess" and order != 2:
+        raise ValueError(f"order: the Shapley excess is defined for pairs, expected order=2, got {order}")
+    values = evaluate_all(game, max_players=max_players, budget=budget, kind="interactions")
+    return Interactions(interactions_from_values(values, n, index, order), index, order, values[0],
+                        game.feature_names, 2**n, "exact")
+
+
+@register("bivariate", "exact")
+def exact_bivariate(game: Game, *, budget: int | None = None, rng=None,
+                    max_players: int = DEFAULT_MAX_PLAYERS) -> BivariateExplanation:
+    """Exact Bivariate Shapley matrix and Shapley values from one enumeration (cost: ``2**n`` evaluations)."""
+    n = game.n_players
+    values = evaluate_all(game, max_players=max_players, budget=budget, kind="bivariate")
+    adjacency, phi = bivariate_from_values(values, n)
+    univariate = Attribution(phi, values[0], game.feature_names, 2**n, "exact")
+    return BivariateExplanation(adjacency, univariate, game.feature_names, 2**n, "exact")
+
+

@@ -1,0 +1,151 @@
+"""The game: a set function over coalitions of players, batched, cached and counted.
+
+Following shapiq's convention, a game is just "a boolean coalition matrix in, values out": any
+``value_fn((k, n) bool) -> (k,) float`` is a game. :class:`Game` adds what every estimator relies on:
+input checks, a cache of evaluated coalitions (so repeated coalitions cost nothing) and a count of the
+coalitions actually passed to ``value_fn`` (the budget unit of every estimator).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ._validation import check_coalitions, check_feature_names, check_int
+
+ValueFunction = Callable[[np.ndarray], np.ndarray]
+
+
+def _packed_keys(coalitions: np.ndarray) -> np.ndarray:
+    """One sortable key (a fixed-width byte string) per coalition row."""
+    packed = np.packbits(coalitions, axis=1, bitorder="little")
+    return np.ascontiguousarray(packed).view(f"V{packed.shape[1]}").ravel()
+
+
+class Game:
+    """A cooperative game ``v: 2^N -> R`` over ``n_players`` players.
+
+    Parameters
+    ----------
+    value_fn:
+        Maps a ``(k, n_players)`` boolean matrix (row = coalition, ``True`` = player present) to ``k`` values.
+    n_players:
+        Number of players (features).
+    feature_names:
+        Optional names of the players, used by every result.
+    cache:
+        Remember every evaluated coalition, so asking again costs no call to ``value_fn`` (default ``True``).
+    batch_size:
+        Most coalitions passed to ``value_fn`` in one call (default: all at once).
+
+    Calling the game with coalitions returns their values. ``n_evaluations`` counts the coalitions passed to
+    ``value_fn`` so far (cache hits are free); ``n_calls`` counts the calls.
+    """
+
+    def __init__(
+        self,
+        value_fn: ValueFunction,
+        n_players: int,
+        feature_names: Sequence[str] | None = None,
+        *,
+        cache: bool = True,
+        batch_size: int | None = None,
+    ) -> None:
+        if not callable(value_fn):
+            raise TypeError(f"value_fn: expected a callable (k, n) bool array -> (k,) values, got {type(value_fn).__name__}")
+        self.n_players = check_int(n_players, "n_players", minimum=1)
+        self.feature_names = check_feature_names(feature_names, self.n_players)
+        self.batch_size = check_int(batch_size, "batch_size", minimum=1, allow_none=True)
+        self.cache = bool(cache)
+        self._value_fn = value_fn
+        self._keys = _packed_keys(np.zeros((0, self.n_players), dtype=bool))
+        self._values = np.zeros(0)
+        self.n_evaluations = 0
+        self.n_calls = 0
+
+    # ------------------------------------------------------------------ evaluation
+    def __call__(self, coalitions) -> np.ndarray:
+        """Values of the given coalitions, a ``(k,)`` float array (cached, counted)."""
+        coalitions = check_coalitions(coalitions, self.n_players)
+        if len(coalitions) == 0:
+            return np.zeros(0)
+        if not self.cache:
+            return self._evaluate(coalitions)
+        keys = _packed_keys(coalitions)
+        unique_keys, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        pos = np.searchsorted(self._keys, unique_keys)
+        found = pos < len(self._keys)
+        found[found] = self._keys[pos[found]] == unique_keys[found]
+        unique_values = np.empty(len(unique_keys))
+        unique_values[found] = self._values[pos[found]]
+        missing = ~found
+        if missing.any():
+            new_values = self._evaluate(coalitions[first[missing]])
+            unique_values[missing] = new_values
+            self._keys = np.insert(self._keys, pos[missing], unique_keys[missing])
+            self._values = np.insert(self._values, pos[missing], new_values)
+        return unique_values[inverse.ravel()]
+
+    def _evaluate(self, coalitions: np.ndarray) -> np.ndarray:
+        k = len(coalitions)
+        step = self.batch_size or k
+        out = np.empty(k)
+        for start in range(0, k, step):
+            chunk = coalitions[start:start + step]
+            out[start:start + len(chunk)] = self._checked_call(chunk)
+        return out
+
+    def _checked_call(self, chunk: np.ndarray) -> np.ndarray:
+        raw = self._value_fn(chunk.copy())
+        name = getattr(self._value_fn, "__name__", type(self._value_fn).__name__)
+        try:
+            values = np.asarray(raw, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"value_fn ({name}) must return numbers; got {type(raw).__name__} "
+                f"of dtype {getattr(np.asarray(raw, dtype=object), 'dtype', '?')}"
+            ) from None
+        if values.ndim == 2 and values.shape[1] == 1:
+            values = values[:, 0]
+        if values.shape != (len(chunk),):
+            raise ValueError(
+                f"value_fn ({name}) returned shape {values.shape} for {len(chunk)} coalitions; "
+                f"expected ({len(chunk)},): one value per coalition"
+            )
+        if not np.isfinite(values).all():
+            bad = np.flatnonzero(~np.isfinite(values))[:5]
+            raise ValueError(
+                f"value_fn ({name}) returned non-finite values (NaN or inf) for coalitions "
+                f"{[np.flatnonzero(chunk[b]).tolist() for b in bad]}"
+            )
+        self.n_calls += 1
+        self.n_evaluations += len(chunk)
+        return values
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def n_cached(self) -> int:
+        """Number of distinct coalitions whose values are cached."""
+        return len(self._keys)
+
+    def empty_value(self) -> float:
+        """``v(empty set)``."""
+        return float(self(np.zeros(self.n_players, dtype=bool))[0])
+
+    def grand_value(self) -> float:
+        """``v(N)``, the value of the coalition of all players."""
+        return float(self(np.ones(self.n_players, dtype=bool))[0])
+
+    def __repr__(self) -> str:
+        return f"Game(n_players={self.n_players}, n_evaluations={self.n_evaluations}, cached={self.n_cached})"
+
+
+def as_game(game, feature_names: Sequence[str] | None = None) -> Game:
+    """Return ``game`` if it is a :class:`Game`; raise a clear error otherwise."""
+    if isinstance(game, Game):
+        return game
+    raise TypeError(
+        "game: expected an interplay.Game; wrap a plain function with "
+        f"interplay.Game(value_fn, n_players), got {type(game).__name__}"
+    )

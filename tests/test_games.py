@@ -1,0 +1,120 @@
+"""The Game: caching, counting, batching, and clear errors for bad value functions."""
+
+import numpy as np
+import pytest
+
+import interplay as ip
+from interplay.synthetic import UnanimitySum
+
+
+def _recording_game(batch_size=None, cache=True):
+    calls = []
+    soum = UnanimitySum(4, ((0, 1), (2,), (1, 3)), (1.0, 2.0, -1.5))
+
+    def value_fn(s):
+        calls.append(len(s))
+        return soum.value(s)
+
+    return ip.Game(value_fn, 4, batch_size=batch_size, cache=cache), calls, soum
+
+
+def test_cache_counts_each_distinct_coalition_once():
+    game, calls, soum = _recording_game()
+    rng = np.random.default_rng(0)
+    coalitions = rng.random((50, 4)) < 0.5
+    first = game(coalitions)
+    np.testing.assert_array_equal(first, soum.value(coalitions))
+    distinct = len({tuple(r) for r in coalitions})
+    assert game.n_evaluations == distinct == sum(calls)
+    again = game(coalitions[::-1])
+    np.testing.assert_array_equal(again, first[::-1])
+    assert game.n_evaluations == distinct and len(calls) == 1
+    assert game.n_cached == distinct
+
+
+@pytest.mark.parametrize("batch_size", [1, 3, 7, 1000])
+def test_results_do_not_depend_on_batch_size(batch_size):
+    game, calls, soum = _recording_game(batch_size=batch_size)
+    assert np.allclose(ip.shapley(game).values, soum.shapley())
+    assert max(calls) <= batch_size
+    assert game.n_evaluations == 16 and sum(calls) == 16
+
+
+def test_without_cache_every_query_is_evaluated():
+    game, calls, _ = _recording_game(cache=False)
+    game(np.ones((3, 4), dtype=bool))
+    game(np.ones((3, 4), dtype=bool))
+    assert game.n_evaluations == 6
+
+
+def test_large_player_counts_use_packed_keys():
+    n = 130
+    game = ip.Game(lambda s: s[:, 0] * 1.0 + s[:, 129], n)
+    rng = np.random.default_rng(1)
+    coalitions = rng.random((20, n)) < 0.5
+    np.testing.assert_array_equal(game(np.vstack([coalitions, coalitions])), np.tile(coalitions[:, 0] + 1.0 * coalitions[:, 129], 2))
+    assert game.n_evaluations == 20
+
+
+def test_empty_and_grand_values():
+    game, _, soum = _recording_game()
+    assert game.empty_value() == 0.0
+    assert game.grand_value() == pytest.approx(sum(soum.coefficients))
+
+
+@pytest.mark.parametrize(
+    "value_fn, message",
+    [
+        (lambda s: np.zeros((len(s), 2)), r"returned shape \(\d+, 2\).*expected"),
+        (lambda s: np.zeros(len(s) + 1), r"returned shape"),
+        (lambda s: np.full(len(s), np.nan), r"non-finite"),
+        (lambda s: np.array(["a"] * len(s)), r"must return numbers"),
+    ],
+)
+def test_bad_value_functions_get_clear_errors(value_fn, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        ip.shapley(ip.Game(value_fn, 3))
+
+
+def test_bad_coalitions_and_players():
+    game = ip.Game(lambda s: s.sum(axis=1), 3)
+    with pytest.raises(ValueError, match="coalitions: expected 3 columns"):
+        game(np.ones((2, 4), dtype=bool))
+    with pytest.raises(ValueError, match="0/1"):
+        game(np.full((2, 3), 2))
+    with pytest.raises(ValueError, match="n_players"):
+        ip.Game(lambda s: s.sum(axis=1), 0)
+    with pytest.raises(TypeError, match="n_players"):
+        ip.Game(lambda s: s.sum(axis=1), 2.5)
+    with pytest.raises(TypeError, match="value_fn"):
+        ip.Game("not callable", 3)
+    with pytest.raises(ValueError, match="feature_names: expected 3 names"):
+        ip.Game(lambda s: s.sum(axis=1), 3, feature_names=["a", "b"])
+    with pytest.raises(TypeError, match="interplay.Game"):
+        ip.shapley(lambda s: s.sum(axis=1))
+
+
+def test_exact_limits_and_unknown_methods():
+    big = ip.Game(lambda s: s.sum(axis=1) * 1.0, 21)
+    with pytest.raises(ValueError, match="max_players=20.*sampling method"):
+        ip.shapley(big)
+    with pytest.raises(ValueError, match="method: expected one of"):
+        ip.shapley(ip.Game(lambda s: s.sum(axis=1) * 1.0, 3), method="nope")
+    with pytest.raises(ValueError, match="index: expected one of"):
+        ip.interactions(ip.Game(lambda s: s.sum(axis=1) * 1.0, 3), index="nope")
+    with pytest.raises(ValueError, match="order"):
+        ip.interactions(ip.Game(lambda s: s.sum(axis=1) * 1.0, 3), index="excess", order=3)
+    with pytest.raises(ValueError, match="budget: exact computation"):
+        ip.shapley(ip.Game(lambda s: s.sum(axis=1) * 1.0, 3), budget=4)
+    small = ip.Game(lambda s: s.sum(axis=1) * 1.0, 4)
+    assert ip.shapley(small, max_players=4).n_evaluations == 16
+
+
+def test_results_are_immutable_and_named():
+    game = ip.Game(lambda s: s @ np.arange(1.0, 4.0), 3, feature_names=["a", "b", "c"])
+    result = ip.shapley(game)
+    with pytest.raises(ValueError):
+        result.values[0] = 1.0
+    assert result["c"] == pytest.approx(3.0)
+    assert result.ranking() == ["c", "b", "a"]
+    assert "Attribution" in repr(result)
