@@ -3,6 +3,7 @@
 from . import synthetic
 from .api import banzhaf, bivariate, interactions, shapley
 from .estimators import available_methods
+from .explainer import Explainer
 from .games import Game
 from .results import Attribution, BivariateExplanation, Explanation, Interactions
 
@@ -11,6 +12,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Attribution",
     "BivariateExplanation",
+    "Explainer",
     "Explanation",
     "Game",
     "Interactions",

@@ -90,7 +90,9 @@ def check_numeric_matrix(X: Any, name: str, *, n_columns: int | None = None, all
     columns = None
     if hasattr(X, "columns") and hasattr(X, "dtypes"):  # pandas DataFrame, without importing pandas
         columns = tuple(str(c) for c in X.columns)
-        bad = [str(c) for c, dt in zip(X.columns, X.dtypes) if not (np.issubdtype(dt, np.number) or dt == bool)]
+        from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+        bad = [str(c) for c, dt in zip(X.columns, X.dtypes) if not (is_numeric_dtype(dt) or is_bool_dtype(dt))]
         if bad:
             raise TypeError(
                 f"{name}: non-numeric columns {bad}; encode them first (e.g. one-hot) "
