@@ -1,0 +1,166 @@
+"""Post-hoc accuracy after masking features (Bivariate Shapley paper, Sec. 5 (a)-(c): Fig. 2, Table 2, Fig. 3).
+
+Post-hoc accuracy is the fraction of explained rows whose prediction is unchanged once some features are masked
+(removed). Masking goes through each row's game: a masked row is the coalition of the features left present,
+and the game's value says whether the prediction survives. Two kinds of game work:
+
+- the probability of the class predicted on the full row (``Explainer(..., output="probability")``, whose
+  default target is the predicted class): for a binary classifier the prediction is kept iff ``v(S) >= 1/2``
+  (the default ``threshold``); use ``threshold=0`` for a log-odds game;
+- :func:`prediction_game`: ``v(S) = 1`` iff the class with the highest (removal-averaged) probability is still
+  the class predicted on the full row, for any number of classes (``threshold=1/2`` again).
+
+Each row's coalitions go to its game in one call. Feature sets (groups, sinks, sources) are plain lists of
+feature indices, one list per row, so any graph analysis can supply them.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from .._validation import check_int, check_random_state
+from ..games import Game
+from ._inputs import as_games, as_index_lists, descending_order, per_row, per_row_scores
+
+
+@dataclass(frozen=True)
+class PosthocCurve:
+    """Post-hoc accuracy at several masking levels: ``accuracy[l]`` with ``fraction_masked[l]`` of the features
+    masked on average over rows at level ``l``."""
+
+    fraction_masked: np.ndarray
+    accuracy: np.ndarray
+
+
+def posthoc_accuracy(games: Any, present: Any, *, threshold: float = 0.5) -> np.ndarray:
+    """Post-hoc accuracy for explicit masks: ``mean_r 1[v_r(S_{r,l}) >= threshold]`` for every level ``l``.
+
+    ``present``: boolean array ``(n_rows, n_levels, n)`` (or ``(n_levels, n)`` for one game), ``True`` = the
+    feature is kept. Returns ``(n_levels,)`` accuracies. Cost: ``n_levels`` evaluations per row, one call each.
+    """
+    games = as_games(games)
+    n = games[0].n_players
+    masks = np.asarray(present)
+    if masks.ndim == 2 and len(games) == 1:
+        masks = masks[None]
+    if masks.ndim != 3 or masks.shape[0] != len(games) or masks.shape[2] != n:
+        raise ValueError(f"present: expected a boolean array of shape ({len(games)}, n_levels, {n}), "
+                         f"got {masks.shape}")
+    kept = np.array([game(mask) >= threshold for game, mask in zip(games, masks)])
+    return kept.mean(axis=0)
+
+
+def posthoc_accuracy_by_ranking(games: Any, scores: Any, fractions: Sequence[float] = (0.1, 0.3, 0.5, 0.7, 0.9),
+                                *, mask: str = "lowest", threshold: float = 0.5) -> PosthocCurve:
+    """Post-hoc accuracy after masking ``round(f * M)`` features by score, for each fraction ``f``
+    (Bivariate Shapley paper Fig. 3: mask the least influential features; ``mask="highest"`` masks the most
+    influential instead). ``scores``: one row per game (ties: lower index ranks higher).
+    Cost: ``len(fractions)`` evaluations per row.
+    """
+    games = as_games(games)
+    s = per_row_scores(scores, games)
+    n = s.shape[1]
+    if mask not in ("lowest", "highest"):
+        raise ValueError(f"mask: expected 'lowest' or 'highest', got {mask!r}")
+    f = np.asarray(fractions, dtype=float).ravel()
+    if f.size == 0 or (f < 0).any() or (f > 1).any():
+        raise ValueError(f"fractions: expected values in [0, 1], got {list(fractions)}")
+    counts = np.rint(f * n).astype(np.int64)
+    rank = np.empty_like(s, dtype=np.int64)
+    np.put_along_axis(rank, descending_order(s), np.arange(n)[None, :], axis=1)  # 0 = highest score
+    if mask == "lowest":
+        present = rank[:, None, :] < (n - counts)[None, :, None]
+    else:
+        present = rank[:, None, :] >= counts[None, :, None]
+    return PosthocCurve(counts / n, posthoc_accuracy(games, present, threshold=threshold))
+
+
+def posthoc_accuracy_groups(games: Any, groups: Any, *, n_levels: int = 5, threshold: float = 0.5,
+                            random_state: Any = None) -> PosthocCurve:
+    """Post-hoc accuracy when masking random members of mutually redundant groups (Bivariate Shapley Fig. 2).
+
+    ``groups``: per row, a list of feature-index lists (e.g. the strongly connected components of the
+    redundancy graph H with two or more nodes). At level ``l = 0..n_levels-1`` each group of size ``g`` has
+    ``round(l / (n_levels - 1) * (g - 1))`` of its members masked, chosen by one random order per group (so the
+    masked sets grow with ``l``); the last level keeps a single member per group (the paper's quotient graph).
+    Cost: ``n_levels`` evaluations per row.
+    """
+    games = as_games(games)
+    n = games[0].n_players
+    n_levels = check_int(n_levels, "n_levels", minimum=2)
+    rng = check_random_state(random_state)
+    rows = per_row(groups, len(games), "groups")
+    level = np.arange(n_levels) / (n_levels - 1)
+    present = np.ones((len(games), n_levels, n), dtype=bool)
+    for r, row_groups in enumerate(rows):  # loop over rows and groups, not coalitions
+        seen: set[int] = set()
+        for g in as_index_lists(row_groups, n, "groups"):
+            if seen.intersection(g.tolist()):
+                raise ValueError(f"groups: row {r} has overlapping groups; expected disjoint feature sets")
+            seen.update(g.tolist())
+            if len(g) < 2:
+                continue
+            members = rng.permutation(g)
+            n_masked = np.rint(level * (len(g) - 1)).astype(np.int64)
+            position = np.arange(len(g))
+            present[r][:, members] = position[None, :] >= n_masked[:, None]
+    fraction = (~present).mean(axis=(0, 2))
+    return PosthocCurve(fraction, posthoc_accuracy(games, present, threshold=threshold))
+
+
+def posthoc_accuracy_sinks_sources(games: Any, sinks: Any, sources: Any, *, threshold: float = 0.5) -> dict:
+    """Post-hoc accuracy after masking the H-sinks, and after masking the H-sources (Bivariate Shapley Table 2).
+
+    ``sinks``/``sources``: per row, a list of feature indices (the nodes of the sink/source components of the
+    condensed redundancy graph, expanded). Returns ``{"sink_masked", "source_masked"}`` accuracies and
+    ``{"sink_fraction", "source_fraction"}``, the mean fraction of features masked in each case. Directionally
+    redundant features are sinks: masking them should barely change the predictions, masking the sources should.
+    Cost: 2 evaluations per row.
+    """
+    games = as_games(games)
+    n = games[0].n_players
+    sink_rows = per_row(sinks, len(games), "sinks")
+    source_rows = per_row(sources, len(games), "sources")
+    present = np.ones((len(games), 2, n), dtype=bool)
+    for r, (a, b) in enumerate(zip(sink_rows, source_rows)):
+        present[r, 0, as_index_lists([a], n, "sinks")[0]] = False
+        present[r, 1, as_index_lists([b], n, "sources")[0]] = False
+    acc = posthoc_accuracy(games, present, threshold=threshold)
+    frac = (~present).mean(axis=(0, 2))
+    return {"sink_masked": float(acc[0]), "source_masked": float(acc[1]),
+            "sink_fraction": float(frac[0]), "source_fraction": float(frac[1])}
+
+
+def prediction_game(explainer: Any, x: Any) -> Game:
+    """Game of row ``x`` whose value is 1 when the masked row keeps the predicted class, else 0.
+
+    ``v(S) = 1[argmax_c F_c(x, S) = argmax_c f_c(x)]`` where ``F_c(x, S)`` is the explainer's removal (baseline,
+    marginal or conditional) applied to the probability of class ``c``. Needs a classifier. Cost per coalition:
+    one coalition of the explainer's game for a binary classifier (``F_pred >= 1/2``), ``K`` for ``K`` classes.
+    """
+    if getattr(getattr(explainer, "model", None), "kind", None) != "classifier":
+        raise TypeError("explainer: prediction_game needs an interplay.Explainer of a classifier "
+                        "(a model with predict_proba)")
+    row = np.asarray(x, dtype=float).reshape(1, -1)
+    probabilities = explainer.model(row)[0]
+    predicted = int(np.argmax(probabilities))
+    labels = explainer.model.classes or tuple(range(len(probabilities)))
+    per_class = []
+    for c in ([predicted] if len(probabilities) == 2 else range(len(probabilities))):
+        e = copy.copy(explainer)
+        e.output, e.target = "probability", labels[c]
+        per_class.append(e.game(row))
+    base = per_class[0]
+
+    def value_fn(coalitions: np.ndarray) -> np.ndarray:
+        if len(per_class) == 1:
+            return (per_class[0](coalitions) >= 0.5).astype(float)
+        probs = np.stack([g(coalitions) for g in per_class], axis=1)
+        return (np.argmax(probs, axis=1) == predicted).astype(float)
+
+    value_fn.__name__ = "prediction kept"
+    return Game(value_fn, base.n_players, base.feature_names)
