@@ -1,0 +1,55 @@
+"""The benchmark runners on a tiny setting (seconds), so CI catches breakage. Full runs are commands:
+``PYTHONPATH=src python benchmarks/accuracy.py`` and ``benchmarks/speed.py`` (see benchmarks/README.md)."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def _load(name):
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.insert(0, str(BENCHMARKS))
+    spec = importlib.util.spec_from_file_location(f"benchmark_{name}", BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_accuracy_benchmark_tiny(tmp_path):
+    pytest.importorskip("sklearn")
+    accuracy = _load("accuracy")
+    out = tmp_path / "accuracy.md"
+    result = accuracy.main(("diabetes",), n_rows=1, n_background=4, per_feature=(8,), interaction_rows=1,
+                           shap_jit=False, out=str(out), log=lambda *a: None)
+    # the games are the same for every library: full-budget values agree with interplay's exact ones
+    for key, diff in result["checks"][0].items():
+        if key != "task":
+            assert diff < 1e-8, (key, diff)
+    ok = [r for r in result["shapley"] if "error" not in r]
+    assert ok, result["shapley"]
+    for rec in ok:
+        assert np.isfinite(rec["ae"]) and 0 <= rec["acc"] <= 1
+        assert rec["evals"] <= rec["budget"] + 2, rec  # shap's Kernel adds the full row's evaluation
+    text = out.read_text()
+    assert "## Same games?" in text and "| method |" in text
+
+
+def test_speed_benchmark_tiny(tmp_path):
+    pytest.importorskip("sklearn")
+    speed = _load("speed")
+    out = tmp_path / "speed.md"
+    result = speed.main((10,), budgets=(64,), forest_budgets=(64,), n_rows=1, forest_rows=1, n_trees=5,
+                        out=str(out), log=lambda *a: None)
+    for check in result["checks"]:  # closed form (linear) and TreeSHAP (forest, float32 inside) agree
+        assert check["max |interplay exact - truth|"] < 1e-5, check
+    assert {s["model"] for s in result["summary"]} == {"linear", "forest"}
+    for s in result["summary"]:
+        if s["method"] == "interplay exact":
+            assert s["ae"] < 1e-8
+        assert s["model_ms"] <= s["ms"] + 1e-9 or np.isnan(s["ms"])
+    assert "## Equal accuracy" in out.read_text()
