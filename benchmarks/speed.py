@@ -1,9 +1,9 @@
 """Speed at equal budget: wall time per explanation, time inside the model, and error, interplay vs shap's
-KernelExplainer vs shapiq's KernelSHAP, for a cheap model (ridge regression) and an expensive one (a 500-tree
+KernelExplainer vs shapiq's KernelSHAP, for a cheap model (a quadratic function) and an expensive one (a 500-tree
 random forest) on 10, 30 and 100 features.
 
 Games: marginal removal of one row over a fixed background (the same value function for the three libraries).
-Ground truth at any number of features: for the linear model the closed form ``phi_i = w_i (x_i - mean_b b_i)``;
+Ground truth at any number of features: for the quadratic model a closed form (each product term is a 2-player game);
 for the forest shap's TreeExplainer with ``feature_perturbation="interventional"`` over the same background
 (exact for this game; both checked against interplay's exact values at 10 features). Error = AE (sum over
 features of |error|, SHEAR Sec. 5.2). Every interplay Shapley method registered at run time except ``exact``
@@ -45,15 +45,38 @@ def make_data(d: int, n: int, seed: int):
     return X, y
 
 
-def fit_models(d: int, *, kinds=("linear", "forest"), n_trees: int = 500, seed: int = 0) -> dict:
+class Quadratic:
+    """Cheap model with interactions and closed-form Shapley values: ``f(x) = x @ w + sum_k c_k x_{a_k} x_{b_k}``
+    (a linear model alone is additive, where every regression or permutation estimator is exact at any budget)."""
+
+    def __init__(self, d: int, seed: int = 0):
+        rng = np.random.default_rng(seed)
+        self.w = rng.normal(size=d)
+        pairs = rng.permutation(d)[: 2 * (d // 2)].reshape(-1, 2)
+        self.a, self.b, self.c = pairs[:, 0], pairs[:, 1], rng.normal(size=len(pairs))
+
+    def predict(self, X):
+        return X @ self.w + (X[:, self.a] * X[:, self.b]) @ self.c
+
+    def shapley(self, x, background):
+        """Marginal removal over ``background``: each product term is a 2-player game, solved by hand."""
+        mean = background.mean(axis=0)
+        phi = self.w * (x - mean)
+        cross = (background[:, self.a] * background[:, self.b]).mean(axis=0)
+        xa, xb, ma, mb = x[self.a], x[self.b], mean[self.a], mean[self.b]
+        full, only_a, only_b = xa * xb, xa * mb, ma * xb
+        np.add.at(phi, self.a, self.c * 0.5 * ((only_a - cross) + (full - only_b)))
+        np.add.at(phi, self.b, self.c * 0.5 * ((only_b - cross) + (full - only_a)))
+        return phi
+
+
+def fit_models(d: int, *, kinds=("quadratic", "forest"), n_trees: int = 500, seed: int = 0) -> dict:
     from sklearn.ensemble import RandomForestRegressor
-    from sklearn.linear_model import Ridge
 
     X, y = make_data(d, 600, seed)
     models = {}
-    if "linear" in kinds:
-        ridge = Ridge(alpha=1.0).fit(X[:400], y[:400])
-        models["linear"] = (ridge, f"Ridge regression ({d} features)")
+    if "quadratic" in kinds:
+        models["quadratic"] = (Quadratic(d, seed), f"Quadratic: linear + {d // 2} pairwise products ({d} features)")
     if "forest" in kinds:
         forest = RandomForestRegressor(n_estimators=n_trees, max_depth=8, max_features=0.3, n_jobs=1,
                                        random_state=seed).fit(X[:400], y[:400])
@@ -62,8 +85,8 @@ def fit_models(d: int, *, kinds=("linear", "forest"), n_trees: int = 500, seed: 
 
 
 def ground_truth(kind: str, est, x: np.ndarray, background: np.ndarray, tree_explainer=None) -> np.ndarray:
-    if kind == "linear":
-        return est.coef_ * (x - background.mean(axis=0))
+    if kind == "quadratic":
+        return est.shapley(x, background)
     return np.ravel(tree_explainer.shap_values(x[None], check_additivity=False))
 
 
@@ -109,7 +132,7 @@ def runners(model: CountingModel, background: np.ndarray, d: int, *, include=Non
     return out
 
 
-def run(features=FEATURES, *, kinds=("linear", "forest"), budgets=(256, 1024, 4096), forest_budgets=(256, 1024),
+def run(features=FEATURES, *, kinds=("quadratic", "forest"), budgets=(256, 1024, 4096), forest_budgets=(256, 1024, 4096),
         n_rows=3, forest_rows=2, n_background=10, n_trees=500, seeds=(0,), include=None, log=print):
     records, checks, descriptions = [], [], []
     for d in features:
@@ -125,8 +148,8 @@ def run(features=FEATURES, *, kinds=("linear", "forest"), budgets=(256, 1024, 40
                 import shap
 
                 tree = shap.TreeExplainer(est, data=background, feature_perturbation="interventional")
-            n_explain = n_rows if kind == "linear" else forest_rows
-            grid = budgets if kind == "linear" else forest_budgets
+            n_explain = n_rows if kind == "quadratic" else forest_rows
+            grid = budgets if kind == "quadratic" else forest_budgets
             if d <= 12:  # the games are the same: exact enumeration agrees with the closed form / TreeSHAP
                 exact = ip.shapley(interplay_game(model, rows[0], background)).values
                 checks.append({"model": kind, "features": d, "max |interplay exact - truth|":
