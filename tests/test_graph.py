@@ -201,3 +201,24 @@ def test_input_errors():
     b = ip.bivariate(UnanimitySum.random(3, random_state=0).game())
     with pytest.raises(ValueError, match="same number"):
         mean_graph([a, b])
+
+
+def test_from_a_model_and_a_row():
+    """The README path: model + row -> interchangeable features, directional redundancy, ranking."""
+    def model(X):
+        return 2 * np.maximum(X[:, 0], X[:, 1]) + X[:, 2] + 0.0 * X[:, 3]
+
+    background = np.random.default_rng(0).random((20, 4))
+    explainer = ip.Explainer(model, background, removal="baseline", baseline="zero",
+                             feature_names=["income", "salary", "age", "id"])
+    rows = [np.array([1.0, 1.0, 0.5, 7.0]), np.array([1.0, 0.6, 0.5, 7.0])]
+    tied, untied = (explainer.bivariate(x).graph() for x in rows)
+    h = tied.redundancy()
+    assert h.groups() == [["income", "salary"]]                  # equal values: interchangeable
+    assert h.sources() == ["income", "salary", "age"] and h.sinks() == ["id"]
+    h = untied.redundancy()
+    assert h.groups() == [] and "salary" in h.redundant_given("income")  # the larger one makes the other redundant
+    assert "income" not in h.redundant_given("salary")
+    assert untied.pagerank(personalization="univariate").order()[0] == "income"
+    cohort = mean_graph([explainer.bivariate(x) for x in rows])
+    assert cohort.redundancy().sinks() == ["id"]

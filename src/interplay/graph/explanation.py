@@ -19,6 +19,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .._validation import check_feature_names
+from ..results import _feature_index
 
 
 def _frozen(array) -> np.ndarray:
@@ -88,8 +89,6 @@ class ExplanationGraph:
 
     def index(self, feature) -> int:
         """Position of a feature given by name or index."""
-        from ..results import _feature_index
-
         return _feature_index(feature, self.feature_names)
 
     def weight(self, source, target) -> float:
@@ -131,13 +130,13 @@ class ExplanationGraph:
 
         return gamma_for_density(self.weights, density)
 
-    def pagerank(self, transform: str = "softplus", damping: float = 0.85, personalization=None, *,
-                 tol: float = 1e-12, max_iter: int = 1000):
+    def pagerank(self, transform: str = "softplus", *, damping: float = 0.85, personalization=None):
         """PageRank ranking of the features on G (Algorithm 5); see :func:`interplay.graph.ranking.pagerank`.
 
         ``personalization="univariate"`` restarts the walk at feature ``i`` with probability proportional to
-        ``|univariate[i]|``. High scores collect where the walk ends up: at the sinks of G (features whose
-        importance no other feature removes), i.e. the most influential features.
+        ``|univariate[i]|``. High scores collect where the walk ends up: in a DAG at the sinks of G (features
+        whose presence leaves every other feature unimportant), i.e. the most influential features. (The
+        paper's Algorithm 4 swaps source and sink; see the papers' README.)
         """
         from .ranking import pagerank
 
@@ -156,7 +155,7 @@ class ExplanationGraph:
         else:
             label = "vector"
         return pagerank(self.weights, transform=transform, damping=damping, personalization=personalization,
-                        feature_names=self.feature_names, tol=tol, max_iter=max_iter, personalization_label=label)
+                        feature_names=self.feature_names, personalization_label=label)
 
     def sinks(self, tol: float = 0.0) -> list[str]:
         """Sinks of G: features with no outgoing edge of ``|W| > tol`` (their presence removes every other

@@ -26,6 +26,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from .._validation import check_feature_names
+from ..results import _feature_index
 from .explanation import check_square
 
 #: Default ``gamma`` as a fraction of the largest ``|W(i, j)|``: see :func:`default_gamma`.
@@ -84,14 +85,15 @@ def _first_index_labels(labels: np.ndarray) -> np.ndarray:
 
 def _structure(adjacency: np.ndarray):
     """Strong labels, weak labels and the condensation's boolean adjacency of a boolean graph."""
-    graph = csr_matrix(adjacency)
+    n = len(adjacency)
+    rows, cols = np.nonzero(adjacency)
+    graph = csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n, n))
     _, strong = connected_components(graph, directed=True, connection="strong")
     _, weak = connected_components(graph, directed=True, connection="weak")
     strong = _first_index_labels(strong)
     weak = _first_index_labels(weak)
     k = int(strong.max()) + 1
     condensed = np.zeros((k, k), dtype=bool)
-    rows, cols = np.nonzero(adjacency)
     condensed[strong[rows], strong[cols]] = True
     np.fill_diagonal(condensed, False)
     return strong, weak, condensed
@@ -152,8 +154,6 @@ class RedundancyGraph:
         return [self.feature_names[i] for i in sorted(int(i) for i in indices)]
 
     def _index(self, feature) -> int:
-        from ..results import _feature_index
-
         return _feature_index(feature, self.feature_names)
 
     def edges(self) -> list[tuple[str, str]]:
@@ -180,8 +180,9 @@ class RedundancyGraph:
     def components(self) -> list[list[str]]:
         """All strongly connected components (singletons too), numbered by their smallest feature index;
         component ``c`` is node ``c`` of :meth:`condensation`."""
-        k = int(self._strong.max()) + 1
-        return [self._names(np.flatnonzero(self._strong == c)) for c in range(k)]
+        order = np.argsort(self._strong, kind="stable")  # members of each component in feature order
+        bounds = np.flatnonzero(np.diff(self._strong[order])) + 1
+        return [[self.feature_names[i] for i in part] for part in np.split(order, bounds)]
 
     def groups(self) -> list[list[str]]:
         """Mutual redundancy groups (Algorithm 3): strongly connected components with more than one feature.
