@@ -80,6 +80,16 @@ def test_several_sources_and_sinks_per_component():
     assert not h.is_transitive()
 
 
+def test_gamma_zero_tolerates_roundoff():
+    weights = np.array([[0.0, 2.2e-16, 1.0], [-4e-16, 0.0, 0.5], [1e-3, 0.3, 0.0]])
+    h = RedundancyGraph.from_weights(weights, 0.0, list("abc"))
+    assert sorted(h.edges()) == [("a", "b"), ("b", "a")]
+    graph = ExplanationGraph(weights, list("abc"))
+    assert graph.sinks() == [] and graph.sources() == []
+    graph = ExplanationGraph(np.array([[0.0, 1.0], [-3e-16, 0.0]]), list("ab"))
+    assert graph.sinks() == ["b"] and graph.sources() == ["a"]
+
+
 def test_redundancy_edges_follow_the_definition():
     weights = np.array([[0.0, 0.1, -0.3], [0.05, 0.0, 2.0], [-0.1, 0.0, 0.0]])
     h = ExplanationGraph(weights, ["a", "b", "c"]).redundancy(0.1)
@@ -110,7 +120,7 @@ def test_gamma_for_density_and_default_gamma():
     for target in [0.1, 0.5, 0.9, 1.0]:
         gamma = gamma_for_density(weights, target)
         assert RedundancyGraph.from_weights(weights, gamma).density >= target
-        assert RedundancyGraph.from_weights(weights, np.nextafter(gamma, 0)).density < target
+        assert RedundancyGraph.from_weights(weights, gamma - 1e-6).density < target
     off = np.abs(weights[~np.eye(6, dtype=bool)]).max()
     assert default_gamma(weights) == pytest.approx(DEFAULT_RELATIVE_GAMMA * off)
     assert default_gamma(weights, np.full((6, 6), 0.5)) == pytest.approx(1.0)

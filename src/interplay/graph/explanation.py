@@ -28,6 +28,16 @@ def _frozen(array) -> np.ndarray:
     return out
 
 
+#: Relative round-off tolerance: weights within ``ROUNDOFF_RTOL * max|W|`` of a threshold count as on it, so that
+#: ``gamma = 0`` finds the exact zeros of an exactly computed matrix despite floating-point round-off (~1e-16).
+ROUNDOFF_RTOL = 1e-9
+
+
+def roundoff(weights: np.ndarray) -> float:
+    """Absolute round-off allowance of a weight matrix: ``ROUNDOFF_RTOL * max|W|``."""
+    return ROUNDOFF_RTOL * float(np.abs(weights).max()) if weights.size else 0.0
+
+
 def check_square(weights: Any, name: str = "weights") -> np.ndarray:
     """Return ``weights`` as a finite float ``(n, n)`` matrix with ``n >= 1``."""
     try:
@@ -158,14 +168,15 @@ class ExplanationGraph:
                         feature_names=self.feature_names, personalization_label=label)
 
     def sinks(self, tol: float = 0.0) -> list[str]:
-        """Sinks of G: features with no outgoing edge of ``|W| > tol`` (their presence removes every other
-        feature's importance; Section 4, "Most Influential Features")."""
-        out = np.abs(self.weights) > tol
+        """Sinks of G: features with no outgoing edge of ``|W| > tol`` (up to round-off, see ``ROUNDOFF_RTOL``):
+        their presence removes every other feature's importance (Section 4, "Most Influential Features")."""
+        out = np.abs(self.weights) > tol + roundoff(self.weights)
         return [self.feature_names[i] for i in np.flatnonzero(~out.any(axis=1))]
 
     def sources(self, tol: float = 0.0) -> list[str]:
-        """Sources of G: features with no incoming edge of ``|W| > tol`` (never important, whatever is present)."""
-        into = np.abs(self.weights) > tol
+        """Sources of G: features with no incoming edge of ``|W| > tol`` (up to round-off): never important,
+        whatever is present."""
+        into = np.abs(self.weights) > tol + roundoff(self.weights)
         return [self.feature_names[i] for i in np.flatnonzero(~into.any(axis=0))]
 
     # ------------------------------------------------------------------ conversion
@@ -239,4 +250,4 @@ def from_interactions(interactions) -> ExplanationGraph:
     )
 
 
-__all__ = ["ExplanationGraph", "from_bivariate", "from_interactions"]
+__all__ = ["ROUNDOFF_RTOL", "ExplanationGraph", "from_bivariate", "from_interactions"]

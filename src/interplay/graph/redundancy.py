@@ -27,7 +27,7 @@ from scipy.sparse.csgraph import connected_components
 
 from .._validation import check_feature_names
 from ..results import _feature_index
-from .explanation import check_square
+from .explanation import check_square, roundoff
 
 #: Default ``gamma`` as a fraction of the largest ``|W(i, j)|``: see :func:`default_gamma`.
 DEFAULT_RELATIVE_GAMMA = 0.01
@@ -68,8 +68,13 @@ def _check_gamma(gamma) -> float:
 
 
 def redundancy_adjacency(weights: np.ndarray, gamma: float) -> np.ndarray:
-    """Boolean adjacency of ``H_gamma``: ``|W(i, j)| <= gamma`` off the diagonal (no self-loops)."""
-    adjacency = np.abs(weights) <= gamma
+    """Boolean adjacency of ``H_gamma``: ``|W(i, j)| <= gamma`` off the diagonal (no self-loops).
+
+    Round-off is allowed for: the test is ``|W(i, j)| <= gamma + ROUNDOFF_RTOL * max|W|`` (``1e-9``
+    relative), so ``gamma = 0`` keeps the edges whose exact weight is 0 (Def. 4.1) although an exactly computed
+    matrix holds them as ``+-1e-16``-sized numbers.
+    """
+    adjacency = np.abs(weights) <= gamma + roundoff(weights)
     np.fill_diagonal(adjacency, False)
     return adjacency
 
