@@ -111,7 +111,7 @@ class ExplanationGraph:
 
     # ------------------------------------------------------------------ analysis
     def default_gamma(self) -> float:
-        """Default redundancy threshold: 1 % of ``max|W|``, at least ``2 * median(std_errors)`` when the graph has
+        """Default redundancy threshold: 5 % of ``max|W|``, at least ``2 * median(std_errors)`` when the graph has
         standard errors (see :func:`interplay.graph.redundancy.default_gamma` for the reasoning)."""
         from .redundancy import default_gamma
 
