@@ -137,7 +137,7 @@ def test_large_closed_form_graph():
 
 
 def test_mean_graph():
-    games = [sentence_game(strong, cancel) for strong, cancel in [(1.0, 0.6), (2.0, 0.2), (0.5, 1.0)]]
+    games = [sentence_game(strong=strong, cancel=cancel) for strong, cancel in [(1.0, 0.6), (2.0, 0.2), (0.5, 1.0)]]
     rows = [ip.bivariate(g) for g in games]
     mean = mean_graph(rows)
     stack = np.stack([r.adjacency for r in rows])

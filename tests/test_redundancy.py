@@ -182,7 +182,7 @@ def test_sentence_game_redundancy():
 
 def test_sentence_game_weights_match_closed_form():
     strong, cancel = 1.0, 0.6
-    biv = ip.bivariate(sentence_game(strong, cancel))
+    biv = ip.bivariate(sentence_game(strong=strong, cancel=cancel))
     w = biv.graph()
     np.testing.assert_allclose(biv.univariate.values, [0, 0, 0, 0, strong / 2 + cancel / 6, -cancel / 3,
                                                       strong / 2 + cancel / 6], atol=1e-12)

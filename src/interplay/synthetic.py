@@ -140,7 +140,7 @@ __all__ = ["UnanimitySum", "majority_game", "monotone_random_game", "random_game
 SENTENCE = ("The", "movie", "is", "the", "worst", "surprisingly", "awful")
 
 
-def sentence_game(strong: float = 1.0, cancel: float = 0.6) -> Game:
+def sentence_game(*, strong: float = 1.0, cancel: float = 0.6) -> Game:
     """The Bivariate Shapley paper's illustrative example as a game (Section 4, Fig. 1 and Fig. 5).
 
     Players are the words of "The movie is the worst; surprisingly awful" (``SENTENCE``, without the ";"); the
