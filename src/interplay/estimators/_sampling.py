@@ -238,18 +238,22 @@ class KernelSolution:
     std_errors: np.ndarray | None
 
 
-def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray) -> KernelSolution:
+def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, *,
+                 std_errors: bool | int = True) -> KernelSolution:
     """Constrained WLS of the lecture (KernelSHAP): for each column ``t`` of ``targets``,
 
     ``min_phi sum_k w_k (y_k - z_k . phi)^2  s.t.  sum_i phi_i = total_t``,
 
     with ``y_k`` the target minus its empty-coalition value. The constraint is exact: ``phi_n`` is eliminated as
-    ``total - sum_{i<n} phi_i`` and the remaining ``n-1`` unknowns solved by one pseudo-inverse of the weighted
-    design, reused for every target (Bivariate Shapley paper, Alg. 2's reused projection).
+    ``total - sum_{i<n} phi_i`` and the remaining ``n-1`` unknowns solved with one pseudo-inverse of the weighted
+    Gram matrix ``X'WX``, reused for every target (Bivariate Shapley paper, Alg. 2's reused projection).
+    A sampled pair ``(S, N - S)`` has reduced design rows ``x`` and ``-x`` and equal weights, so the pair enters
+    through the difference of its two targets (half the work).
 
-    Standard errors: the sandwich (delta-method) variance of the sampled part, with the drawn units (pairs) as
-    i.i.d. draws: ``Var(phi) = (m/(w T))^2 [sum_u c_u s_u^2 - (sum_u c_u s_u)^2 / T]`` where ``s_u`` is the
-    unit's projected residual, ``c_u`` its count, ``T`` the draws and ``m`` the sampled kernel mass.
+    Standard errors (``std_errors=True``: every target; an int ``k``: the first ``k`` targets): the sandwich (delta-method) variance of the sampled part, with the
+    drawn units (pairs) as i.i.d. draws: ``Var(phi) = (m/(w T))^2 [sum_u c_u s_u^2 - (sum_u c_u s_u)^2 / T]``,
+    ``s_u = (X'WX)^-1 sum_{k in u} x_k r_k`` the unit's projected residual, ``c_u`` its count, ``T`` the draws,
+    ``w`` the coalitions per unit and ``m`` the sampled kernel mass (Covert & Lee 2021 use the same CLT).
     """
     z = sample.coalitions.astype(float)
     n = z.shape[1]
@@ -259,30 +263,35 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray) 
         return KernelSolution(totals[None, :].copy(), np.zeros((1, len(totals))))
     design = z[:, :-1] - z[:, -1:]
     reduced = targets - z[:, -1:] * totals[None, :]
-    weighted = design.T * sample.weights[None, :]  # X'W, (n-1, m)
-    gram = weighted @ design  # X'WX, (n-1, n-1): small, so its (pseudo-)inverse is cheap
-    projection = np.linalg.pinv(gram, hermitian=True) @ weighted  # (X'WX)^+ X'W: min-norm if rank-deficient
-    beta = projection @ reduced
+    first, units = sample.n_enumerated, len(sample.counts)
+    head = first + units  # rows before the complements of the sampled pairs
+    weighted = design[:head].T * sample.weights[None, :head]  # X'W over enumerated rows and first members
+    if sample.width == 2:
+        gram = weighted[:, :first] @ design[:first] + 2.0 * (weighted[:, first:] @ design[first:head])
+        unit_targets = reduced[first:head] - reduced[head:]
+    else:
+        gram = weighted @ design
+        unit_targets = reduced[first:]
+    rhs = weighted[:, :first] @ reduced[:first] + weighted[:, first:] @ unit_targets
+    inverse = np.linalg.pinv(gram, hermitian=True)  # (X'WX)^+: min-norm solution if rank-deficient
+    beta = inverse @ rhs
     phi = np.vstack([beta, totals[None, :] - beta.sum(axis=0, keepdims=True)])
-    return KernelSolution(phi, _sandwich(sample, design, projection, reduced - design @ beta))
-
-
-def _sandwich(sample: KernelSample, design, projection, residuals) -> np.ndarray | None:
-    n_units = len(sample.counts)
-    if sample.n_enumerated == len(sample.coalitions):
-        return np.zeros((design.shape[1] + 1, residuals.shape[1]))
-    if n_units < 2:
-        return None
-    root_free = projection / np.where(sample.weights > 0, sample.weights, 1.0)[None, :]  # (X'WX)^-1 X'
-    full = np.vstack([root_free, -root_free.sum(axis=0, keepdims=True)])  # the eliminated phi_n too
-    start = sample.n_enumerated
-    parts_q = [full[:, start + a * n_units: start + (a + 1) * n_units] for a in range(sample.width)]
-    parts_r = [residuals[start + a * n_units: start + (a + 1) * n_units] for a in range(sample.width)]
-    c = sample.counts
-    first = sum(q @ (c[:, None] * r) for q, r in zip(parts_q, parts_r))
-    second = sum((qa * qb) @ (c[:, None] * ra * rb)
-                 for qa, ra in zip(parts_q, parts_r) for qb, rb in zip(parts_q, parts_r))
+    n_se = len(totals) if std_errors is True else int(std_errors)
+    if n_se == 0:
+        return KernelSolution(phi, None)
+    if first == len(z):
+        return KernelSolution(phi, np.zeros((n, n_se)))
+    if units < 2:
+        return KernelSolution(phi, None)
+    x_units = design[first:head]
+    unit_targets, beta = unit_targets[:, :n_se], beta[:, :n_se]
+    # residual of the unit: r(S) for a single; r(S) - r(N - S) = t(S) - t(N - S) - 2 x beta for a pair
+    unit_residuals = unit_targets - sample.width * (x_units @ beta)
+    projected = inverse @ x_units.T  # (n-1, units): (X'WX)^+ x_u
+    projected = np.vstack([projected, -projected.sum(axis=0, keepdims=True)])  # the eliminated phi_n too
+    c = sample.counts[:, None]
+    mean_part = projected @ (c * unit_residuals)
+    square_part = (projected * projected) @ (c * unit_residuals**2)
     draws = sample.n_draws
-    var = second - first**2 / draws
-    scale = sample.sampled_mass / (sample.width * draws)
-    return np.sqrt(np.maximum(var, 0.0) * draws / max(draws - 1, 1)) * scale
+    var = np.maximum(square_part - mean_part**2 / draws, 0.0) * draws / max(draws - 1, 1)
+    return KernelSolution(phi, np.sqrt(var) * sample.sampled_mass / (sample.width * draws))

@@ -13,9 +13,9 @@ Standard errors: sandwich (delta-method) variance with the drawn pairs as i.i.d.
 enumerated), see :func:`interplay.estimators._sampling.kernel_solve`.
 
 Cost (coalition evaluations requested): ``v(empty)``, ``v(N)`` and at most ``budget - 2`` coalitions of sizes
-``1..n-1`` (pairs: an even number of sampled coalitions). Minimum budget ``2 + 2 ceil((n-1)/2)`` (paired) or
-``n + 1`` (unpaired): enough rows for the ``n - 1`` free unknowns. Default budget ``2048 + 2n``. With
-``budget >= 2**n`` every coalition is enumerated and the result is exact.
+``1..n-1`` (pairs: an even number of sampled coalitions). Minimum budget ``2n`` (paired: ``n - 1`` pairs) or
+``n + 1`` (unpaired): enough independent rows for the ``n - 1`` free unknowns (:func:`minimum_budget`).
+Default budget ``2048 + 2n``. With ``budget >= 2**n`` every coalition is enumerated and the result is exact.
 """
 
 from __future__ import annotations
@@ -29,13 +29,15 @@ from ._sampling import KernelSample, kernel_sample, kernel_solve, resolve_budget
 
 
 def minimum_budget(n: int, *, paired: bool = True) -> int:
-    """Smallest budget KernelSHAP accepts: empty + full + enough sampled rows for ``n - 1`` unknowns."""
+    """Smallest budget KernelSHAP accepts: empty + full + enough sampled rows for the ``n - 1`` free unknowns.
+
+    Unpaired: ``n - 1`` coalitions, so ``n + 1``. Paired: a coalition and its complement give the same row of the
+    reduced design up to sign (``x(N - S) = -x(S)``), so ``n - 1`` pairs are needed: ``2n``. Never more than
+    ``2**n`` (everything enumerated).
+    """
     if n == 1:
         return 2
-    rows = n - 1
-    if paired:
-        rows += rows % 2
-    return min(2 + rows, 2**n)
+    return min(2 * n if paired else n + 1, 2**n)
 
 
 def draw_kernel_sample(game: Game, budget: int | None, rng: np.random.Generator, *, paired: bool,
