@@ -103,7 +103,8 @@ def test_budget_never_exceeded(budget):
     assert game.n_evaluations == result.n_evaluations <= budget
 
 
-@pytest.mark.parametrize("n, paired, minimum", [(8, True, 16), (9, True, 18), (9, False, 10), (3, True, 6), (2, True, 4)])
+@pytest.mark.parametrize("n, paired, minimum",
+                         [(8, True, 16), (9, True, 18), (9, False, 10), (3, True, 6), (2, True, 4)])
 def test_too_small_budget_names_the_minimum(n, paired, minimum):
     assert minimum_budget(n, paired=paired) == minimum
     game, _ = table(n, 0)

@@ -250,8 +250,9 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     A sampled pair ``(S, N - S)`` has reduced design rows ``x`` and ``-x`` and equal weights, so the pair enters
     through the difference of its two targets (half the work).
 
-    Standard errors (``std_errors=True``: every target; an int ``k``: the first ``k`` targets): the sandwich (delta-method) variance of the sampled part, with the
-    drawn units (pairs) as i.i.d. draws: ``Var(phi) = (m/(w T))^2 [sum_u c_u s_u^2 - (sum_u c_u s_u)^2 / T]``,
+    Standard errors (``std_errors=True``: every target; an int ``k``: the first ``k`` targets): the sandwich
+    (delta-method) variance of the sampled part, with the drawn units (pairs) as i.i.d. draws:
+    ``Var(phi) = (m/(w T))^2 [sum_u c_u s_u^2 - (sum_u c_u s_u)^2 / T]``, with
     ``s_u = (X'WX)^-1 sum_{k in u} x_k r_k`` the unit's projected residual, ``c_u`` its count, ``T`` the draws,
     ``w`` the coalitions per unit and ``m`` the sampled kernel mass (Covert & Lee 2021 use the same CLT).
     """

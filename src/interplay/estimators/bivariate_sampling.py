@@ -135,11 +135,12 @@ def general_bivariate(game: Game, *, budget: int | None = None, rng: np.random.G
     ``univariate`` names a registered Shapley method (``ip.available_methods("shapley")``); ``options`` go to
     it. Each run gets ``run_budget`` (default ``budget``) evaluations of its own game; the user's game sees only
     distinct coalitions (cached) and at most ``budget`` of them (error otherwise). With
-    ``common_random_numbers`` (default) every run draws from a copy of the same random stream, so methods whose samples do not depend on
-    the game values (permutation, antithetic, kernel) ask ``u_i`` for the coalitions of the univariate run and
-    the whole matrix costs what one univariate run costs (with ``univariate="kernel"`` the result equals
-    ``method="kernel"`` for the same ``random_state``). The univariate values come from the same method on
-    the game itself. ``std_errors[i]`` are those the method reports for ``u_i``.
+    ``common_random_numbers`` (default) every run draws from a copy of the same random stream, so methods whose
+    samples do not depend on the game values (permutation, antithetic, kernel) ask every ``u_i`` for the
+    coalitions of the univariate run, and the whole matrix costs what one univariate run costs (with
+    ``univariate="kernel"`` the result equals ``method="kernel"`` for the same ``random_state``). The univariate
+    values come from the same method on the game itself; ``std_errors[i]`` are those the method reports for
+    ``u_i``.
     """
     if univariate not in available_methods("shapley"):
         raise ValueError(f"univariate: expected one of {available_methods('shapley')}, got {univariate!r}")
