@@ -4,6 +4,8 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import interplay as ip
 from interplay.estimators._sampling import kernel_sample
@@ -111,3 +113,20 @@ def test_too_small_budget_names_the_minimum(n, paired, minimum):
     with pytest.raises(ValueError, match=f"at least {minimum} coalition evaluations"):
         ip.shapley(game, method="kernel", budget=minimum - 1, paired=paired)
     ip.shapley(game, method="kernel", budget=minimum, paired=paired)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(2, 11), extra=st.integers(0, 3000), seed=st.integers(0, 2**16),
+       kind=st.sampled_from(["shapley:kernel", "shapley:permutation", "shapley:antithetic", "bivariate:kernel",
+                             "bivariate:permutation"]))
+def test_budget_property(n, extra, seed, kind):
+    """Any size, any budget above the minimum: the uncached game is asked at most ``budget`` coalitions."""
+    entry, method = kind.split(":")
+    minimum = {"kernel": minimum_budget(n), "permutation": n + 1, "antithetic": 2 * n}[method]
+    budget = minimum + extra
+    game, _ = table(n, seed, cache=False)
+    result = getattr(ip, entry)(game, method=method, budget=budget, random_state=seed)
+    assert game.n_evaluations == result.n_evaluations <= budget
+    values = result.values if entry == "shapley" else result.univariate.values
+    assert np.all(np.isfinite(values))
+    assert values.sum() == pytest.approx(game(np.ones((1, n), dtype=bool))[0] - game(np.zeros((1, n), bool))[0])
