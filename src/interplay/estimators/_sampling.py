@@ -218,7 +218,7 @@ def _draw_units(n, groups, group_mass, n_units, rng, *, paired):
             cut = np.sort(first)[n_units - 1] + 1
             draws = draws[:cut]
             break
-    uniq_keys, first, inverse = np.unique(_keys(draws), return_index=True, return_inverse=True)
+    _, first, inverse = np.unique(_keys(draws), return_index=True, return_inverse=True)
     order = np.argsort(first)  # units in order of first appearance
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
