@@ -1,10 +1,11 @@
 """interplay: Shapley-family explanations of black-box models, and how features act together."""
 
-from . import synthetic
+from . import graph, synthetic
 from .api import banzhaf, bivariate, interactions, shapley
 from .estimators import available_methods
 from .explainer import Explainer
 from .games import Game
+from .graph import ExplanationGraph, RedundancyGraph, mean_graph
 from .results import Attribution, BivariateExplanation, Explanation, Interactions
 
 __version__ = "0.1.0"
@@ -14,12 +15,16 @@ __all__ = [
     "BivariateExplanation",
     "Explainer",
     "Explanation",
+    "ExplanationGraph",
     "Game",
     "Interactions",
+    "RedundancyGraph",
     "available_methods",
     "banzhaf",
     "bivariate",
+    "graph",
     "interactions",
+    "mean_graph",
     "shapley",
     "synthetic",
 ]

@@ -18,8 +18,13 @@ ValueFunction = Callable[[np.ndarray], np.ndarray]
 
 
 def _packed_keys(coalitions: np.ndarray) -> np.ndarray:
-    """One sortable key (a fixed-width byte string) per coalition row."""
+    """One sortable key per coalition row: a ``uint64`` bit pattern for up to 64 players (fast to sort),
+    a fixed-width byte string beyond."""
     packed = np.packbits(coalitions, axis=1, bitorder="little")
+    if coalitions.shape[1] <= 64:
+        padded = np.zeros((len(packed), 8), dtype=np.uint8)
+        padded[:, :packed.shape[1]] = packed
+        return padded.view("<u8").ravel()
     return np.ascontiguousarray(packed).view(f"V{packed.shape[1]}").ravel()
 
 

@@ -135,6 +135,14 @@ class Interactions:
         items.sort(key=lambda kv: -abs(kv[1]))
         return [(tuple(self.feature_names[i] for i in key), v) for key, v in items[:k]]
 
+    def graph(self):
+        """Symmetric explanation graph of the pairwise values (``matrix`` off the diagonal; order-1 values as
+        ``univariate``): an :class:`interplay.graph.ExplanationGraph`, for the same analysis as Bivariate
+        Shapley (the Bivariate Shapley paper's Section 5 comparisons with SII, Shapley-Taylor, excess)."""
+        from .graph.explanation import from_interactions
+
+        return from_interactions(self)
+
     def __repr__(self) -> str:
         lines = [f"  {' x '.join(names)}: {v: .6g}" for names, v in self.top(10, min(2, self.order))]
         return (
@@ -177,6 +185,13 @@ class BivariateExplanation:
     def e2(self) -> np.ndarray:
         """The matrix ``E2`` of Eq. 6 itself: ``E2[i, j]`` = importance of ``i`` when ``j`` is present."""
         return self.adjacency.T
+
+    def graph(self):
+        """The directed explanation graph G (edge ``i -> j`` weighted by ``adjacency[i, j]``, no self-loops): an
+        :class:`interplay.graph.ExplanationGraph` with ``.redundancy(gamma)``, ``.pagerank()``, ``.gamma_sweep()``."""
+        from .graph.explanation import from_bivariate
+
+        return from_bivariate(self)
 
     def __repr__(self) -> str:
         return (
