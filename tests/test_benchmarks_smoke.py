@@ -50,6 +50,6 @@ def test_speed_benchmark_tiny(tmp_path):
     assert {s["model"] for s in result["summary"]} == {"quadratic", "forest"}
     for s in result["summary"]:
         if s["method"] == "interplay exact":
-            assert s["ae"] < 1e-8
+            assert s["ae"] < 1e-5  # TreeSHAP (the forest's truth) works in float32
         assert s["model_ms"] <= s["ms"] + 1e-9 or np.isnan(s["ms"])
     assert "## Equal accuracy" in out.read_text()
