@@ -45,9 +45,9 @@ def test_speed_benchmark_tiny(tmp_path):
     out = tmp_path / "speed.md"
     result = speed.main((10,), budgets=(64,), forest_budgets=(64,), n_rows=1, forest_rows=1, n_trees=5,
                         out=str(out), log=lambda *a: None)
-    for check in result["checks"]:  # closed form (quadratic) and TreeSHAP (forest, float32 inside) agree
+    for check in result["checks"]:  # TreeSHAP (boosting) and TreeSHAP (forest, float32 inside) agree
         assert check["max |interplay exact - truth|"] < 1e-5, check
-    assert {s["model"] for s in result["summary"]} == {"quadratic", "forest"}
+    assert {s["model"] for s in result["summary"]} == {"boosting", "forest"}
     for s in result["summary"]:
         if s["method"] == "interplay exact":
             assert s["ae"] < 1e-5  # TreeSHAP (the forest's truth) works in float32
