@@ -95,7 +95,7 @@ def load_task(name: str, *, n_rows: int = 5, n_background: int = 10, seed: int =
         warnings.simplefilter("ignore")
         est = _mlp(classifier, seed).fit(X_train, y_train)
     fn = (lambda Z: est.predict_proba(Z)[:, column]) if classifier else est.predict
-    output = f"P(class {data.target_names[column]})" if classifier else "prediction"
+    output = f"P({data.target_names[column]})" if classifier else "prediction"
     rng = np.random.default_rng(seed)
     idx = rng.permutation(len(X_test))
     return Task(name, CountingModel(fn), X_test[idx[:n_background]], X_test[idx[n_background:n_background + n_rows]],
