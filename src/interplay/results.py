@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Mapping
 
 import numpy as np
@@ -97,7 +98,11 @@ class Interactions:
     info: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "values", {tuple(sorted(k)): float(v) for k, v in self.values.items()})
+        values = {tuple(sorted(k)): float(v) for k, v in self.values.items()}
+        object.__setattr__(self, "values", MappingProxyType(values))
+        if self.std_errors is not None:
+            errors = {tuple(sorted(k)): float(v) for k, v in self.std_errors.items()}
+            object.__setattr__(self, "std_errors", MappingProxyType(errors))
         object.__setattr__(self, "feature_names", tuple(self.feature_names))
         object.__setattr__(self, "info", dict(self.info))
 
