@@ -136,7 +136,8 @@ class Browser:
             if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
                 out.append("console: " + " ".join(str(a.get("value", a.get("description"))) for a in params["args"]))
             elif method == "Runtime.exceptionThrown":
-                out.append("exception: " + json.dumps(params.get("exceptionDetails", {}))[:500])
+                details = params.get("exceptionDetails", {})
+                out.append("exception: " + str(details.get("exception", {}).get("description", details.get("text"))))
             elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
                 out.append("log: " + params["entry"].get("text", ""))
             elif method == "Page.javascriptDialogOpening":

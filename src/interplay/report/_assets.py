@@ -513,15 +513,18 @@ JS = r"""
     app = keep;
   }
 
+  var first = 0;  // start with the first row that has a graph (the most complete view)
+  for (var r = D.rows.length - 1; r >= 0; r--) { if (D.rows[r].graph) { first = r; } }
   if (D.rows.length > 1) {
     var pick = section("Rows", "Choose the explained row.", true);
     var sel = el("select", {id: "row-select", "aria-label": "explained row"});
     D.rows.forEach(function (R, k) { sel.appendChild(el("option", {value: String(k)}, R.label)); });
+    sel.value = String(first);
     sel.addEventListener("change", function () { renderRow(D.rows[Number(sel.value)]); });
     pick.appendChild(sel);
   }
   app.appendChild(rowArea);
-  if (D.rows.length) { renderRow(D.rows[0]); }
+  if (D.rows.length) { renderRow(D.rows[first]); }
   if (D.summary) {
     var sm = section("All explained rows", D.rows.length + " rows summarised: features ordered by mean |attribution|.", true);
     sm.appendChild(summaryChart(D.summary));
