@@ -116,7 +116,8 @@ JS = r"""
     var t = limit > 0 ? Math.max(-1, Math.min(1, v / limit)) : 0;
     return t >= 0 ? mix("#f7f7f7", POS, t) : mix("#f7f7f7", NEG, -t);
   }
-  function textWidth(s) { return 7 * String(s).length; }
+  function short(s) { s = String(s); return s.length > 24 ? s.slice(0, 23) + "\u2026" : s; }  // full name on hover
+  function textWidth(s) { return 7.6 * short(s).length; }
 
   // ------------------------------------------------------------------ analysis of H_gamma (matches Python)
   function analyse(W, gamma) {
@@ -164,8 +165,8 @@ JS = r"""
     var order = values.map(function (_, i) { return i; })
       .sort(function (a, b) { return Math.abs(values[b]) - Math.abs(values[a]); }).slice(0, 20);
     var labels = order.map(function (i) {
-      return data ? names[i] + " = " + fmt(data[i]) : names[i]; });
-    var left = Math.min(260, Math.max(80, Math.max.apply(null, labels.map(textWidth)) + 14));
+      return data ? short(names[i]) + " = " + fmt(data[i]) : short(names[i]); });
+    var left = Math.min(300, Math.max(80, Math.max.apply(null, labels.map(function (s) { return 7.6 * s.length; })) + 14));
     var width = 660, row = 24, top = 8, pad = 64, plotW = width - left - 2 * pad;
     var height = top + row * order.length + 26;
     var limit = Math.max.apply(null, order.map(function (i) { return Math.abs(values[i]); })) || 1;
@@ -197,16 +198,16 @@ JS = r"""
 
   function heatmap(matrix, label) {
     var n = matrix.length, cell = Math.max(14, Math.min(40, Math.floor(440 / n)));
-    var left = Math.min(180, Math.max.apply(null, names.map(textWidth)) + 12), top = left;
+    var left = Math.min(180, Math.max.apply(null, names.map(textWidth)) + 12), top = Math.round(left * 0.9) + 10;
     var size = left + n * cell + 70;
     var svg = sv("svg", {viewBox: "0 0 " + size + " " + (top + n * cell + 10), width: size,
                          height: top + n * cell + 10, role: "img", "aria-label": "interaction heatmap"});
     var limit = 0, i, j;
     for (i = 0; i < n; i++) { for (j = 0; j < n; j++) { limit = Math.max(limit, Math.abs(matrix[i][j])); } }
     for (i = 0; i < n; i++) {
-      svg.appendChild(sv("text", {x: left - 6, y: top + i * cell + cell / 2 + 4, "text-anchor": "end"}, names[i]));
+      svg.appendChild(sv("text", {x: left - 6, y: top + i * cell + cell / 2 + 4, "text-anchor": "end"}, short(names[i])));
       var t = sv("text", {x: 0, y: 0, "text-anchor": "start",
-        transform: "translate(" + (left + i * cell + cell / 2 + 4) + "," + (top - 6) + ") rotate(-60)"}, names[i]);
+        transform: "translate(" + (left + i * cell + cell / 2 + 4) + "," + (top - 6) + ") rotate(-60)"}, short(names[i]));
       svg.appendChild(t);
       for (j = 0; j < n; j++) {
         (function (i, j) {
@@ -329,7 +330,7 @@ JS = r"""
         var out = 1, ax = Math.cos(pos[i][2]), ay = Math.sin(pos[i][2]);
         var label = sv("text", {x: (pos[i][0] + ax * (rad[i] + 10)).toFixed(1),
           y: (pos[i][1] + ay * (rad[i] + 10) + 4).toFixed(1),
-          "text-anchor": Math.abs(ax) < 0.3 ? "middle" : (ax > 0 ? "start" : "end")}, names[i]);
+          "text-anchor": Math.abs(ax) < 0.3 ? "middle" : (ax > 0 ? "start" : "end")}, short(names[i]));
         g.appendChild(ring); g.appendChild(dot); g.appendChild(label);
         nodeLayer.appendChild(g);
         nodeEls.push({g: g, ring: ring, dot: dot});
@@ -461,7 +462,7 @@ JS = r"""
     order.forEach(function (f, r) {
       var y = top + r * row + row / 2, cmin = Infinity, cmax = -Infinity;
       for (k = 0; k < m; k++) { cmin = Math.min(cmin, X[k][f]); cmax = Math.max(cmax, X[k][f]); }
-      svg.appendChild(sv("text", {x: left - 8, y: y + 4, "text-anchor": "end"}, names[f]));
+      svg.appendChild(sv("text", {x: left - 8, y: y + 4, "text-anchor": "end"}, short(names[f])));
       for (k = 0; k < m; k++) {
         var t = cmax > cmin ? (X[k][f] - cmin) / (cmax - cmin) : 0.5;
         var jitter = (((k * 2654435761) % 1000) / 1000 - 0.5) * (row - 12);
