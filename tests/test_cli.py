@@ -164,3 +164,36 @@ def test_demo_tour_writes_a_report(tmp_path):
     assert "== tabular ==" in result.output and "Report:" in result.output
     html = (tmp_path / "tour" / "report.html").read_text()
     assert "diabetes: test row 0" in html and "interplay tour" in html
+
+
+def test_too_many_features_for_auto_says_what_to_do(tmp_path):
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(30, 15)), columns=[f"f{i}" for i in range(15)])
+    sio.dump(LinearRegression().fit(X, X.sum(axis=1)), tmp_path / "lin.skops")
+    X.to_csv(tmp_path / "wide.csv", index=False)
+    result = run("explain", tmp_path / "lin.skops", tmp_path / "wide.csv", "--out", tmp_path / "o")
+    if ip.available_methods("shapley") == ["exact"]:
+        assert result.exit_code != 0 and "too many for exact" in result.output
+    else:  # a sampling method is installed: auto picks it
+        assert result.exit_code == 0, result.output
+
+
+def test_regression_model_and_budget_recorded(tmp_path):
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.normal(size=(40, 4)), columns=list("abcd"))
+    model = LinearRegression().fit(X, X @ np.array([1.0, -2.0, 0.5, 0.0]))
+    sio.dump(model, tmp_path / "lin.skops")
+    X.to_parquet(tmp_path / "x.parquet")
+    result = run("explain", tmp_path / "lin.skops", tmp_path / "x.parquet", "--rows", "all", "--budget", "64",
+                 "--removal", "baseline", "--out", tmp_path / "o")
+    assert result.exit_code == 0, result.output
+    expl = io.load(tmp_path / "o" / "shapley.json")
+    assert len(expl) == 40 and expl.info["budget"] == 64 and expl.info["removal"] == "baseline"
+    assert expl.info["output"] == "prediction"
+    # linear model, mean baseline: phi_j = w_j (x_j - mean_j)
+    expected = (X.to_numpy() - X.to_numpy().mean(axis=0)) * model.coef_
+    np.testing.assert_allclose(expl.values, expected, atol=1e-9)

@@ -122,3 +122,39 @@ def test_console_errors_are_caught(browser, tmp_path):
     browser.open(page.as_uri())
     problems = browser.problems()
     assert any("undefinedFunction" in p for p in problems), (problems, [e.get("method") for e in browser.events])
+
+
+def _modality_results():
+    tokens = ["the", "movie", "was", "<b>not</b>", "bad"]
+    text = ip.Attribution([0.0, 0.1, -0.05, -0.8, 0.6], 0.5, tokens, 32, "exact",
+                          info={"row": "text: review 1", "tokens": tokens, "explained_output": "probability of 'pos'"})
+    img = np.random.default_rng(0).random((12, 16, 3))
+    segments = np.arange(4).reshape(2, 2).repeat(6, 0).repeat(8, 1)
+    image = ip.Attribution([0.5, -0.2, 0.0, 1.0], 0.1, ["top left", "top right", "bottom left", "bottom right"], 16,
+                           "exact", info={"row": "image 1", "image": img, "segments": segments})
+    return text, image
+
+
+def test_text_and_image_rows_in_chromium(browser, tmp_path):
+    text, image = _modality_results()
+    for result, check in ((text, "document.querySelectorAll('.token').length"),
+                          (image, "document.querySelectorAll('canvas.overlay').length")):
+        path = save_report([result], tmp_path / f"{result.info['row'][:4]}.html")
+        browser.events.clear()
+        browser.open(path.as_uri())
+        assert browser.evaluate(check) == (5 if result is text else 1)
+        if result is text:  # a token that looks like markup is shown as text
+            assert "<b>not</b>" in browser.evaluate("document.body.innerText")
+            assert browser.evaluate("document.querySelectorAll('b').length") == 0
+        browser.screenshot(tmp_path / f"{result.info['row'][:4]}.png")
+        assert browser.problems() == []
+
+
+def test_image_payload_is_checked():
+    _, image = _modality_results()
+    bad = replace(image, info={**image.info, "segments": image.info["segments"] + 4})
+    with pytest.raises(ValueError, match="region ids"):
+        build_report([bad])
+    bad = replace(image, info={**image.info, "segments": image.info["segments"][:3]})
+    with pytest.raises(ValueError, match="segments"):
+        build_report([bad])

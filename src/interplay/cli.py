@@ -183,6 +183,16 @@ def choose_method(kind: str, method: str, n_features: int, budget: int | None) -
         f"method is installed for it (available: {methods})")
 
 
+def _explained_output(explainer: Any, x: Any) -> str:
+    """In words, which output the row's game explains, e.g. "probability of class 'yes'"."""
+    if explainer.model.kind != "classifier":
+        return explainer.output
+    column = explainer._transform(explainer._row(x), None).column
+    classes = explainer.model.classes
+    label = classes[column] if classes is not None and column < len(classes) else column
+    return f"{explainer.output} of class {label!r}" if isinstance(label, str) else f"{explainer.output} of class {label}"
+
+
 # ---------------------------------------------------------------------------------------------------- explain
 @main.command()
 @click.argument("model_file", metavar="MODEL", type=click.Path(dir_okay=False, path_type=Path))
@@ -267,7 +277,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                 x = frame.iloc[[row]]
                 game = explainer.game(x)
                 info = {**common, "row": row, "x": [float(v) for v in x.to_numpy(dtype=float)[0]],
-                        "prediction": float(game.grand_value())}
+                        "prediction": float(game.grand_value()), "explained_output": _explained_output(explainer, x)}
                 s1, s2, s3 = (np.random.default_rng(s) for s in row_seed.spawn(3))
                 shap = ip.shapley(game, method=methods["shapley"], budget=budget, random_state=s1)
                 inter = ip.interactions(game, index=index, order=2, method=methods["interactions"], budget=budget,
@@ -290,7 +300,8 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         method=methods["shapley"], n_evaluations=np.array([a.n_evaluations for a in attributions]),
         std_errors=(np.array([a.std_errors for a in attributions])
                     if all(a.std_errors is not None for a in attributions) else None),
-        info={**common, "method": methods["shapley"], "kind": "shapley", "rows": chosen, "predictions": predictions})
+        info={**common, "method": methods["shapley"], "kind": "shapley", "rows": chosen, "predictions": predictions,
+              "explained_outputs": [r.info["explained_output"] for r in results[1::2]]})
     big = explanation.values.size > 20000
     save(explanation, out_dir / ("shapley.npz" if big else "shapley.json"))
     report_path = save_report([explanation, *results], out_dir / "report.html",

@@ -285,7 +285,7 @@ def to_shap(result: Any):
     if isinstance(result, BivariateExplanation):
         result = result.univariate
     if isinstance(result, Attribution):
-        data = result.info.get("data")
+        data = result.info.get("x")
         return shap.Explanation(values=np.array(result.values), base_values=result.baseline,
                                 data=None if data is None else np.asarray(data, dtype=float),
                                 feature_names=list(result.feature_names), error_std=result.std_errors)

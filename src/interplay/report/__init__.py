@@ -3,7 +3,9 @@
 ``build_report(results)`` returns the HTML text, ``save_report(results, path)`` writes it. ``results`` is a list
 of result objects (or result files written by :func:`interplay.io.save`): Attributions, Interactions,
 BivariateExplanations of individual rows (grouped by ``info["row"]``) and Explanations of many rows. The page
-shows, per row: prediction and baseline, the attribution chart, the interaction heatmap, the directed
+shows, per row: prediction and baseline, the attribution chart (plus the highlighted tokens when
+``info["tokens"]`` holds one token per feature, or the image with its regions tinted when ``info["image"]``
+and ``info["segments"]`` are given), the interaction heatmap, the directed
 explanation graph (hover, zoom, a gamma slider that recomputes the redundancy groups, sources and sinks in the
 browser) and tables of groups, sources, sinks and the PageRank ranking; for many rows, a summary.
 
@@ -85,6 +87,7 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
             summary = result if summary is None or len(result) > len(summary) else summary
             labels = list(result.info.get("rows", range(len(result))))
             predictions = list(result.info.get("predictions", []))
+            outputs = list(result.info.get("explained_outputs", []))
             for k in range(min(len(result), MAX_DETAIL_ROWS)):
                 key = labels[k] if k < len(labels) else k
                 entry = rows.setdefault(key, {})
@@ -92,6 +95,8 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
                 entry.setdefault("data", result.data[k])
                 if k < len(predictions):
                     entry.setdefault("prediction", predictions[k])
+                if k < len(outputs):
+                    entry.setdefault("explained_output", outputs[k])
             continue
         entry = rows.setdefault(_row_key(result, 0), {})
         if isinstance(result, Attribution):
@@ -103,11 +108,33 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
             entry.setdefault("attribution", result.univariate)
         if "x" in result.info:
             entry.setdefault("data", result.info["x"])
+        for key in ("explained_output", "tokens", "image", "segments"):
+            if key in result.info:
+                entry.setdefault(key, result.info[key])
         if isinstance(result.info.get("prediction"), (int, float)):
             entry.setdefault("prediction", result.info["prediction"])
     if names is None:
         raise ValueError("results: nothing to report (no results given)")
     return names, rows, summary, info
+
+
+def _image_payload(image: Any, segments: Any, n_regions: int) -> dict:
+    """An image (H, W[, 3], floats in [0, 1] or 0..255) and its region map (H, W), as base64 for the canvas."""
+    img = np.asarray(image, dtype=float)
+    seg = np.asarray(segments)
+    if img.ndim == 2:
+        img = np.repeat(img[..., None], 3, axis=2)
+    if img.ndim != 3 or img.shape[2] not in (3, 4) or seg.shape != img.shape[:2]:
+        raise ValueError(f"image: expected (H, W) or (H, W, 3) pixels and (H, W) segments, got {img.shape} "
+                         f"and {seg.shape}")
+    if seg.min() < 0 or seg.max() >= n_regions:
+        raise ValueError(f"segments: region ids must lie in 0..{n_regions - 1} (one attribution per region)")
+    if img.max() <= 1.0:
+        img = img * 255.0
+    rgb = np.clip(np.round(img[..., :3]), 0, 255).astype(np.uint8)
+    return {"height": int(seg.shape[0]), "width": int(seg.shape[1]),
+            "rgb": base64.b64encode(rgb.tobytes()).decode("ascii"),
+            "segments": base64.b64encode(seg.astype("<i4").tobytes()).decode("ascii")}
 
 
 def _row_payload(key: Any, entry: dict) -> dict:
@@ -123,6 +150,14 @@ def _row_payload(key: Any, entry: dict) -> dict:
         payload["attribution_method"] = str(attribution.method)
         if attribution.std_errors is not None:
             payload["std_errors"] = _floats(attribution.std_errors)
+    if entry.get("explained_output") is not None:
+        payload["explained_output"] = str(entry["explained_output"])
+    tokens = entry.get("tokens")
+    if tokens is not None and attribution is not None and len(tokens) == len(attribution.values):
+        payload["tokens"] = [str(t) for t in tokens]
+    image, segments = entry.get("image"), entry.get("segments")
+    if image is not None and segments is not None and attribution is not None:
+        payload["image"] = _image_payload(image, segments, len(attribution.values))
     data = entry.get("data")
     if data is not None:
         payload["data"] = _floats(np.ravel(np.asarray(data, dtype=float)))

@@ -32,7 +32,7 @@ table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { color: var(--muted); font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
-.meta td:first-child { color: var(--muted); white-space: nowrap; }
+.meta td:first-child { color: var(--muted); white-space: nowrap; width: 1%; padding-right: 24px; }
 .meta td { word-break: break-all; }
 svg { display: block; max-width: 100%; height: auto; }
 svg text { font: 12px system-ui, sans-serif; fill: var(--ink); }
@@ -56,6 +56,9 @@ svg text { font: 12px system-ui, sans-serif; fill: var(--ink); }
 .edge { transition: opacity .12s; }
 .dim { opacity: 0.08; }
 footer { grid-column: 1 / -1; color: var(--muted); font-size: 12px; }
+.tokens { font-size: 16px; line-height: 2.1; margin: 4px 0; }
+.token { padding: 2px 4px; border-radius: 4px; }
+canvas.overlay { width: min(100%, 420px); image-rendering: pixelated; border-radius: 6px; display: block; }
 """
 
 JS = r"""
@@ -479,6 +482,49 @@ JS = r"""
     return svg;
   }
 
+  function tokenView(tokens, values) {
+    var box = el("p", {"class": "tokens"});
+    var limit = Math.max.apply(null, values.map(Math.abs)) || 1;
+    tokens.forEach(function (t, k) {
+      var span = el("span", {"class": "token"}, t);
+      span.style.background = diverging(values[k], limit);
+      hover(span, function () { return t + "\nattribution " + signed(values[k]); });
+      box.appendChild(span); box.appendChild(document.createTextNode(" "));
+    });
+    return box;
+  }
+
+  function decode(b64) {
+    var raw = atob(b64), out = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i++) { out[i] = raw.charCodeAt(i); }
+    return out;
+  }
+  function imageView(I, values) {
+    var w = I.width, h = I.height, rgb = decode(I.rgb), seg = new Int32Array(decode(I.segments).buffer);
+    var canvas = el("canvas", {width: String(w), height: String(h), "class": "overlay"});
+    var ctx = canvas.getContext("2d"), img = ctx.createImageData(w, h);
+    var limit = Math.max.apply(null, values.map(Math.abs)) || 1;
+    for (var p = 0; p < w * h; p++) {
+      var r = seg[p], t = Math.max(-1, Math.min(1, values[r] / limit));
+      var tint = t >= 0 ? [232, 56, 79] : [31, 119, 208], a = 0.65 * Math.abs(t);
+      var edge = (p % w < w - 1 && seg[p + 1] !== r) || (p + w < w * h && seg[p + w] !== r);
+      for (var c = 0; c < 3; c++) {
+        var v = rgb[3 * p + c] * (1 - a) + tint[c] * a;
+        img.data[4 * p + c] = edge ? v * 0.35 : v;
+      }
+      img.data[4 * p + 3] = 255;
+    }
+    ctx.putImageData(img, 0, 0);
+    canvas.addEventListener("mouseleave", hideTip);
+    canvas.addEventListener("mousemove", function (e) {
+      var b = canvas.getBoundingClientRect();
+      var x = Math.floor((e.clientX - b.left) / b.width * w), y = Math.floor((e.clientY - b.top) / b.height * h);
+      var r = seg[Math.max(0, Math.min(h - 1, y)) * w + Math.max(0, Math.min(w - 1, x))];
+      showTip(e, names[r] + "\nattribution " + signed(values[r]));
+    });
+    return canvas;
+  }
+
   // ------------------------------------------------------------------ page
   var rowArea = el("div", {style: "display: contents"});
   function renderRow(R) {
@@ -488,7 +534,7 @@ JS = r"""
     var cards = el("div", {"class": "cards"});
     function card(k, v) { var c = el("div", {"class": "card"}); c.appendChild(el("div", {"class": "k"}, k));
       c.appendChild(el("div", {"class": "v"}, v)); cards.appendChild(c); }
-    card("prediction (model output)", fmt(R.prediction));
+    card("prediction (" + (R.explained_output || "model output") + ")", fmt(R.prediction));
     card("baseline (average output)", fmt(R.baseline));
     card("difference = sum of attributions", R.attribution ? signed(R.attribution.reduce(function (a, b) { return a + b; }, 0)) : "n/a");
     card("features", String(names.length));
@@ -497,6 +543,16 @@ JS = r"""
       var a = section("Attributions", "How much each feature moves the output from the baseline to the prediction " +
         "(largest first; hover a bar).");
       a.appendChild(barChart(R.attribution, R.data || null, R.std_errors || null));
+    }
+    if (R.tokens && R.attribution) {
+      var tx = section("Text", "Each token tinted by its attribution (red raises the output, blue lowers it); " +
+        "hover a token.", true);
+      tx.appendChild(tokenView(R.tokens, R.attribution));
+    }
+    if (R.image && R.attribution) {
+      var im = section("Image regions", "Each region tinted by its attribution (red raises the output, blue " +
+        "lowers it); hover the image for a region's value.");
+      im.appendChild(imageView(R.image, R.attribution));
     }
     if (R.interactions) {
       var h = section("Interactions (" + R.interactions.index.toUpperCase() + ")",
