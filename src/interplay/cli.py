@@ -194,7 +194,7 @@ def _explained_output(explainer: Any, x: Any) -> str:
 
 
 # ---------------------------------------------------------------------------------------------------- explain
-@main.command()
+@main.command(short_help="Explain rows of a CSV/Parquet file with a model file; write results and a report.")
 @click.argument("model_file", metavar="MODEL", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("data_file", metavar="DATA", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
@@ -327,7 +327,7 @@ def _result_files(paths: tuple[Path, ...]) -> list[Path]:
     return files
 
 
-@main.command()
+@main.command(short_help="Build one self-contained HTML report from saved results.")
 @click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--out", "out_file", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The HTML file to write.")
@@ -355,7 +355,7 @@ def report(results: tuple[Path, ...], out_file: Path, title: str) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------- demo
-@main.command()
+@main.command(short_help="A tour on data bundled with scikit-learn, ending with an HTML report.")
 @click.option("--row", default=0, show_default=True, help="Which test row to explain.")
 @click.option("--seed", default=0, show_default=True, help="Random seed for the split and the model.")
 @click.option("--out", "out_dir", default="interplay-demo", show_default=True,

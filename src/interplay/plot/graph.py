@@ -59,11 +59,12 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
     colors = [POSITIVE if w[e] > 0 else NEGATIVE for e in edges]
     pr = summary.pagerank
     sizes = 300 + 2200 * (pr - pr.min()) / (np.ptp(pr) or 1.0)
-    palette = plt().get_cmap("tab10")
+    tab10 = plt().get_cmap("tab10")
+    palette = [tab10(k) for k in (1, 2, 4, 5, 6, 8, 9, 7)]  # no blue or red: those mean edge signs
     fill = [NEUTRAL] * n
     for k, members in enumerate(summary.groups):
         for i in members:
-            fill[i] = palette(k % 10)
+            fill[i] = palette[k % len(palette)]
     nx.draw_networkx_edges(g, pos, edgelist=edges, width=widths, edge_color=colors, alpha=0.7, ax=ax,
                            arrows=True, arrowsize=14, node_size=list(sizes), connectionstyle="arc3,rad=0.12")
     nodes = nx.draw_networkx_nodes(g, pos, node_size=sizes, node_color=fill, ax=ax, edgecolors="white",
@@ -86,7 +87,7 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
         plt().Line2D([], [], marker="o", ls="", mfc="none", mec=SINK_EDGE, mew=2, ms=10, label="sink of H"),
     ]
     for k, members in enumerate(summary.groups[:10]):
-        handles.append(plt().Line2D([], [], marker="o", ls="", color=palette(k % 10), ms=9,
+        handles.append(plt().Line2D([], [], marker="o", ls="", color=palette[k % len(palette)], ms=9,
                                     label="group: " + ", ".join(names[i] for i in members[:4])
                                     + (" ..." if len(members) > 4 else "")))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)

@@ -48,7 +48,8 @@ svg text { font: 12px system-ui, sans-serif; fill: var(--ink); }
 .legend { display: flex; flex-wrap: wrap; gap: 14px; color: var(--muted); font-size: 12px; margin-top: 6px; }
 .split { display: flex; flex-wrap: wrap; gap: 18px; align-items: flex-start; }
 .split > div:first-child { flex: 0 1 640px; min-width: 0; }
-.tables { flex: 1 1 300px; display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: 14px; }
+.side { flex: 1 1 300px; min-width: 0; }
+.tables { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: 14px; }
 .tables h3 { font-size: 13px; margin: 0 0 4px; }
 .empty { color: var(--muted); font-style: italic; }
 #tooltip { position: fixed; pointer-events: none; background: rgba(29,35,41,.94); color: #fff; padding: 5px 8px;
@@ -65,8 +66,9 @@ JS = r"""
 (function () {
   "use strict";
   var SVGNS = "http://www.w3.org/2000/svg";
-  var PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22",
-                 "#17becf", "#7f7f7f"];
+  // group colours: no red or blue, which mean positive / negative edges
+  var PALETTE = ["#ff9f1c", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#5b5b5b",
+                 "#c49a00", "#1b7f79"];
   var POS = "#e8384f", NEG = "#1f77d0", GREY = "#b7bec6", SRC = "#1b9e3e", SINK = "#7a3db8";
   var D = JSON.parse(document.getElementById("interplay-data").textContent);
   var names = D.feature_names;
@@ -239,7 +241,8 @@ JS = r"""
     var maxAbs = 0;
     for (i = 0; i < n; i++) { for (j = 0; j < n; j++) { if (i !== j) { maxAbs = Math.max(maxAbs, Math.abs(W[i][j])); } } }
     var prMin = Math.min.apply(null, pr), prMax = Math.max.apply(null, pr);
-    var size = 620, cx = size / 2, cy = size / 2, R = size / 2 - 150;
+    var longest = Math.max.apply(null, names.map(textWidth));
+    var size = 620, cx = size / 2, cy = size / 2, R = size / 2 - Math.min(150, Math.max(70, longest + 40));
     var pos = [], rad = [];
     for (i = 0; i < n; i++) {
       var a = -Math.PI / 2 + 2 * Math.PI * i / n;
@@ -267,7 +270,7 @@ JS = r"""
     var defs = sv("defs");
     [["pos", POS], ["neg", NEG], ["red", "#8a949e"]].forEach(function (m) {
       var marker = sv("marker", {id: "arrow-" + m[0], viewBox: "0 0 10 10", refX: "9", refY: "5",
-                                 markerWidth: "9", markerHeight: "9", orient: "auto-start-reverse",
+                                 markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse",
                                  markerUnits: "userSpaceOnUse"});
       marker.appendChild(sv("path", {d: "M0,0 L10,5 L0,10 z", fill: m[1]}));
       defs.appendChild(marker);
@@ -280,10 +283,11 @@ JS = r"""
     var legend = el("div", {"class": "legend"});
     function legendItem(kind, color, text) {
       var s = el("span"); var m = el("span", {"class": kind}); m.style[kind === "ring" ? "borderColor" : "background"] = color;
+      if (kind === "line") { m.className = "swatch"; m.style.borderRadius = "1px"; m.style.height = "3px"; m.style.width = "16px"; m.style.verticalAlign = "3px"; }
       s.appendChild(m); s.appendChild(document.createTextNode(text)); legend.appendChild(s);
     }
-    legendItem("swatch", POS, "edge i\u2192j: j raises the output when i is present");
-    legendItem("swatch", NEG, "lowers it");
+    legendItem("line", POS, "edge i\u2192j: j raises the output when i is present");
+    legendItem("line", NEG, "lowers it");
     legendItem("ring", SRC, "source of H\u03b3 (makes others redundant)");
     legendItem("ring", SINK, "sink of H\u03b3 (redundant given others)");
     legendItem("swatch", GREY, "in no group");
@@ -292,7 +296,9 @@ JS = r"""
       "Node size: PageRank of the graph (softplus weights, no self-loops). Colours: groups of mutually " +
       "redundant features (strongly connected components of H\u03b3). Hover a node or an edge; scroll or " +
       "use +/\u2212 to zoom, drag to pan."));
-    var tables = el("div", {"class": "tables"}); split.appendChild(tables);
+    var side = el("div", {"class": "side"}); split.appendChild(side);
+    var note = el("p", {"class": "hint"}); side.appendChild(note);
+    var tables = el("div", {"class": "tables"}); side.appendChild(tables);
 
     function curve(i, j, shrinkEnd) {
       var x1 = pos[i][0], y1 = pos[i][1], x2 = pos[j][0], y2 = pos[j][1];
@@ -427,6 +433,8 @@ JS = r"""
     function redraw() {
       var s = analyse(W, state.gamma); state.analysis = s;
       gval.textContent = fmt(state.gamma) + "  (H\u03b3 density " + Math.round(100 * s.density) + "%)";
+      note.textContent = s.density === 0 ? "At this \u03b3 no feature is redundant given another: every edge " +
+        "carries more than \u03b3. Move the slider right to treat weaker edges as redundancies." : "";
       edgeEls.forEach(function (e) { e.el.style.display = Math.abs(e.w) > state.gamma ? "" : "none"; });
       redundancyLayer.textContent = "";
       if (hbox.checked) {
