@@ -54,8 +54,11 @@ def test_explain_skops_end_to_end(files, tmp_path):
                  "--background", "20", "--index", "bii", "--seed", "3", "--out", out)
     assert result.exit_code == 0, result.output
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["report.html", "row-0-bii.json", "row-0-bivariate.json", "row-2-bii.json",
+    assert names == ["manifest.json", "report.html", "row-0-bii.json", "row-0-bivariate.json", "row-2-bii.json",
                      "row-2-bivariate.json", "row-3-bii.json", "row-3-bivariate.json", "shapley.json"]
+    assert json.loads((out / "manifest.json").read_text())["results"] == [
+        "shapley.json", "row-0-bii.json", "row-0-bivariate.json", "row-2-bii.json", "row-2-bivariate.json",
+        "row-3-bii.json", "row-3-bivariate.json"]
     expl = io.load(out / "shapley.json")
     assert isinstance(expl, ip.Explanation) and len(expl) == 3
     assert expl.info["rows"] == [0, 2, 3] and expl.info["seed"] == 3 and expl.info["removal"] == "marginal"
@@ -75,10 +78,13 @@ def test_explain_skops_end_to_end(files, tmp_path):
     assert inter.index == "bii" and inter.info["index"] == "bii"
     html = (out / "report.html").read_text()
     assert "<script>alert(1)</script>" not in html and "model.skops" in html
-    # and `interplay report` rebuilds a report from the folder
+    # and `interplay report` rebuilds a report from the folder (only this run's files, per the manifest)
+    ip.Attribution([1.0], 0.0, ["other"], 2, "exact").save(out / "stale.json")
     result = run("report", out, "--out", tmp_path / "again.html", "--title", "again")
     assert result.exit_code == 0, result.output
     assert "again" in (tmp_path / "again.html").read_text()
+    result = run("report", *sorted(out.glob("row-*.json")), "--out", tmp_path / "rows.html")
+    assert result.exit_code == 0, result.output
 
 
 def test_pickle_needs_trust(files, tmp_path):

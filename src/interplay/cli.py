@@ -6,6 +6,7 @@ with ``--trust-model``, because loading a pickle runs whatever code it holds.
 
 from __future__ import annotations
 
+import json
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +18,7 @@ import numpy as np
 DATA_SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib")
 INDICES = ("sii", "bii", "stii", "moebius", "excess")
+MANIFEST = "manifest.json"  # which result files one `interplay explain` run wrote (read by `interplay report`)
 EXACT_AUTO_LIMIT = 14  # "auto" uses exact enumeration up to 2**14 coalitions per row
 
 
@@ -228,7 +230,8 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
 
     For every chosen row: Shapley values, the pairwise interaction index (--index) and the Bivariate Shapley
     matrix (the directed explanation graph), all from one cached game. Writes OUT/shapley.json (all rows),
-    OUT/row-<r>-<index>.json, OUT/row-<r>-bivariate.json and OUT/report.html.
+    OUT/row-<r>-<index>.json, OUT/row-<r>-bivariate.json, OUT/manifest.json (the list of those files)
+    and OUT/report.html.
 
     \b
     Example:
@@ -306,7 +309,11 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     save(explanation, out_dir / ("shapley.npz" if big else "shapley.json"))
     report_path = save_report([explanation, *results], out_dir / "report.html",
                               title=title or f"interplay: {model_file.name} on {data_file.name}")
-    click.echo(f"Wrote {len(results) + 1} result files and {report_path}")
+    written = [("shapley.npz" if big else "shapley.json")]
+    written += [f"row-{row}-{suffix}.json" for row in chosen for suffix in (index, "bivariate")]
+    (out_dir / MANIFEST).write_text(json.dumps({"interplay_manifest": 1, "results": written,
+                                                "report": "report.html", "command": sys.argv[1:]}, indent=1))
+    click.echo(f"Wrote {len(written)} result files, {MANIFEST} and {report_path}")
 
 
 # ---------------------------------------------------------------------------------------------------- report
@@ -315,8 +322,15 @@ def _result_files(paths: tuple[Path, ...]) -> list[Path]:
 
     files: list[Path] = []
     for path in paths:
-        if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.suffix.lower() in SUFFIXES and p.is_file())
+        if path.is_dir() and (path / MANIFEST).is_file():  # a folder written by `interplay explain`
+            try:
+                listed = json.loads((path / MANIFEST).read_text())["results"]
+            except (ValueError, KeyError, TypeError):
+                raise click.ClickException(f"{path / MANIFEST}: not a readable manifest") from None
+            files.extend(path / name for name in listed)
+        elif path.is_dir():
+            found = sorted(p for p in path.iterdir()
+                           if p.suffix.lower() in SUFFIXES and p.is_file() and p.name != MANIFEST)
             if not found:
                 raise click.ClickException(f"{path}: no result files (.json/.npz) in this folder")
             files.extend(found)

@@ -32,7 +32,8 @@ from ._assets import CSS, JS
 
 __all__ = ["build_report", "save_report"]
 
-MAX_DETAIL_ROWS = 200
+MAX_DETAIL_ROWS = 200    # rows with their own section (row selector)
+MAX_SUMMARY_ROWS = 2000  # rows drawn in the summary chart
 _META_KEYS = ("model_file", "data_file", "method", "budget", "seed", "removal", "output", "target", "background",
               "index", "interplay_version")
 
@@ -193,8 +194,9 @@ def build_report(results: Iterable[Any], *, title: str = "interplay report",
         "meta": [[str(k), "(default)" if v is None else str(v)] for k, v in lines.items()],
     }
     if summary is not None and len(summary) > 1:
-        payload["summary"] = {"values": _floats(summary.values), "data": _floats(summary.data),
-                              "method": str(summary.method)}
+        shown = slice(0, MAX_SUMMARY_ROWS)  # keeps the page light; the saved results hold every row
+        payload["summary"] = {"values": _floats(summary.values[shown]), "data": _floats(summary.data[shown]),
+                              "method": str(summary.method), "total_rows": len(summary)}
     data_block = _json_for_html(payload)
     script_hash = base64.b64encode(hashlib.sha256(JS.encode("utf-8")).digest()).decode("ascii")
     csp = (f"default-src 'none'; script-src 'sha256-{script_hash}'; style-src 'unsafe-inline'; "

@@ -591,7 +591,9 @@ JS = r"""
   app.appendChild(rowArea);
   if (D.rows.length) { renderRow(D.rows[first]); }
   if (D.summary) {
-    var sm = section("All explained rows", D.rows.length + " rows summarised: features ordered by mean |attribution|.", true);
+    var shownRows = D.summary.values.length, totalRows = D.summary.total_rows || shownRows;
+    var sm = section("All explained rows", (shownRows < totalRows ? "The first " + shownRows + " of " + totalRows :
+      String(totalRows)) + " rows summarised: features ordered by mean |attribution|.", true);
     sm.appendChild(summaryChart(D.summary));
   }
   var meta = section("About this report", null, true);
