@@ -57,8 +57,8 @@ def test_explain_skops_end_to_end(files, tmp_path):
     assert names == ["manifest.json", "report.html", "row-0-bii.json", "row-0-bivariate.json", "row-2-bii.json",
                      "row-2-bivariate.json", "row-3-bii.json", "row-3-bivariate.json", "shapley.json"]
     assert json.loads((out / "manifest.json").read_text())["results"] == [
-        "shapley.json", "row-0-bii.json", "row-0-bivariate.json", "row-2-bii.json", "row-2-bivariate.json",
-        "row-3-bii.json", "row-3-bivariate.json"]
+        "shapley.json", "row-0-bivariate.json", "row-0-bii.json", "row-2-bivariate.json", "row-2-bii.json",
+        "row-3-bivariate.json", "row-3-bii.json"]
     expl = io.load(out / "shapley.json")
     assert isinstance(expl, ip.Explanation) and len(expl) == 3
     assert expl.info["rows"] == [0, 2, 3] and expl.info["seed"] == 3 and expl.info["removal"] == "marginal"
@@ -94,8 +94,9 @@ def test_pickle_needs_trust(files, tmp_path):
     assert "runs code" in result.output and "--trust-model" in result.output
     assert not (tmp_path / "o").exists()
     result = run("explain", d / "model.joblib", d / "data.parquet", "--drop", "label", "--background", "10",
-                 "--trust-model", "--out", tmp_path / "o", "--target", "0")
+                 "--trust-model", "--out", tmp_path / "o", "--target", "0", "--index", "none")
     assert result.exit_code == 0, result.output
+    assert not list((tmp_path / "o").glob("row-*-none.json")) and (tmp_path / "o" / "row-0-bivariate.json").exists()
     expl = io.load(tmp_path / "o" / "shapley.json")
     assert expl.info["target"] == "0"
     proba = files["model"].predict_proba(files["X"].iloc[[0]])[0, 0]
@@ -182,8 +183,12 @@ def test_too_many_features_for_auto_says_what_to_do(tmp_path):
     result = run("explain", tmp_path / "lin.skops", tmp_path / "wide.csv", "--out", tmp_path / "o")
     if ip.available_methods("shapley") == ["exact"]:
         assert result.exit_code != 0 and "too many for exact" in result.output
-    else:  # a sampling method is installed: auto picks it
+    else:  # a sampling method is installed: auto picks it; interactions are skipped when none fits
         assert result.exit_code == 0, result.output
+        expl = io.load(tmp_path / "o" / "shapley.json")
+        assert expl.method != "exact"
+        if ip.available_methods("interactions") == ["exact"]:
+            assert "no interaction estimator fits 15 features" in result.output
 
 
 def test_regression_model_and_budget_recorded(tmp_path):

@@ -17,7 +17,7 @@ import numpy as np
 
 DATA_SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib")
-INDICES = ("sii", "bii", "stii", "moebius", "excess")
+INDICES = ("sii", "bii", "stii", "moebius", "excess", "none")
 MANIFEST = "manifest.json"  # which result files one `interplay explain` run wrote (read by `interplay report`)
 EXACT_AUTO_LIMIT = 14  # "auto" uses exact enumeration up to 2**14 coalitions per row
 
@@ -161,9 +161,10 @@ def parse_rows(text: str, n_rows: int) -> list[int]:
     return list(dict.fromkeys(rows))
 
 
-def choose_method(kind: str, method: str, n_features: int, budget: int | None) -> str:
+def choose_method(kind: str, method: str, n_features: int, budget: int | None, *, optional: bool = False) -> str | None:
     """The estimator for ``kind``: ``method`` when registered for it; for ``auto``, exact enumeration when
-    ``2**n`` fits (at most ``2**14``, and within ``budget``), else a registered sampling method."""
+    ``2**n`` fits (at most ``2**14``, and within ``budget``), else a registered sampling method. ``optional``:
+    None instead of an error when nothing fits."""
     from .estimators import available_methods
 
     methods = available_methods(kind)
@@ -172,6 +173,8 @@ def choose_method(kind: str, method: str, n_features: int, budget: int | None) -
             return method
         if kind == "interactions" and "exact" in methods and n_features <= EXACT_AUTO_LIMIT:
             return "exact"  # the other kinds' sampler has no interaction counterpart here
+        if optional:
+            return None
         raise click.BadParameter(f"{method!r} is not available for {kind}; choose one of {methods} or 'auto'",
                                  param_hint="--method")
     exact_fits = n_features <= EXACT_AUTO_LIMIT and (budget is None or budget >= 2**n_features)
@@ -180,6 +183,8 @@ def choose_method(kind: str, method: str, n_features: int, budget: int | None) -
     for candidate in ("kernel", "permutation", "antithetic", "shear", "msr"):
         if candidate in methods:
             return candidate
+    if optional:
+        return None
     raise click.ClickException(
         f"{n_features} features are too many for exact {kind} (2**{n_features} coalitions) and no sampling "
         f"method is installed for it (available: {methods})")
@@ -209,7 +214,7 @@ def _explained_output(explainer: Any, x: Any) -> str:
 @click.option("--budget", type=click.IntRange(min=1), default=None,
               help="Most coalition evaluations per row for sampling methods.")
 @click.option("--index", type=click.Choice(INDICES), default="sii", show_default=True,
-              help="Interaction index of the heatmap.")
+              help="Interaction index of the heatmap ('none': no interactions).")
 @click.option("--removal", type=click.Choice(["marginal", "conditional", "baseline"]), default="marginal",
               show_default=True, help="How absent features are removed.")
 @click.option("--background", "n_background", type=click.IntRange(min=1), default=100, show_default=True,
@@ -242,7 +247,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     import interplay as ip
     from .io import _version, save
     from .report import save_report
-    from .results import Explanation
+    from .results import BivariateExplanation, Explanation
 
     for path, what in ((model_file, "model"), (data_file, "data")):
         if not path.is_file():
@@ -265,13 +270,20 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     except (TypeError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     d = frame.shape[1]
-    methods = {kind: choose_method(kind, method, d, budget) for kind in ("shapley", "interactions", "bivariate")}
+    methods = {kind: choose_method(kind, method, d, budget) for kind in ("shapley", "bivariate")}
+    if index != "none":
+        methods["interactions"] = choose_method("interactions", method, d, budget, optional=True)
+        if methods["interactions"] is None:
+            click.echo(f"Note: no interaction estimator fits {d} features; the report has no heatmap "
+                       "(--index none hides this note).", err=True)
+    if methods.get("interactions") is None:
+        methods.pop("interactions", None)
     common = {"model_file": model_file.name, "data_file": data_file.name, "budget": budget, "seed": seed,
               "removal": removal, "output": explainer.output, "target": target, "background": len(background),
               "interplay_version": _version()}
     out_dir.mkdir(parents=True, exist_ok=True)
     seeds = np.random.SeedSequence(seed).spawn(len(chosen))
-    results, attributions, predictions = [], [], []
+    results, attributions, predictions, written = [], [], [], []
     click.echo(f"Explaining {len(chosen)} row(s) of {data_file.name} ({d} features) with "
                f"{', '.join(f'{k}={v}' for k, v in methods.items())}", err=True)
     try:
@@ -283,15 +295,20 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                         "prediction": float(game.grand_value()), "explained_output": _explained_output(explainer, x)}
                 s1, s2, s3 = (np.random.default_rng(s) for s in row_seed.spawn(3))
                 shap = ip.shapley(game, method=methods["shapley"], budget=budget, random_state=s1)
-                inter = ip.interactions(game, index=index, order=2, method=methods["interactions"], budget=budget,
-                                        random_state=s2)
                 biv = ip.bivariate(game, method=methods["bivariate"], budget=budget, random_state=s3)
-                inter = replace(inter, info={**inter.info, **info, "method": methods["interactions"], "index": index})
                 biv = replace(biv, info={**biv.info, **info, "method": methods["bivariate"]},
                               univariate=replace(biv.univariate, info={**info, "kind": "shapley"}))
-                save(inter, out_dir / f"row-{row}-{index}.json")
                 save(biv, out_dir / f"row-{row}-bivariate.json")
-                results += [inter, biv]
+                written += [f"row-{row}-bivariate.json"]
+                results.append(biv)
+                if "interactions" in methods:
+                    inter = ip.interactions(game, index=index, order=2, method=methods["interactions"],
+                                            budget=budget, random_state=s2)
+                    inter = replace(inter, info={**inter.info, **info, "method": methods["interactions"],
+                                                 "index": index})
+                    save(inter, out_dir / f"row-{row}-{index}.json")
+                    written += [f"row-{row}-{index}.json"]
+                    results.append(inter)
                 attributions.append(shap)
                 predictions.append(info["prediction"])
                 advance()
@@ -304,13 +321,13 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         std_errors=(np.array([a.std_errors for a in attributions])
                     if all(a.std_errors is not None for a in attributions) else None),
         info={**common, "method": methods["shapley"], "kind": "shapley", "rows": chosen, "predictions": predictions,
-              "explained_outputs": [r.info["explained_output"] for r in results[1::2]]})
+              "explained_outputs": [r.info["explained_output"] for r in results
+                                    if isinstance(r, BivariateExplanation)]})
     big = explanation.values.size > 20000
     save(explanation, out_dir / ("shapley.npz" if big else "shapley.json"))
     report_path = save_report([explanation, *results], out_dir / "report.html",
                               title=title or f"interplay: {model_file.name} on {data_file.name}")
-    written = [("shapley.npz" if big else "shapley.json")]
-    written += [f"row-{row}-{suffix}.json" for row in chosen for suffix in (index, "bivariate")]
+    written.insert(0, "shapley.npz" if big else "shapley.json")
     (out_dir / MANIFEST).write_text(json.dumps({"interplay_manifest": 1, "results": written,
                                                 "report": "report.html", "command": sys.argv[1:]}, indent=1))
     click.echo(f"Wrote {len(written)} result files, {MANIFEST} and {report_path}")
