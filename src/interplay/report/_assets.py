@@ -41,6 +41,7 @@ svg text { font: 12px system-ui, sans-serif; fill: var(--ink); }
 .controls { display: flex; flex-wrap: wrap; gap: 14px; align-items: center; margin: 6px 0 8px; }
 .controls label { display: flex; gap: 6px; align-items: center; }
 #gamma { width: 220px; }
+#max-edges { width: 120px; }
 .swatch { display: inline-block; width: 11px; height: 11px; border-radius: 50%; margin-right: 5px;
           vertical-align: -1px; }
 .ring { display: inline-block; width: 12px; height: 12px; border-radius: 50%; border: 2.5px solid; margin-right: 5px;
@@ -242,12 +243,14 @@ JS = r"""
     for (i = 0; i < n; i++) { for (j = 0; j < n; j++) { if (i !== j) { maxAbs = Math.max(maxAbs, Math.abs(W[i][j])); } } }
     var prMin = Math.min.apply(null, pr), prMax = Math.max.apply(null, pr);
     var longest = Math.max.apply(null, names.map(textWidth));
-    var size = 620, cx = size / 2, cy = size / 2, R = size / 2 - Math.min(150, Math.max(70, longest + 40));
+    var size = Math.min(1000, 620 + Math.max(0, n - 12) * 14);  // more room for more features
+    var cx = size / 2, cy = size / 2, R = size / 2 - Math.min(150, Math.max(70, longest + 40));
+    var rMax = Math.max(6, Math.min(26, 0.42 * 2 * Math.PI * R / n)), rMin = Math.min(9, rMax * 0.45);
     var pos = [], rad = [];
     for (i = 0; i < n; i++) {
       var a = -Math.PI / 2 + 2 * Math.PI * i / n;
       pos.push([cx + R * Math.cos(a), cy + R * Math.sin(a), a]);
-      rad.push(9 + 17 * (prMax > prMin ? (pr[i] - prMin) / (prMax - prMin) : 0.5));
+      rad.push(rMin + (rMax - rMin) * (prMax > prMin ? (pr[i] - prMin) / (prMax - prMin) : 0.5));
     }
 
     var controls = el("div", {"class": "controls"});
@@ -260,7 +263,11 @@ JS = r"""
     var reset = el("button", {type: "button"}, "reset view");
     var zin = el("button", {type: "button", "aria-label": "zoom in"}, "+");
     var zout = el("button", {type: "button", "aria-label": "zoom out"}, "\u2212");
-    [gl, hl, zin, zout, reset].forEach(function (c) { controls.appendChild(c); });
+    var el_ = el("label", null, "edges");
+    var edgeSlider = el("input", {type: "range", id: "max-edges", min: "0", max: "400", step: "1"});
+    var eval_ = el("span");
+    el_.appendChild(edgeSlider); el_.appendChild(eval_);
+    [gl, el_, hl, zin, zout, reset].forEach(function (c) { controls.appendChild(c); });
     container.appendChild(controls);
 
     var split = el("div", {"class": "split"}); container.appendChild(split);
@@ -294,7 +301,8 @@ JS = r"""
     left.appendChild(legend);
     left.appendChild(el("p", {"class": "hint"},
       "Node size: PageRank of the graph (softplus weights, no self-loops). Colours: groups of mutually " +
-      "redundant features (strongly connected components of H\u03b3). Hover a node or an edge; scroll or " +
+      "redundant features (strongly connected components of H\u03b3). Only the strongest edges above \u03b3 are " +
+      "drawn (the edges slider sets how many). Hover a node or an edge; scroll or " +
       "use +/\u2212 to zoom, drag to pan."));
     var side = el("div", {"class": "side"}); split.appendChild(side);
     var note = el("p", {"class": "hint"}); side.appendChild(note);
@@ -316,7 +324,7 @@ JS = r"""
     var pairs = [];
     for (i = 0; i < n; i++) { for (j = 0; j < n; j++) { if (i !== j && W[i][j] !== 0) { pairs.push([i, j]); } } }
     pairs.sort(function (a, b) { return Math.abs(W[b[0]][b[1]]) - Math.abs(W[a[0]][a[1]]); });
-    pairs = pairs.slice(0, 250);
+    pairs = pairs.slice(0, 400);
     var edgeEls = pairs.map(function (p) {
       var w = W[p[0]][p[1]];
       var path = sv("path", {"class": "edge", d: curve(p[0], p[1], 1), fill: "none",
@@ -391,7 +399,9 @@ JS = r"""
     // gamma: slider positions on a square-root scale from 0 to max |W|, so small thresholds get room
     function gammaAt(pos) { return maxAbs * Math.pow(pos / 1000, 2); }
     function posOf(gamma) { return maxAbs > 0 ? Math.round(1000 * Math.sqrt(gamma / maxAbs)) : 0; }
-    var state = {gamma: G.gamma, analysis: null};
+    var state = {gamma: G.gamma, analysis: null, maxEdges: Math.min(pairs.length, Math.max(40, 4 * n))};
+    edgeSlider.max = String(pairs.length); edgeSlider.value = String(state.maxEdges);
+    edgeSlider.addEventListener("input", function () { state.maxEdges = Number(edgeSlider.value); redraw(); });
     slider.value = String(posOf(G.gamma));
 
     function listCell(items) {
@@ -435,7 +445,13 @@ JS = r"""
       gval.textContent = fmt(state.gamma) + "  (H\u03b3 density " + Math.round(100 * s.density) + "%)";
       note.textContent = s.density === 0 ? "At this \u03b3 no feature is redundant given another: every edge " +
         "carries more than \u03b3. Move the slider right to treat weaker edges as redundancies." : "";
-      edgeEls.forEach(function (e) { e.el.style.display = Math.abs(e.w) > state.gamma ? "" : "none"; });
+      var shown = 0;  // the strongest edges above gamma, at most the chosen number
+      edgeEls.forEach(function (e) {
+        var on = Math.abs(e.w) > state.gamma && shown < state.maxEdges;
+        if (on) { shown++; }
+        e.el.style.display = on ? "" : "none";
+      });
+      eval_.textContent = shown + " shown";
       redundancyLayer.textContent = "";
       if (hbox.checked) {
         for (var a = 0; a < n; a++) { s.adj[a].forEach(function (b) {
