@@ -84,6 +84,21 @@ def test_report_in_chromium(results, browser, tmp_path):
     assert EVIL in text and "</script><img src=x onerror=alert(2)>" in text and "m<1>.skops" in text
     assert browser.evaluate("document.title") == f"report of {EVIL}"
     browser.screenshot(tmp_path / "report.png")
+    # hover: a node shows its name, PageRank and role in a tooltip; zoom: the wheel changes the view box
+    box = browser.evaluate(
+        "(function () { var c = document.querySelector('#graph g.node[data-index=\"1\"] circle:nth-of-type(2)');"
+        "c.scrollIntoView({block: 'center'}); var r = c.getBoundingClientRect();"
+        "return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+    browser.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": box[0], "y": box[1]})
+    assert browser.evaluate("document.getElementById('tooltip').hidden") is False
+    tip = browser.evaluate("document.getElementById('tooltip').textContent")
+    assert tip.startswith(EVIL) and "PageRank" in tip
+    before = browser.evaluate("document.getElementById('graph').getAttribute('viewBox')")
+    browser.call("Input.dispatchMouseEvent", {"type": "mouseWheel", "x": box[0], "y": box[1], "deltaX": 0,
+                                              "deltaY": -300})
+    browser.evaluate("1")
+    after = browser.evaluate("document.getElementById('graph').getAttribute('viewBox')")
+    assert float(after.split()[2]) < float(before.split()[2])  # zoomed in
     # the gamma slider: the groups drawn by the page match the Python analysis at that gamma
     weights = np.array(results[3].adjacency)
     top = float(np.abs(weights).max())
