@@ -252,3 +252,46 @@ class Explanation:
             f"Explanation(method={self.method!r}, rows={len(self)}, n_features={len(self.feature_names)})\n"
             "mean |value|:\n" + _format_table(self.feature_names, self.global_importance())
         )
+
+
+# ---------------------------------------------------------------------------------------------------- on disk
+# Saving, loading and converting (implemented in interplay.io), attached to every result class.
+def _save(self, path):
+    """Write this result to ``path`` (``.json`` or ``.npz``); see :func:`interplay.io.save`."""
+    from .io import save
+
+    return save(self, path)
+
+
+def _load(cls, path):
+    """Read a result of this class written by ``save`` (no pickle); see :func:`interplay.io.load`."""
+    from .io import load
+
+    result = load(path)
+    if not isinstance(result, cls):
+        raise TypeError(f"{str(path)!r} holds a {type(result).__name__}, not a {cls.__name__}")
+    return result
+
+
+def _to_shap(self):
+    """This result as a ``shap.Explanation`` (needs shap); see :func:`interplay.io.to_shap`."""
+    from .io import to_shap
+
+    return to_shap(self)
+
+
+def _to_shapiq(self):
+    """This result as a ``shapiq.InteractionValues`` (needs shapiq); see :func:`interplay.io.to_shapiq`."""
+    from .io import to_shapiq
+
+    return to_shapiq(self)
+
+
+for _cls in (Attribution, Interactions, BivariateExplanation, Explanation):
+    _cls.save = _save
+    _cls.load = classmethod(_load)
+for _cls in (Attribution, BivariateExplanation, Explanation):
+    _cls.to_shap = _to_shap
+for _cls in (Attribution, Interactions, BivariateExplanation):
+    _cls.to_shapiq = _to_shapiq
+del _cls
