@@ -17,7 +17,7 @@ def test_demo_results_are_consistent():
     assert any("bmi" in line for line in lines)
 
 
-def test_cli_demo():
-    result = CliRunner().invoke(main, ["demo", "--row", "1"])
+def test_cli_demo(tmp_path):
+    result = CliRunner().invoke(main, ["demo", "--row", "1", "--out", str(tmp_path / "tour")])
     assert result.exit_code == 0, result.output
     assert "Exact Shapley values" in result.output and "Bivariate Shapley matrix" in result.output
