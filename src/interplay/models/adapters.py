@@ -45,7 +45,7 @@ class ModelFunction:
 
         frame = pd.DataFrame(rows, columns=list(self.columns))
         if self.dtypes is not None:
-            frame = frame.astype(dict(zip(self.columns, self.dtypes)), copy=False)
+            frame = frame.astype(dict(zip(self.columns, self.dtypes)))
         elif frame.dtypes.eq(object).any():
             frame = frame.infer_objects()
         return frame
