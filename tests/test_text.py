@@ -75,3 +75,19 @@ def test_bad_text_model_is_named():
 
     with pytest.raises(ValueError, match="model call broken returned NaN"):
         text_game(broken, "a b")
+
+
+def test_graph_methods_receive_the_token_graph(monkeypatch):
+    from interplay.estimators import _registry
+
+    seen = []
+
+    def fake(game, *, budget, rng, graph=None, k=1):
+        seen.append(graph)
+        return ip.shapley(game)
+
+    monkeypatch.setitem(_registry._REGISTRY["shapley"], "l-shapley", fake)
+    TextExplainer(compound).shapley("not bad at all", method="l-shapley")
+    assert nx.utils.graphs_equal(seen[0], nx.path_graph(4))
+    TextExplainer(compound).shapley("not bad", method="l-shapley", graph="sequence")
+    assert seen[1] == "sequence"

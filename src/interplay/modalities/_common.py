@@ -12,6 +12,7 @@ from ..models import ModelFunction, as_model
 from ..removal import OutputTransform
 
 OUTPUTS = ("auto", "prediction", "probability", "log-odds")
+GRAPH_METHODS = ("l-shapley", "c-shapley")  # estimators that take the players' graph as ``graph=``
 
 
 def output_transform(model: ModelFunction, full_output: np.ndarray, target: Any, output: str) -> OutputTransform:
@@ -55,7 +56,7 @@ class ModalityExplainer:
         """Shapley values of the players of ``item`` (``graph=game.graph`` is passed to graph-based methods
         unless given)."""
         game = self.game(item)
-        if method in ("l-shapley", "c-shapley", "lshapley", "cshapley") and "graph" not in options:
+        if method in GRAPH_METHODS and "graph" not in options:
             options = {**options, "graph": game.graph}
         return api.shapley(game, method=method, budget=budget, random_state=random_state, **options)
 
