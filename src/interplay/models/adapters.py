@@ -59,7 +59,8 @@ class ModelFunction:
         try:
             out = np.asarray(raw, dtype=float)
         except (TypeError, ValueError):
-            raise TypeError(f"model call {self.name} returned non-numeric output of type {type(raw).__name__}") from None
+            raise TypeError(f"model call {self.name} returned non-numeric output of type "
+                            f"{type(raw).__name__}") from None
         if out.ndim == 1:
             out = out[:, None]
         if out.ndim != 2 or out.shape[0] != n:
