@@ -152,3 +152,16 @@ def test_cross_contribution_reduces_group_blocks_by_maximum():
     np.fill_diagonal(expected, 0.0)
     np.testing.assert_allclose(grouped, expected)
     assert grouped[0, 1] == max(full[0, 3], full[1, 3]) and grouped[0, 1] > 0
+
+
+def test_raw_object_array_for_a_dataframe_model():
+    pytest.importorskip("pandas")
+    fn = ip.models.ModelFunction(lambda df: df["n"].to_numpy() * (df["c"] == "y").to_numpy(), "regressor", "m",
+                                 columns=("n", "c"))
+    bg = np.array([[1.0, "x"], [2.0, "y"], [3.0, "y"]], dtype=object)
+    explainer = ip.Explainer(fn, bg, removal="baseline", baseline="mode")
+    assert explainer.raw and explainer.feature_names == ("n", "c")
+    phi = ip.shapley(explainer.game([[5.0, "y"]]))
+    assert phi.values.sum() + phi.baseline == pytest.approx(5.0)
+    with pytest.raises(TypeError, match="background: expected numeric values"):
+        ip.Explainer(lambda X: X[:, 0], bg)

@@ -217,3 +217,17 @@ def test_bad_torch_model_names_the_forward():
     net = torch.nn.Linear(3, 1)
     with pytest.raises(RuntimeError, match=r"model call Linear.forward failed"):
         ip.Explainer(net, np.zeros((3, 2))).game([1.0, 1.0])
+
+
+@pytest.mark.parametrize("removal", ["marginal", "conditional", "baseline"])
+@pytest.mark.parametrize("max_rows", [7, 65536])
+def test_several_outputs_equal_single_outputs_for_every_removal(removal, max_rows):
+    rng = np.random.default_rng(4)
+    bg, x = rng.normal(size=(12, 4)), rng.normal(size=4)
+    f = lambda X: np.c_[np.tanh(X[:, 0] * X[:, 1]), X[:, 2] ** 2 - X[:, 3], X.sum(1)]  # noqa: E731
+    games = ip.Explainer(f, bg, removal=removal, target=[2, 0, 1], max_rows=max_rows).games(x)
+    assert list(games) == [2, 0, 1]
+    for k, game in games.items():
+        single = ip.Explainer(f, bg, removal=removal, target=k).game(x)
+        np.testing.assert_allclose(ip.shapley(game).values, ip.shapley(single).values, atol=1e-12)
+        assert game.n_evaluations == 16

@@ -109,7 +109,12 @@ class Explainer:
                     f"background: non-numeric columns {bad}; encode them first (e.g. one-hot), wrap the "
                     "encoding inside the model (a Pipeline fitted on a DataFrame), or pass numeric data"
                 )
-            self.background, columns, dtypes = check_table(background, "background")
+            try:
+                self.background, columns, dtypes = check_table(background, "background")
+            except TypeError:  # an array of mixed values, for a model that takes DataFrames: keep it raw
+                if self.model.columns is None:
+                    raise
+                self.background, columns, dtypes = check_table(background, "background", raw=True)
             if self.background.dtype == object:
                 self.raw = True
                 if dtypes is not None and self.model.columns == columns:
