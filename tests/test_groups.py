@@ -165,3 +165,12 @@ def test_raw_object_array_for_a_dataframe_model():
     assert phi.values.sum() + phi.baseline == pytest.approx(5.0)
     with pytest.raises(TypeError, match="background: expected numeric values"):
         ip.Explainer(lambda X: X[:, 0], bg)
+
+
+def test_zero_baseline_keeps_categorical_columns_valid():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"n": [1.0, 2.0, 3.0], "c": ["x", "y", "y"]})
+    fn = ip.models.ModelFunction(lambda df: df["n"].to_numpy() * (df["c"] == "y").to_numpy(), "regressor", "m",
+                                 columns=("n", "c"))
+    reference = ip.Explainer(fn, frame, removal="baseline", baseline="zero").reference
+    assert reference[0] == 0.0 and reference[1] == "y"

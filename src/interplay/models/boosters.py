@@ -39,7 +39,7 @@ def _xgboost(booster: Any) -> ModelFunction:
 
 
 def _lightgbm(booster: Any) -> ModelFunction:
-    objective = str(booster.dump_model(num_iteration=0).get("objective", "")).split(" ")[0]
+    objective = str(booster.dump_model(num_iteration=1).get("objective", "")).split(" ")[0]
 
     def predict(rows: np.ndarray) -> np.ndarray:
         return booster.predict(np.asarray(rows, dtype=float))

@@ -1,8 +1,9 @@
 """Baseline removal: removed features take a fixed reference value, ``F(x, S) = f([x_S; r_{-S}])``.
 
-The reference is a summary of the background (mean, median, mode) or given. Categorical (non-numeric) columns
-always take their mode, and a group of columns that forms a one-hot block (or contains a categorical column)
-takes the block's most frequent joint value, so every hybrid row is a valid input.
+The reference is a summary of the background (mean, median, mode), zero, or given. Categorical (non-numeric)
+columns always take their mode (also under ``"zero"``), and a group of columns that forms a one-hot block (or
+contains a categorical column) takes the block's most frequent joint value (except a 0/1 block under
+``"zero"``, which stays zero), so every hybrid row is a valid input.
 Cost: one model row per coalition.
 """
 
@@ -33,7 +34,7 @@ def reference_vector(baseline, background: np.ndarray | None, n_features: int,
     ``"mode"``, and for ``"mean"``/``"median"`` when the group is a 0/1 block or has a categorical column.
     """
     if isinstance(baseline, str):
-        if baseline == "zero":
+        if baseline == "zero" and (background is None or background.dtype != object):
             return np.zeros(n_features)
         if baseline not in REFERENCES:
             raise ValueError(f"baseline: expected one of {list(REFERENCES)} or a vector, got {baseline!r}")
@@ -45,14 +46,17 @@ def reference_vector(baseline, background: np.ndarray | None, n_features: int,
             column = background[:, j]
             if baseline == "mode" or not numeric[j]:
                 reference[j] = joint_mode(column[:, None])[0]
+            elif baseline == "zero":
+                reference[j] = 0.0
             elif baseline == "mean":
                 reference[j] = column.astype(float).mean()
             else:
                 reference[j] = np.median(column.astype(float))
         for group in groups or ():
             group = list(group)
-            if len(group) > 1 and (baseline == "mode" or not numeric[group].all()
-                                   or _is_binary_block(background[:, group])):
+            joint = baseline == "mode" or not numeric[group].all() or (
+                baseline != "zero" and _is_binary_block(background[:, group]))
+            if len(group) > 1 and joint:
                 reference[group] = joint_mode(background[:, group])
         return reference if reference.dtype == object else reference.astype(float)
     reference = np.asarray(baseline, dtype=object if background is not None and background.dtype == object
