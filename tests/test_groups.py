@@ -174,3 +174,21 @@ def test_zero_baseline_keeps_categorical_columns_valid():
                                  columns=("n", "c"))
     reference = ip.Explainer(fn, frame, removal="baseline", baseline="zero").reference
     assert reference[0] == 0.0 and reference[1] == "y"
+
+
+def test_integer_and_boolean_raw_columns_keep_valid_references():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"age": [20, 31, 40, 50], "flag": [True, False, True, True], "c": ["x", "y", "y", "x"]})
+    seen = []
+
+    def model(df):
+        seen.append(df.copy())
+        return df["age"].to_numpy(dtype=float) + df["flag"].to_numpy(dtype=float) + (df["c"] == "y").to_numpy()
+
+    fn = ip.models.ModelFunction(model, "regressor", "m", columns=("age", "flag", "c"))
+    explainer = ip.Explainer(fn, frame, removal="baseline")
+    np.testing.assert_array_equal(explainer.reference, np.array([35.25, True, "x"], dtype=object))
+    phi = ip.shapley(explainer.game(frame.iloc[[1]]))
+    assert phi.baseline == pytest.approx(35.25 + 1.0)  # the mean age is not truncated to an integer
+    assert phi.values.sum() + phi.baseline == pytest.approx(31 + 0 + 1)
+    assert all(df["flag"].dtype == bool and df["c"].isin(["x", "y"]).all() for df in seen)

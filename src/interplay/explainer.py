@@ -118,7 +118,7 @@ class Explainer:
             if self.background.dtype == object:
                 self.raw = True
                 if dtypes is not None and self.model.columns == columns:
-                    self.model.dtypes = dtypes
+                    self.model.dtypes = _widened(dtypes)
         n_columns = None if self.background is None else self.background.shape[1]
         if self.removal in ("marginal", "conditional") and self.background is None:
             raise ValueError(f"background: removal={self.removal!r} averages over background rows; pass "
@@ -420,6 +420,13 @@ class Explainer:
     def __repr__(self) -> str:
         return (f"Explainer(model={self.model.name}, removal={self.removal!r}, output={self.output!r}, "
                 f"n_features={self.n_features})")
+
+
+def _widened(dtypes: tuple) -> tuple:
+    """Integer columns as float64, so that a mean/median reference (e.g. 45.5) is not truncated."""
+    from pandas.api.types import is_bool_dtype, is_integer_dtype
+
+    return tuple(np.dtype(float) if is_integer_dtype(dt) and not is_bool_dtype(dt) else dt for dt in dtypes)
 
 
 def _as_float(value: Any) -> float:

@@ -43,10 +43,12 @@ class ModelFunction:
             return rows
         import pandas as pd
 
+        if self.dtypes is not None and isinstance(rows, np.ndarray) and rows.ndim == 2:
+            # raw rows (object array): each column back to its own dtype, built column-wise
+            return pd.DataFrame({c: pd.array(rows[:, j], dtype=dt)
+                                 for j, (c, dt) in enumerate(zip(self.columns, self.dtypes))})
         frame = pd.DataFrame(rows, columns=list(self.columns))
-        if self.dtypes is not None:
-            frame = frame.astype(dict(zip(self.columns, self.dtypes)))
-        elif frame.dtypes.eq(object).any():
+        if frame.dtypes.eq(object).any():
             frame = frame.infer_objects()
         return frame
 

@@ -7,14 +7,16 @@ import numpy as np
 
 
 def numeric_columns(data: np.ndarray) -> np.ndarray:
-    """Boolean mask of the columns of ``data`` whose values are all numbers (all of them for a float array)."""
+    """Boolean mask of the columns of ``data`` whose values are all numbers (all of them for a float array).
+
+    In an object table, strings and booleans make a column categorical (it then takes modes, never means)."""
     if data.dtype != object:
         return np.ones(data.shape[1], dtype=bool)
     mask = np.zeros(data.shape[1], dtype=bool)
     for j in range(data.shape[1]):  # per column, once
         try:
             data[:, j].astype(float)
-            mask[j] = not any(isinstance(v, (str, bytes)) for v in data[:, j])
+            mask[j] = not any(isinstance(v, (str, bytes, bool, np.bool_)) for v in data[:, j])
         except (TypeError, ValueError):
             mask[j] = False
     return mask
