@@ -3,6 +3,8 @@ a one-hot pipeline explained on raw columns equals the game built by hand."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import interplay as ip
 from interplay._bits import all_coalitions
@@ -192,3 +194,21 @@ def test_integer_and_boolean_raw_columns_keep_valid_references():
     assert phi.baseline == pytest.approx(35.25 + 1.0)  # the mean age is not truncated to an integer
     assert phi.values.sum() + phi.baseline == pytest.approx(31 + 0 + 1)
     assert all(df["flag"].dtype == bool and df["c"].isin(["x", "y"]).all() for df in seen)
+
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=6, max_size=6), st.integers(0, 2**31 - 1))
+def test_random_partitions_keep_efficiency_and_expand(labels, seed):
+    rng = np.random.default_rng(seed)
+    bg, x = rng.normal(size=(4, 6)), rng.normal(size=6)
+    f = lambda X: np.sin(X[:, 0] * X[:, 5]) + X[:, 1] * X[:, 2] * X[:, 3] - X[:, 4]  # noqa: E731
+    groups = {f"G{g}": [j for j in range(6) if labels[j] == g] for g in sorted(set(labels))}
+    explainer = ip.Explainer(f, bg, groups=groups)
+    game = explainer.game(x)
+    phi = ip.shapley(game)
+    assert phi.values.sum() == pytest.approx(f(x[None])[0] - f(bg).mean(), abs=1e-12)
+    owner = np.array([list(groups).index(f"G{labels[j]}") for j in range(6)])
+    coalitions = all_coalitions(len(groups))
+    columns = ip.Explainer(f, bg).game(x)
+    np.testing.assert_allclose(game(coalitions), columns(coalitions[:, owner]), atol=1e-12)

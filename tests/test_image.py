@@ -94,3 +94,17 @@ def test_patch_grid_graph_and_rgb_images():
         image_game(model, image, segments=np.zeros((2, 2), dtype=int))
     with pytest.raises(ValueError, match="baseline: expected"):
         image_game(model, image, segments="patches", baseline="noise")
+
+
+def test_rgb_slic_game():
+    rng = np.random.default_rng(3)
+    image = np.zeros((12, 12, 3))
+    image[:6, :, 0] = 1.0
+    image[6:, :6, 1] = 1.0
+    image += 0.01 * rng.random(image.shape)
+    model = lambda batch: np.asarray(batch)[..., 0].mean(axis=(1, 2)) - np.asarray(batch)[..., 1].mean(axis=(1, 2))  # noqa: E731
+    game = image_game(model, image, segments="slic", n_segments=4, compactness=10.0, baseline="blur")
+    assert game.n_players >= 2 and game.segments.shape == (12, 12)
+    phi = ip.shapley(game)
+    assert phi.values.sum() + phi.baseline == pytest.approx(model(image[None])[0])
+    np.testing.assert_allclose(game.images(np.ones((1, game.n_players), bool))[0], image)

@@ -231,3 +231,25 @@ def test_several_outputs_equal_single_outputs_for_every_removal(removal, max_row
         single = ip.Explainer(f, bg, removal=removal, target=k).game(x)
         np.testing.assert_allclose(ip.shapley(game).values, ip.shapley(single).values, atol=1e-12)
         assert game.n_evaluations == 16
+
+
+def test_cross_contribution_of_log_odds_matches_finite_differences():
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(5)
+    net = torch.nn.Sequential(torch.nn.Linear(3, 6), torch.nn.Tanh(), torch.nn.Linear(6, 3),
+                              torch.nn.Softmax(dim=1)).double()
+    model = ip.models.TorchModel(net, classifier=True, dtype=torch.float64)
+    bg = np.random.default_rng(1).normal(size=(5, 3))
+    x = np.array([0.2, -0.4, 0.7])
+    explainer = ip.Explainer(model, bg, output="log-odds", target=2, removal="baseline", baseline="zero")
+
+    def g(z):
+        p = model(z[None])[0, 2]
+        return np.log(p / (1 - p))
+
+    h = 1e-4
+    fd = np.array([[(g(x + h * (a + b)) - g(x + h * (a - b)) - g(x - h * (a - b)) + g(x - h * (a + b))) / (4 * h * h)
+                    for b in np.eye(3)] for a in np.eye(3)])
+    expected = np.abs(fd + fd.T)
+    np.fill_diagonal(expected, 0.0)
+    np.testing.assert_allclose(explainer.cross_contribution(x, scaled=False), expected, rtol=1e-5, atol=1e-7)
