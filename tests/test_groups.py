@@ -212,3 +212,17 @@ def test_random_partitions_keep_efficiency_and_expand(labels, seed):
     coalitions = all_coalitions(len(groups))
     columns = ip.Explainer(f, bg).game(x)
     np.testing.assert_allclose(game(coalitions), columns(coalitions[:, owner]), atol=1e-12)
+
+
+def test_background_columns_must_match_the_model():
+    pd = pytest.importorskip("pandas")
+    from sklearn.linear_model import LinearRegression
+
+    frame = pd.DataFrame({"a": [0.0, 1.0, 2.0], "b": [1.0, 0.0, 1.0]})
+    model = LinearRegression().fit(frame, [0.0, 1.0, 3.0])
+    swapped = ip.Explainer(model, frame[["b", "a"]])  # same columns, other order: reordered
+    assert swapped.feature_names == ("a", "b")
+    phi = ip.shapley(swapped.game(frame.iloc[[2]][["b", "a"]]))
+    assert phi.values.sum() + phi.baseline == pytest.approx(model.predict(frame.iloc[[2]])[0])
+    with pytest.raises(ValueError, match="differ from the columns the model was fitted on"):
+        ip.Explainer(model, frame.assign(c=1.0))

@@ -115,6 +115,9 @@ class Explainer:
                 if self.model.columns is None:
                     raise
                 self.background, columns, dtypes = check_table(background, "background", raw=True)
+            if columns is not None and self.model.columns is not None and columns != self.model.columns:
+                raise ValueError(f"background: columns {list(columns)} differ from the columns the model was "
+                                 f"fitted on {list(self.model.columns)}")
             if self.background.dtype == object:
                 self.raw = True
                 if dtypes is not None and self.model.columns == columns:
