@@ -56,6 +56,7 @@ def test_xgboost_wrapper_and_native_booster():
     booster = clf.get_booster()
     model = as_model(booster)
     assert model.kind == "classifier" and "xgboost.Booster[binary:logistic]" in model.name
+    assert model.source is booster
     np.testing.assert_allclose(model(X[:5]), clf.predict_proba(X[:5]), rtol=1e-6)
     _efficiency(ip.Explainer(booster, X[:20], target=1), X[:2], clf.predict_proba(X[:2])[:, 1])
     reg = xgb.train({"max_depth": 3, "objective": "reg:squarederror"}, xgb.DMatrix(X, label=y_reg), 15)

@@ -25,8 +25,9 @@ class ModelFunction:
 
     ``kind`` is ``"classifier"`` (outputs are class probabilities) or ``"regressor"``; ``classes`` are the
     class labels of a classifier; ``columns`` (and ``dtypes``) make the rows a DataFrame before the call;
-    ``n_calls``/``n_rows`` count usage. Every call is checked: an exception raised by the model, an output of
-    the wrong shape, or NaN/inf give an error naming the model call (``name``).
+    ``source`` is the user's original model object; ``n_calls``/``n_rows`` count usage. Every call is checked:
+    an exception raised by the model, an output of the wrong shape, or NaN/inf give an error naming the model
+    call (``name``).
     """
 
     fn: Callable[[Any], Any]
@@ -35,6 +36,7 @@ class ModelFunction:
     classes: tuple | None = None
     columns: tuple[str, ...] | None = None
     dtypes: tuple | None = None
+    source: Any = field(default=None, repr=False)
     n_calls: int = field(default=0)
     n_rows: int = field(default=0)
 
@@ -121,12 +123,13 @@ def as_model(model: Any, *, classifier: bool | None = None) -> ModelFunction:
     columns = _frame_columns(model)
     if hasattr(model, "predict_proba") and classifier is not False:
         return ModelFunction(model.predict_proba, "classifier", f"{type(model).__name__}.predict_proba",
-                             classes=tuple(getattr(model, "classes_", ())) or None, columns=columns)
+                             classes=tuple(getattr(model, "classes_", ())) or None, columns=columns, source=model)
     if hasattr(model, "predict"):
-        return ModelFunction(model.predict, "regressor", f"{type(model).__name__}.predict", columns=columns)
+        return ModelFunction(model.predict, "regressor", f"{type(model).__name__}.predict", columns=columns,
+                             source=model)
     if callable(model):
         return ModelFunction(model, "classifier" if classifier else "regressor",
-                             getattr(model, "__name__", type(model).__name__))
+                             getattr(model, "__name__", type(model).__name__), source=model)
     raise TypeError(
         "model: expected a callable on a 2-D array or an object with predict/predict_proba, "
         f"got {type(model).__name__}"

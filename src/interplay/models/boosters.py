@@ -52,6 +52,6 @@ def _lightgbm(booster: Any) -> ModelFunction:
 
 def booster_model(booster: Any) -> ModelFunction:
     """Wrap a native XGBoost or LightGBM booster as a :class:`ModelFunction` (see the module docstring)."""
-    if type(booster).__module__.startswith("xgboost"):
-        return _xgboost(booster)
-    return _lightgbm(booster)
+    model = _xgboost(booster) if type(booster).__module__.startswith("xgboost") else _lightgbm(booster)
+    model.source = booster
+    return model

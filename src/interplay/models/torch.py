@@ -31,7 +31,7 @@ class TorchModel(ModelFunction):
         self.dtype = torch.float32 if dtype is None else dtype
         self.batch_size = batch_size
         super().__init__(fn=self._forward, kind="classifier" if classifier else "regressor",
-                         name=f"{type(module).__name__}.forward")
+                         name=f"{type(module).__name__}.forward", source=module)
 
     @property
     def device(self) -> Any:
