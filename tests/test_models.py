@@ -254,3 +254,14 @@ def test_cross_contribution_of_log_odds_matches_finite_differences():
     expected = np.abs(fd + fd.T)
     np.fill_diagonal(expected, 0.0)
     np.testing.assert_allclose(explainer.cross_contribution(x, scaled=False), expected, rtol=1e-5, atol=1e-7)
+
+
+def test_real_shear_with_exact_cross_contributions():
+    if "shear" not in ip.available_methods("shapley"):
+        pytest.skip("method='shear' is not on this branch")
+    torch, net = _torch_net(seed=2, d=5)
+    bg = np.random.default_rng(0).normal(size=(10, 5))
+    explainer = ip.Explainer(net, bg, removal="baseline")
+    exact_values = explainer.shapley(bg[:2]).values
+    shear = explainer.shapley(bg[:2], method="shear", n_per_feature=32, random_state=0)  # K = 4 = n - 1: exact
+    np.testing.assert_allclose(shear.values, exact_values, atol=1e-6)

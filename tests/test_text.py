@@ -91,3 +91,11 @@ def test_graph_methods_receive_the_token_graph(monkeypatch):
     assert nx.utils.graphs_equal(seen[0], nx.path_graph(4))
     TextExplainer(compound).shapley("not bad", method="l-shapley", graph="sequence")
     assert seen[1] == "sequence"
+
+
+def test_real_l_shapley_on_the_token_path():
+    if "l-shapley" not in ip.available_methods("shapley"):
+        pytest.skip("method='l-shapley' is not on this branch")
+    sentence = "it is not a bad movie"
+    whole = TextExplainer(compound).shapley(sentence, method="l-shapley", k=6)  # N_k(i) = all tokens: exact
+    np.testing.assert_allclose(whole.values, TextExplainer(compound).shapley(sentence).values, atol=1e-12)
