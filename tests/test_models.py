@@ -265,3 +265,12 @@ def test_real_shear_with_exact_cross_contributions():
     exact_values = explainer.shapley(bg[:2]).values
     shear = explainer.shapley(bg[:2], method="shear", n_per_feature=32, random_state=0)  # K = 4 = n - 1: exact
     np.testing.assert_allclose(shear.values, exact_values, atol=1e-6)
+
+
+def test_torch_dtype_follows_the_module():
+    torch = pytest.importorskip("torch")
+    assert as_model(torch.nn.Linear(2, 1)).dtype == torch.float32
+    double = as_model(torch.nn.Linear(2, 1).double())
+    assert double.dtype == torch.float64 and double(np.ones((3, 2))).shape == (3, 1)
+    assert as_model(torch.nn.Softmax(dim=1)).dtype == torch.float32  # no parameters
+    assert str(double.device) == "cpu"

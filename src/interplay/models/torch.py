@@ -1,8 +1,9 @@
 """PyTorch ``nn.Module`` as a model: batched forward passes under ``torch.no_grad`` on the module's device.
 
-Rows arrive as a NumPy ``(N, d)`` array; they are converted once per batch to a tensor of ``dtype`` (default
-``float32``) on the device of the module's first parameter (so a model on a GPU runs there), passed through
-the module in batches of at most ``batch_size`` rows, and returned as a float64 ``(N, K)`` array.
+Rows arrive as a NumPy ``(N, d)`` array; they are converted once per batch to a tensor of ``dtype`` (default:
+the module's parameter dtype, ``float32`` for an ordinary network) on the device of the module's first
+parameter (so a model on a GPU runs there), passed through the module in batches of at most ``batch_size``
+rows, and returned as a float64 ``(N, K)`` array.
 The module is not switched to ``eval()`` (that would change the caller's object): do it before explaining a
 model with dropout or batch norm.
 
@@ -28,7 +29,10 @@ class TorchModel(ModelFunction):
         import torch
 
         self.module = module
-        self.dtype = torch.float32 if dtype is None else dtype
+        if dtype is None:  # the module's own floating-point dtype (float32 for a module without parameters)
+            floats = [p.dtype for p in module.parameters() if p.is_floating_point()]
+            dtype = floats[0] if floats else torch.float32
+        self.dtype = dtype
         self.batch_size = batch_size
         super().__init__(fn=self._forward, kind="classifier" if classifier else "regressor",
                          name=f"{type(module).__name__}.forward", source=module)
