@@ -146,7 +146,11 @@ def test_regressor_with_several_outputs_needs_target():
     np.testing.assert_allclose(ip.shapley(both[1]).values, ip.shapley(second).values)
 
 
-def test_cross_contribution_matches_finite_differences():
+@pytest.mark.parametrize("vectorize_above", [0, 96])  # vmap and one backward pass per input
+def test_cross_contribution_matches_finite_differences(monkeypatch, vectorize_above):
+    import interplay.models.torch as torch_adapter
+
+    monkeypatch.setattr(torch_adapter, "VECTORIZE_ABOVE", vectorize_above)
     torch, net = _torch_net(seed=3, d=4, k=1, dtype=torch_float64())
     bg = np.random.default_rng(0).normal(size=(10, 4))
     x = np.array([0.3, -0.2, 0.5, 1.0])
