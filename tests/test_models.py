@@ -37,11 +37,11 @@ def test_import_does_not_import_optional_dependencies():
 
 
 def test_sklearn_classifier_and_regressor():
-    from sklearn.ensemble import RandomForestRegressor
     from sklearn.linear_model import LogisticRegression
+    from sklearn.tree import DecisionTreeRegressor
 
     X, y_reg, y_cls = _data()
-    reg = RandomForestRegressor(n_estimators=10, max_depth=4, random_state=0).fit(X, y_reg)
+    reg = DecisionTreeRegressor(max_depth=4, random_state=0).fit(X, y_reg)
     _efficiency(ip.Explainer(reg, X[:20]), X[:3], reg.predict(X[:3]))
     clf = LogisticRegression().fit(X, y_cls)
     explainer = ip.Explainer(clf, X[:20], target=1)
