@@ -154,3 +154,16 @@ def test_regression_loss_uses_the_target_output():
     assert explainer.game([1.0, 1.0], y=10.0).empty_value() == -100.0
     with pytest.raises(ValueError, match="target"):
         ip.Explainer(f, np.zeros((3, 2)), removal="baseline", output="loss").game([1.0, 1.0], y=1.0)
+
+
+def test_infinite_inputs_and_arbitrary_modes_are_reported():
+    background = np.zeros((3, 2))
+    background[0, 1] = np.inf
+    with pytest.raises(ValueError, match=r"background: contains inf in column\(s\) \[1\]"):
+        ip.Explainer(lambda X: X[:, 0], background)
+    explainer = ip.Explainer(lambda X: X[:, 0], np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="x: contains inf"):
+        explainer.game([np.inf, 0.0])
+    continuous = np.random.default_rng(0).normal(size=(50, 2))
+    with pytest.warns(UserWarning, match="mode is arbitrary"):
+        ip.Explainer(lambda X: X[:, 0], continuous, removal="baseline", baseline="mode")

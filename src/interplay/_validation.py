@@ -116,6 +116,9 @@ def check_numeric_matrix(X: Any, name: str, *, n_columns: int | None = None, all
         raise ValueError(f"{name}: expected {n_columns} columns, got {arr.shape[1]}")
     if not allow_nan and np.isnan(arr).any():
         raise ValueError(f"{name}: contains NaN; impute missing values or use a model that handles them")
+    if np.isinf(arr).any():
+        bad = sorted(set(np.nonzero(np.isinf(arr))[1].tolist()))[:5]
+        raise ValueError(f"{name}: contains inf in column(s) {bad}; expected finite values")
     return arr, columns
 
 

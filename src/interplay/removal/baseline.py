@@ -9,6 +9,8 @@ Cost: one model row per coalition.
 
 from __future__ import annotations
 
+import warnings
+
 from typing import Callable, Sequence
 
 import numpy as np
@@ -41,6 +43,13 @@ def reference_vector(baseline, background: np.ndarray | None, n_features: int,
         if background is None:
             raise ValueError(f"baseline={baseline!r} needs background data to compute it; pass background=")
         numeric = numeric_columns(background)
+        if baseline == "mode":
+            continuous = [j for j in range(n_features) if numeric[j] and len(background) > 1
+                          and len(np.unique(background[:, j].astype(float))) == len(background)]
+            if continuous:
+                warnings.warn(f"baseline='mode': column(s) {continuous[:10]} have no repeated value, so their "
+                              "mode is arbitrary (the smallest value); 'median' or 'mean' suits continuous columns",
+                              UserWarning, stacklevel=3)
         reference = np.empty(n_features, dtype=background.dtype)
         for j in range(n_features):  # per column, not per row or coalition
             column = background[:, j]
