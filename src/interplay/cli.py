@@ -385,7 +385,8 @@ def report(results: tuple[Path, ...], out_file: Path, title: str) -> None:
 
 # ---------------------------------------------------------------------------------------------------- demo
 @main.command(short_help="A tour on data bundled with scikit-learn, ending with an HTML report.")
-@click.option("--row", default=0, show_default=True, help="Which test row to explain.")
+@click.option("--row", default=0, show_default=True, type=click.IntRange(min=0),
+              help="Which test row to explain (0-based).")
 @click.option("--seed", default=0, show_default=True, help="Random seed for the split and the model.")
 @click.option("--out", "out_dir", default="interplay-demo", show_default=True,
               type=click.Path(file_okay=False, path_type=Path), help="Folder for the tour's report.")
@@ -399,6 +400,8 @@ def demo(row: int, seed: int, out_dir: Path, no_report: bool) -> None:
         raise click.ClickException(f"the demo needs scikit-learn and pandas: pip install 'interplay[sklearn]' ({exc})")
     try:
         run_tour(click.echo, row=row, random_state=seed, out_dir=None if no_report else out_dir)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--row") from None
     except ImportError as exc:  # scikit-learn is an optional dependency
         raise click.ClickException(f"the demo needs scikit-learn and pandas: pip install 'interplay[sklearn]' ({exc})")
 

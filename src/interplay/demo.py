@@ -34,6 +34,8 @@ def run_demo(echo: Callable[[str], None] = print, *, row: int = 0, random_state:
     model = GradientBoostingRegressor(random_state=random_state).fit(X_train, y_train)
     background = X_train.sample(50, random_state=random_state)
     explainer = ip.Explainer(model, background, removal="marginal")
+    if not 0 <= row < len(X_test):
+        raise ValueError(f"row: expected 0 <= row < {len(X_test)} (rows in the test set), got {row}")
     x = X_test.iloc[[row]]
     game = explainer.game(x)
 
