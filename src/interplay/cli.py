@@ -401,6 +401,8 @@ def demo(row: int, seed: int, out_dir: Path, no_report: bool) -> None:
     try:
         run_tour(click.echo, row=row, random_state=seed, out_dir=None if no_report else out_dir)
     except ValueError as exc:
+        if not str(exc).startswith("row:"):
+            raise
         raise click.BadParameter(str(exc), param_hint="--row") from None
     except ImportError as exc:  # scikit-learn is an optional dependency
         raise click.ClickException(f"the demo needs scikit-learn and pandas: pip install 'interplay[sklearn]' ({exc})")
