@@ -142,3 +142,38 @@ def test_kernel_matrix_without_standard_errors_is_the_same_matrix():
     np.testing.assert_allclose(without.adjacency, with_se.adjacency, atol=1e-12)
     np.testing.assert_allclose(without.univariate.std_errors, with_se.univariate.std_errors, atol=1e-12)
     assert without.std_errors is None and with_se.std_errors is not None
+
+
+@pytest.mark.parametrize("chunk", [None, 7 * 25])
+@pytest.mark.parametrize("antithetic", [False, True])
+def test_permutation_standard_errors_survive_a_large_offset(antithetic, chunk, monkeypatch):
+    """Regression: running sums of squares cancelled with a 1e9 offset on player 0 (chunked sums too)."""
+    from interplay.estimators import bivariate_sampling
+
+    if chunk is not None:  # 7 * 25 entries: chunks of 7 permutations (6 for antithetic), merged
+        monkeypatch.setattr(bivariate_sampling, "_CHUNK", chunk)
+    _, values = table(5, 0)
+    powers = 1 << np.arange(5)
+    results = []
+    for offset in (0.0, 1e9):
+        game = ip.Game(lambda c, offset=offset: offset * c[:, 0] + values[c.astype(np.int64) @ powers], 5)
+        results.append(ip.bivariate(game, method="permutation", budget=402, random_state=0, antithetic=antithetic))
+    base, shifted = results
+    np.testing.assert_allclose(shifted.univariate.std_errors, base.univariate.std_errors, rtol=1e-5)
+    off = ~np.eye(5, dtype=bool)
+    # column 0 holds the offset (1e9 * 1{i precedes 0}): compare the other columns; with antithetic pairs the
+    # pair mean of column 0 is 0.5 * (1e9 + finite part), whose spread must not be lost either
+    cols = slice(0, 5) if antithetic else slice(1, 5)
+    np.testing.assert_allclose(shifted.std_errors[:, cols][off[:, cols]], base.std_errors[:, cols][off[:, cols]],
+                               rtol=1e-5)
+
+
+def test_running_moments_merge_chunks_exactly():
+    from interplay.estimators._sampling import RunningMoments
+
+    samples = 1e9 + np.random.default_rng(0).normal(size=(101, 3, 2))
+    moments = RunningMoments((3, 2))
+    for start in range(0, 101, 17):
+        moments.add(samples[start:start + 17])
+    np.testing.assert_allclose(moments.mean, samples.mean(axis=0), rtol=1e-15)
+    np.testing.assert_allclose(moments.std_errors(), samples.std(axis=0, ddof=1) / np.sqrt(101), rtol=1e-6)

@@ -31,13 +31,44 @@ def resolve_budget(budget: int | None, n: int, minimum: int, method: str) -> int
     return budget
 
 
-def finite_std_errors(sum_x: np.ndarray, sum_x2: np.ndarray, count: int) -> np.ndarray | None:
-    """Standard error of a mean from running sums (``None`` with fewer than two samples)."""
-    if count < 2:
+def std_errors_of_mean(samples: np.ndarray) -> np.ndarray | None:
+    """Standard error of the mean over the first axis, from centred data (``None`` with fewer than two samples)."""
+    if len(samples) < 2:
         return None
-    mean = sum_x / count
-    var = np.maximum(sum_x2 / count - mean**2, 0.0) * count / (count - 1)
-    return np.sqrt(var / count)
+    return samples.std(axis=0, ddof=1) / np.sqrt(len(samples))
+
+
+class RunningMoments:
+    """Mean and centred sum of squares over chunks of samples (first axis), merged exactly.
+
+    Each chunk is centred on its own mean and merged with the pairwise update of Chan, Golub & LeVeque (1979),
+    so the variance does not cancel when the mean is large against the spread (``sum x**2 - k mean**2`` does).
+    """
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.count = 0
+        self.mean = np.zeros(shape)
+        self.m2 = np.zeros(shape)
+
+    def add(self, chunk: np.ndarray) -> None:
+        """Merge the samples ``chunk[0], chunk[1], ...``."""
+        k = len(chunk)
+        if k == 0:
+            return
+        mean = chunk.mean(axis=0)
+        centred = chunk - mean
+        m2 = np.einsum("p...,p...->...", centred, centred)
+        total = self.count + k
+        delta = mean - self.mean
+        self.mean = self.mean + delta * (k / total)
+        self.m2 = self.m2 + m2 + delta**2 * (self.count * k / total)
+        self.count = total
+
+    def std_errors(self) -> np.ndarray | None:
+        """Standard error of the mean (``None`` with fewer than two samples)."""
+        if self.count < 2:
+            return None
+        return np.sqrt(self.m2 / (self.count - 1) / self.count)
 
 
 # ---------------------------------------------------------------------------------------------- permutations

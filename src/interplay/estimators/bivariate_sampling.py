@@ -24,7 +24,7 @@ from .._validation import check_int
 from ..games import Game
 from ..results import Attribution, BivariateExplanation
 from ._registry import available_methods, get_estimator, register
-from ._sampling import finite_std_errors, kernel_solve
+from ._sampling import RunningMoments, kernel_solve
 from .kernel import draw_kernel_sample
 from .permutation import sample_means, sample_permutations
 
@@ -44,9 +44,7 @@ def permutation_bivariate(game: Game, *, budget: int | None = None, rng: np.rand
     n = game.n_players
     deltas, positions = sample.deltas, sample.positions
     groups = 2 if antithetic else 1  # antithetic: average within pairs first; the standard error uses pair means
-    count = len(deltas) // groups
-    total = np.zeros((n, n))
-    total_sq = np.zeros((n, n))
+    moments = RunningMoments((n, n))
     step = max(1, _CHUNK // (n * n * groups)) * groups
     for start in range(0, len(deltas), step):
         d = deltas[start:start + step]
@@ -54,10 +52,9 @@ def permutation_bivariate(game: Game, *, budget: int | None = None, rng: np.rand
         terms = before * d[:, None, :]  # Delta_j when i precedes j
         if antithetic:
             terms = 0.5 * (terms[0::2] + terms[1::2])
-        total += terms.sum(axis=0)
-        total_sq += np.einsum("pij,pij->ij", terms, terms)
-    adjacency = total / count
-    std = finite_std_errors(total, total_sq, count)
+        moments.add(terms)
+    adjacency = moments.mean
+    std = moments.std_errors()
     values, uni_std = sample_means(deltas, antithetic=antithetic)
     info = {"budget": budget, "n_permutations": len(deltas), "antithetic": antithetic}
     univariate = Attribution(values, sample.empty, game.feature_names, sample.n_evaluations, method, uni_std, info)

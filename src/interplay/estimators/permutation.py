@@ -25,9 +25,9 @@ from ._sampling import (
     PermutationSample,
     draw_permutations,
     evaluate_permutations,
-    finite_std_errors,
     permutation_cost,
     resolve_budget,
+    std_errors_of_mean,
 )
 
 
@@ -53,8 +53,7 @@ def sample_means(samples: np.ndarray, *, antithetic: bool) -> tuple[np.ndarray, 
     """Mean over the first axis and its standard error (over pair means when ``antithetic``)."""
     if antithetic:
         samples = 0.5 * (samples[0::2] + samples[1::2])
-    count = len(samples)
-    return samples.mean(axis=0), finite_std_errors(samples.sum(axis=0), (samples**2).sum(axis=0), count)
+    return samples.mean(axis=0), std_errors_of_mean(samples)
 
 
 def _permutation_shapley(game: Game, budget, rng, *, antithetic: bool, method: str) -> Attribution:
