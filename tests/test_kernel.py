@@ -130,3 +130,31 @@ def test_budget_property(n, extra, seed, kind):
     values = result.values if entry == "shapley" else result.univariate.values
     assert np.all(np.isfinite(values))
     assert values.sum() == pytest.approx(game(np.ones((1, n), dtype=bool))[0] - game(np.zeros((1, n), bool))[0])
+
+
+@pytest.mark.parametrize("budget, paired", [(4, False), (6, True)])
+def test_no_standard_errors_without_residual_degrees_of_freedom(budget, paired):
+    """Regression: n - 1 sampled units fit exactly, the residuals vanish and std_errors were ~1e-16."""
+    game = ip.synthetic.random_game(3, random_state=1)
+    truth = ip.shapley(game).values
+    result = ip.shapley(game, method="kernel", budget=budget, paired=paired, random_state=0)
+    assert result.info["n_sampled_units"] == 2
+    assert np.abs(result.values - truth).max() > 0.5  # a real error, which a zero standard error would hide
+    assert result.std_errors is None
+    biv = ip.bivariate(game, method="kernel", budget=budget, paired=paired, random_state=0)
+    assert biv.std_errors is None and biv.univariate.std_errors is None
+
+
+def test_standard_errors_cover_at_small_budgets():
+    """95% intervals at n=6 with 11 and 8 sampled pairs (5 free unknowns): the sandwich alone covered ~0.83;
+    with the degrees-of-freedom factor sqrt(U / (U - (n - 1))) about 0.93."""
+    hits = []
+    for game_seed in range(8):
+        game = ip.synthetic.random_game(6, random_state=game_seed)
+        truth = ip.shapley(game).values
+        for budget in (24, 30):
+            for seed in range(12):
+                result = ip.shapley(game, method="kernel", budget=budget, random_state=seed)
+                hits.append(np.abs(result.values - truth) < 1.96 * result.std_errors)
+    coverage = np.mean(hits)
+    assert 0.89 < coverage < 0.99, coverage

@@ -262,7 +262,8 @@ class KernelSolution:
     """Solutions of the constrained weighted least squares for one or more targets (columns).
 
     ``phi[:, t]`` are the ``n`` attributions of target ``t``; ``std_errors[:, t]`` their standard errors
-    (zero when every coalition was enumerated; ``None`` with fewer than two sampled units).
+    (zero when every coalition was enumerated; ``None`` when at most ``n - 1`` distinct units were sampled: with
+    no residual degrees of freedom the residuals vanish and a standard error would be meaningless).
     """
 
     phi: np.ndarray
@@ -285,7 +286,10 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     (delta-method) variance of the sampled part, with the drawn units (pairs) as i.i.d. draws:
     ``Var(phi) = (m/(w T))^2 [sum_u c_u s_u^2 - (sum_u c_u s_u)^2 / T]``, with
     ``s_u = (X'WX)^-1 sum_{k in u} x_k r_k`` the unit's projected residual, ``c_u`` its count, ``T`` the draws,
-    ``w`` the coalitions per unit and ``m`` the sampled kernel mass (Covert & Lee 2021 use the same CLT).
+    ``w`` the coalitions per unit and ``m`` the sampled kernel mass (Covert & Lee 2021 use the same CLT),
+    multiplied by the degrees-of-freedom factor ``sqrt(U / (U - (n - 1)))`` for ``U`` distinct sampled units and
+    ``n - 1`` free unknowns (the HC1 correction of White's sandwich; without it 95% intervals covered about 0.83
+    at ``n = 6`` with 8-11 sampled pairs, with it about 0.93). ``None`` when ``U <= n - 1``.
     """
     z = sample.coalitions.astype(float)
     n = z.shape[1]
@@ -313,7 +317,7 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
         return KernelSolution(phi, None)
     if first == len(z):
         return KernelSolution(phi, np.zeros((n, n_se)))
-    if units < 2:
+    if units <= n - 1:  # no residual degrees of freedom: the sampled units can be fitted exactly
         return KernelSolution(phi, None)
     x_units = design[first:head]
     unit_targets, beta = unit_targets[:, :n_se], beta[:, :n_se]
@@ -326,4 +330,5 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     square_part = (projected * projected) @ (c * unit_residuals**2)
     draws = sample.n_draws
     var = np.maximum(square_part - mean_part**2 / draws, 0.0) * draws / max(draws - 1, 1)
-    return KernelSolution(phi, np.sqrt(var) * sample.sampled_mass / (sample.width * draws))
+    dof = np.sqrt(units / (units - (n - 1)))  # residuals of a fit with n - 1 unknowns are too small
+    return KernelSolution(phi, dof * np.sqrt(var) * sample.sampled_mass / (sample.width * draws))
