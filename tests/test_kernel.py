@@ -158,3 +158,12 @@ def test_standard_errors_cover_at_small_budgets():
                 hits.append(np.abs(result.values - truth) < 1.96 * result.std_errors)
     coverage = np.mean(hits)
     assert 0.89 < coverage < 0.99, coverage
+
+
+def test_many_players_do_not_overflow():
+    """Regression: C(1100, s) was converted to float (OverflowError); only its comparison with rows matters."""
+    n = 1100
+    game = ip.Game(lambda c: c[:, 0] * 1.0, n)
+    result = ip.shapley(game, method="kernel", budget=2 * n + 10, random_state=0)
+    assert result.n_evaluations <= 2 * n + 10
+    np.testing.assert_allclose(result.values, np.eye(n)[0], atol=1e-8)  # additive game: exact at any budget

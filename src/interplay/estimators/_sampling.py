@@ -192,7 +192,9 @@ def kernel_sample(n: int, n_rows: int, rng: np.random.Generator, *, paired: bool
     masses = kernel_size_masses(n)
     groups = _groups(n)
     group_mass = np.array([masses[np.array(g) - 1].sum() for g in groups])
-    group_count = np.array([sum(comb(n, s) for s in g) for g in groups], dtype=float)
+    # coalitions per group, capped above any row count (only compared with rows; C(n, s) overflows a float)
+    cap = 2 * n_rows + 2
+    group_count = np.array([min(sum(comb(n, s) for s in g), cap) for g in groups], dtype=float)
     rows_left, mass_left = n_rows, 1.0
     enumerated: list[np.ndarray] = []
     weights: list[np.ndarray] = []
