@@ -167,3 +167,16 @@ def test_many_players_do_not_overflow():
     result = ip.shapley(game, method="kernel", budget=2 * n + 10, random_state=0)
     assert result.n_evaluations <= 2 * n + 10
     np.testing.assert_allclose(result.values, np.eye(n)[0], atol=1e-8)  # additive game: exact at any budget
+
+
+def test_gram_solver_cholesky_and_rank_deficient_fallback():
+    from interplay.estimators._sampling import gram_solver
+
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(30, 6))
+    b = rng.normal(size=(6, 3))
+    full = a.T @ a
+    np.testing.assert_allclose(gram_solver(full)(b), np.linalg.solve(full, b), atol=1e-12)
+    low = a[:, :4] @ rng.normal(size=(4, 6))  # rank 4: the minimum-norm solution, as the pseudo-inverse gives
+    deficient = low.T @ low
+    np.testing.assert_allclose(gram_solver(deficient)(b), np.linalg.pinv(deficient, hermitian=True) @ b, atol=1e-10)

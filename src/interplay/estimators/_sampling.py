@@ -11,6 +11,7 @@ from itertools import combinations
 from math import comb
 
 import numpy as np
+import scipy.linalg
 
 from .._validation import check_int
 from ..games import Game
@@ -259,6 +260,24 @@ def _draw_units(n, groups, group_mass, n_units, rng, *, paired):
     return draws[first[order]], counts, len(draws)
 
 
+def gram_solver(gram: np.ndarray):
+    """``b -> gram^+ b`` for a symmetric positive semi-definite ``gram``.
+
+    Cholesky (``O(d^3/3)``, much faster than an eigendecomposition for large ``d``) when the pivots show the
+    matrix is clearly positive definite (smallest pivot above ``1e-10`` times the largest); otherwise the
+    pseudo-inverse, i.e. the minimum-norm solution when the sample leaves the design rank-deficient.
+    """
+    try:
+        factor = scipy.linalg.cho_factor(gram, check_finite=False)
+        pivots = np.diag(factor[0]) ** 2
+        if pivots.min() > 1e-10 * pivots.max():
+            return lambda b: scipy.linalg.cho_solve(factor, b, check_finite=False)
+    except np.linalg.LinAlgError:  # not positive definite
+        pass
+    inverse = np.linalg.pinv(gram, hermitian=True)
+    return lambda b: inverse @ b
+
+
 @dataclass(frozen=True)
 class KernelSolution:
     """Solutions of the constrained weighted least squares for one or more targets (columns).
@@ -279,8 +298,9 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     ``min_phi sum_k w_k (y_k - z_k . phi)^2  s.t.  sum_i phi_i = total_t``,
 
     with ``y_k`` the target minus its empty-coalition value. The constraint is exact: ``phi_n`` is eliminated as
-    ``total - sum_{i<n} phi_i`` and the remaining ``n-1`` unknowns solved with one pseudo-inverse of the weighted
-    Gram matrix ``X'WX``, reused for every target (Bivariate Shapley paper, Alg. 2's reused projection).
+    ``total - sum_{i<n} phi_i`` and the remaining ``n-1`` unknowns solved with one factorisation of the weighted
+    Gram matrix ``X'WX`` (Cholesky; pseudo-inverse if rank-deficient, see :func:`gram_solver`), reused for every
+    target (Bivariate Shapley paper, Alg. 2's reused projection).
     A sampled pair ``(S, N - S)`` has reduced design rows ``x`` and ``-x`` and equal weights, so the pair enters
     through the difference of its two targets (half the work).
 
@@ -311,8 +331,8 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
         gram = weighted @ design
         unit_targets = reduced[first:]
     rhs = weighted[:, :first] @ reduced[:first] + weighted[:, first:] @ unit_targets
-    inverse = np.linalg.pinv(gram, hermitian=True)  # (X'WX)^+: min-norm solution if rank-deficient
-    beta = inverse @ rhs
+    solve = gram_solver(gram)  # (X'WX)^-1 by Cholesky; the pseudo-inverse if rank-deficient
+    beta = solve(rhs)
     phi = np.vstack([beta, totals[None, :] - beta.sum(axis=0, keepdims=True)])
     n_se = len(totals) if std_errors is True else int(std_errors)
     if n_se == 0:
@@ -325,7 +345,7 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     unit_targets, beta = unit_targets[:, :n_se], beta[:, :n_se]
     # residual of the unit: r(S) for a single; r(S) - r(N - S) = t(S) - t(N - S) - 2 x beta for a pair
     unit_residuals = unit_targets - sample.width * (x_units @ beta)
-    projected = inverse @ x_units.T  # (n-1, units): (X'WX)^+ x_u
+    projected = solve(x_units.T)  # (n-1, units): (X'WX)^+ x_u
     projected = np.vstack([projected, -projected.sum(axis=0, keepdims=True)])  # the eliminated phi_n too
     c = sample.counts[:, None]
     mean_part = projected @ (c * unit_residuals)
