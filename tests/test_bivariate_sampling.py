@@ -177,3 +177,22 @@ def test_running_moments_merge_chunks_exactly():
         moments.add(samples[start:start + 17])
     np.testing.assert_allclose(moments.mean, samples.mean(axis=0), rtol=1e-15)
     np.testing.assert_allclose(moments.std_errors(), samples.std(axis=0, ddof=1) / np.sqrt(101), rtol=1e-6)
+
+
+@pytest.mark.parametrize("options", [{}, {"univariate": "kernel"},
+                                     {"common_random_numbers": False, "run_budget": 40}])
+def test_general_advances_a_passed_generator(options):
+    """Regression: method='general' deep-copied the Generator and never advanced it (repeated calls were equal)."""
+    game, _ = table(6, 3)
+    budget = 300 if "run_budget" in options else 40  # 40 < 2**6: kernel samples too
+    rng = np.random.default_rng(5)
+    first = ip.bivariate(game, method="general", budget=budget, random_state=rng, **options)
+    second = ip.bivariate(game, method="general", budget=budget, random_state=rng, **options)
+    assert not np.allclose(first.adjacency, second.adjacency)
+    again = ip.bivariate(game, method="general", budget=budget, random_state=5, **options)
+    np.testing.assert_array_equal(again.adjacency, first.adjacency)  # the same seed still reproduces
+    if options.get("univariate") == "kernel":  # and advances the Generator as method="kernel" does
+        rng = np.random.default_rng(5)
+        ip.bivariate(game, method="kernel", budget=budget, random_state=rng)
+        kernel = ip.bivariate(game, method="kernel", budget=budget, random_state=rng)
+        np.testing.assert_allclose(second.adjacency, kernel.adjacency, atol=1e-10)

@@ -132,7 +132,8 @@ def general_bivariate(game: Game, *, budget: int | None = None, rng: np.random.G
     ``univariate`` names a registered Shapley method (``ip.available_methods("shapley")``); ``options`` go to
     it. Each run gets ``run_budget`` (default ``budget``) evaluations of its own game; the user's game sees only
     distinct coalitions (cached) and at most ``budget`` of them (error otherwise). With
-    ``common_random_numbers`` (default) every run draws from a copy of the same random stream, so methods whose
+    ``common_random_numbers`` (default) every run draws from the same state of ``rng`` (the univariate run
+    advances ``rng`` itself, so a Generator passed twice gives different results), so methods whose
     samples do not depend on the game values (permutation, antithetic, kernel) ask every ``u_i`` for the
     coalitions of the univariate run, and the whole matrix costs what one univariate run costs (with
     ``univariate="kernel"`` the result equals ``method="kernel"`` for the same ``random_state``). The univariate
@@ -145,10 +146,16 @@ def general_bivariate(game: Game, *, budget: int | None = None, rng: np.random.G
     run_budget = budget if run_budget is None else check_int(run_budget, "run_budget", minimum=1)
     n = game.n_players
     base = _BudgetedGame(game, budget, univariate)
+    # common random numbers: every u_i draws from a copy of rng's current state, and the univariate run (on the
+    # game itself) consumes rng, which advances it as the univariate method would (repeated calls differ)
+    start = copy.deepcopy(rng) if common_random_numbers else None
     streams = None if common_random_numbers else rng.spawn(n + 1)
 
     def run(target: Game, k: int) -> Attribution:
-        generator = copy.deepcopy(rng) if streams is None else streams[k]
+        if streams is not None:
+            generator = streams[k]
+        else:
+            generator = rng if k == 0 else copy.deepcopy(start)
         return estimator(target, budget=run_budget, rng=generator, **options)
 
     uni = run(base.cached, 0)
