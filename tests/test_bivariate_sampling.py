@@ -196,3 +196,21 @@ def test_general_advances_a_passed_generator(options):
         ip.bivariate(game, method="kernel", budget=budget, random_state=rng)
         kernel = ip.bivariate(game, method="kernel", budget=budget, random_state=rng)
         np.testing.assert_allclose(second.adjacency, kernel.adjacency, atol=1e-10)
+
+
+@pytest.mark.parametrize("method, options", [("permutation", {"antithetic": True}), ("permutation", {}),
+                                             ("kernel", {"paired": False}), ("kernel", {}),
+                                             ("general", {"univariate": "kernel"})])
+def test_info_holds_the_resolved_budget_and_options(method, options):
+    n = 6
+    game, _ = table(n, 0)
+    result = ip.bivariate(game, method=method, random_state=0, **options)
+    defaults = {"permutation": {"antithetic": False}, "kernel": {"paired": True, "std_errors": True},
+                "general": {"univariate": "permutation", "common_random_numbers": True}}[method]
+    for key, value in {**defaults, **options}.items():
+        assert result.info[key] == value, key
+    if method == "general":  # no cap on the total by default; each run used the default budget
+        assert result.info["budget"] is None and result.info["run_budget"] == 2048 + 2 * n
+    else:
+        assert result.info["budget"] == 2048 + 2 * n
+        assert result.univariate.info["budget"] == 2048 + 2 * n

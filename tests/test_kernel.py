@@ -180,3 +180,11 @@ def test_gram_solver_cholesky_and_rank_deficient_fallback():
     low = a[:, :4] @ rng.normal(size=(4, 6))  # rank 4: the minimum-norm solution, as the pseudo-inverse gives
     deficient = low.T @ low
     np.testing.assert_allclose(gram_solver(deficient)(b), np.linalg.pinv(deficient, hermitian=True) @ b, atol=1e-10)
+
+
+@pytest.mark.parametrize("paired", [True, False])
+def test_info_holds_the_resolved_budget_and_options(paired):
+    game, _ = table(12, 0)
+    result = ip.shapley(game, method="kernel", paired=paired, random_state=0)  # default budget 2048 + 2n
+    assert result.info["budget"] == 2048 + 2 * 12 and result.info["paired"] is paired
+    assert ip.shapley(game, method="kernel", budget=77, random_state=0).info["budget"] == 77

@@ -117,3 +117,12 @@ def test_standard_errors_survive_a_large_offset(method):
         results.append(ip.shapley(game, method=method, budget=402, random_state=0))
     assert results[0].std_errors[0] > 0.01
     np.testing.assert_allclose(results[1].std_errors, results[0].std_errors, rtol=1e-5)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_info_holds_the_resolved_budget_and_options(method):
+    game, _ = table(5, 0)
+    result = ip.shapley(game, method=method, random_state=0)  # default budget 2048 + 2n
+    assert result.info["budget"] == 2048 + 2 * 5
+    assert result.info["antithetic"] == (method == "antithetic")
+    assert ip.shapley(game, method=method, budget=77, random_state=0).info["budget"] == 77

@@ -12,6 +12,11 @@ For ``j != i``: ``E2[j, i] = sum_{S: i in S, j not in S} |S|!(n-|S|-1)!/n! (u(S+
   matrix costs exactly the evaluations of univariate KernelSHAP (:mod:`interplay.estimators.kernel`).
 - ``method="general"``: Eq. 5 with any registered univariate Shapley method, run on each ``u_i`` (an
   :class:`~interplay.games.Game` that forwards coalitions containing ``i`` to the cached game).
+
+``n_evaluations`` is the number of coalitions each method requested from the game (for ``"general"``: the
+distinct ones, after its own cache); a cached game may answer some without calling its value function. ``info``
+holds the resolved ``budget`` (``"general"``: ``None`` means no cap on the total, ``run_budget`` the resolved
+budget of each run) and the method's options.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from .._validation import check_int
 from ..games import Game
 from ..results import Attribution, BivariateExplanation
 from ._registry import available_methods, get_estimator, register
-from ._sampling import RunningMoments, kernel_solve
+from ._sampling import RunningMoments, default_budget, kernel_solve
 from .kernel import draw_kernel_sample
 from .permutation import sample_means, sample_permutations
 
@@ -36,7 +41,8 @@ def permutation_bivariate(game: Game, *, budget: int | None = None, rng: np.rand
                           antithetic: bool = False) -> BivariateExplanation:
     """Bivariate Shapley matrix by permutation sampling (Alg. 1), univariate values from the same permutations.
 
-    ``antithetic=True`` pairs each permutation with its reverse (standard errors over pair means).
+    ``antithetic=True`` pairs each permutation with its reverse (standard errors over pair means; exactly 0 for
+    an entry whose pair means never vary, see :mod:`interplay.estimators.permutation`).
     Cost: ``2 + P (n - 1)`` evaluations with ``P = floor((budget - 2) / (n - 1))`` permutations.
     """
     method = "permutation"
@@ -56,7 +62,8 @@ def permutation_bivariate(game: Game, *, budget: int | None = None, rng: np.rand
     adjacency = moments.mean
     std = moments.std_errors()
     values, uni_std = sample_means(deltas, antithetic=antithetic)
-    info = {"budget": budget, "n_permutations": len(deltas), "antithetic": antithetic}
+    info = {"budget": default_budget(n) if budget is None else budget, "n_permutations": len(deltas),
+            "antithetic": antithetic}
     univariate = Attribution(values, sample.empty, game.feature_names, sample.n_evaluations, method, uni_std, info)
     if std is not None:
         np.fill_diagonal(std, 0.0)
@@ -79,7 +86,8 @@ def kernel_bivariate(game: Game, *, budget: int | None = None, rng: np.random.Ge
     targets = np.column_stack([y - empty, y[:, None] * sample.coalitions])
     totals = np.concatenate([[full - empty], np.full(game.n_players, full)])
     solution = kernel_solve(sample, targets, totals, std_errors=True if std_errors else 1)
-    info = {"budget": budget, "paired": paired, "enumerated_sizes": sample.enumerated_sizes,
+    resolved = default_budget(game.n_players) if budget is None else budget
+    info = {"budget": resolved, "paired": paired, "enumerated_sizes": sample.enumerated_sizes,
             "n_sampled_units": len(sample.counts), "n_draws": sample.n_draws, "std_errors": std_errors}
     std = solution.std_errors
     univariate = Attribution(solution.phi[:, 0], empty, game.feature_names, used, "kernel",
@@ -166,7 +174,7 @@ def general_bivariate(game: Game, *, budget: int | None = None, rng: np.random.G
         std = np.array([r.std_errors for r in rows])
         np.fill_diagonal(std, 0.0)
     used = base.cached.n_evaluations
-    info = {"budget": budget, "univariate": univariate, "run_budget": run_budget,
+    info = {"budget": budget, "univariate": univariate, "run_budget": uni.info.get("budget", run_budget),
             "common_random_numbers": common_random_numbers, **options}
     univariate_result = Attribution(uni.values, uni.baseline, game.feature_names, uni.n_evaluations, univariate,
                                     uni.std_errors, {**uni.info, **info})

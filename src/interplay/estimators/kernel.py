@@ -18,6 +18,8 @@ Cost (coalition evaluations requested): ``v(empty)``, ``v(N)`` and at most ``bud
 ``1..n-1`` (pairs: an even number of sampled coalitions). Minimum budget ``2n`` (paired: ``n - 1`` pairs) or
 ``n + 1`` (unpaired): enough independent rows for the ``n - 1`` free unknowns (:func:`minimum_budget`).
 Default budget ``2048 + 2n``. With ``budget >= 2**n`` every coalition is enumerated and the result is exact.
+``n_evaluations`` is the number of coalitions the method requested from the game (a cached game may answer some
+without calling its value function); ``info`` holds the resolved ``budget`` and ``paired``.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import numpy as np
 from ..games import Game
 from ..results import Attribution
 from ._registry import register
-from ._sampling import KernelSample, kernel_sample, kernel_solve, resolve_budget
+from ._sampling import KernelSample, default_budget, kernel_sample, kernel_solve, resolve_budget
 
 
 def minimum_budget(n: int, *, paired: bool = True) -> int:
@@ -67,6 +69,7 @@ def kernel_shapley(game: Game, *, budget: int | None = None, rng: np.random.Gene
     std = None if solution.std_errors is None else solution.std_errors[:, 0]
     return Attribution(
         solution.phi[:, 0], empty, game.feature_names, used, "kernel", std,
-        info={"budget": budget, "paired": paired, "enumerated_sizes": sample.enumerated_sizes,
+        info={"budget": default_budget(game.n_players) if budget is None else budget, "paired": paired,
+              "enumerated_sizes": sample.enumerated_sizes,
               "n_sampled_units": len(sample.counts), "n_draws": sample.n_draws},
     )
