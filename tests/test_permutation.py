@@ -126,3 +126,11 @@ def test_info_holds_the_resolved_budget_and_options(method):
     assert result.info["budget"] == 2048 + 2 * 5
     assert result.info["antithetic"] == (method == "antithetic")
     assert ip.shapley(game, method=method, budget=77, random_state=0).info["budget"] == 77
+
+
+def test_antithetic_standard_error_can_be_exactly_zero_without_being_exact():
+    """Documented: with few pairs the pair means of a player can coincide (zero sample variance)."""
+    game, _ = table(3, 0)
+    result = ip.shapley(game, method="antithetic", budget=2 + 4 * 2, random_state=0)  # 2 pairs
+    np.testing.assert_array_equal(result.std_errors, 0.0)
+    assert np.abs(result.values - exact(game)).max() > 0.1

@@ -5,10 +5,11 @@ one marginal contribution of every player, from the values of its ``n + 1`` pref
 
 Antithetic variant (SHEAR paper App. G, "APS"; Lomeli et al. 2019): permutations come in pairs ``(pi, reverse
 pi)``; the reverse's prefixes are the complements of ``pi``'s, which makes the two contributions negatively
-correlated. The standard error uses the variance of the pair means. It can be exactly 0 with a few pairs: a
-player that falls at an end (first or last) of every pair has the same pair mean
-``(v({i}) - v(empty) + v(N) - v(N - i)) / 2`` each time, a genuine zero sample variance, not an exact value (except
-for ``n = 2``, where every pair covers both orders).
+correlated. The standard error uses the variance of the pair means. It can be exactly 0 with few pairs when a
+player's pair means coincide, a genuine zero sample variance, not an exact value: a player at an end (first or
+last) of every pair has the pair mean ``(v({i}) - v(empty) + v(N) - v(N - i)) / 2`` each time, and for small
+``n`` the same pair ``{pi, reverse pi}`` may be drawn every time (``n = 3`` has only 3 such pairs). Only for
+``n = 2`` (every pair covers both orders) is a zero standard error an exact value.
 
 Cost (coalition evaluations requested): ``v(empty)`` and ``v(N)`` once, plus the ``n - 1`` proper prefixes of each
 permutation, i.e. ``2 + P (n - 1)`` for ``P`` permutations. With ``budget`` ``B`` the estimator uses
