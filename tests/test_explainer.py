@@ -167,3 +167,16 @@ def test_infinite_inputs_and_arbitrary_modes_are_reported():
     continuous = np.random.default_rng(0).normal(size=(50, 2))
     with pytest.warns(UserWarning, match="mode is arbitrary"):
         ip.Explainer(lambda X: X[:, 0], continuous, removal="baseline", baseline="mode")
+
+
+def test_many_rows_record_the_class_each_row_explains():
+    from sklearn.datasets import load_iris
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = load_iris(return_X_y=True)
+    model = LogisticRegression(max_iter=500).fit(X, y)
+    rows = X[[0, 60, 120]]
+    explanation = ip.Explainer(model, X[::15]).shapley(rows)
+    assert explanation.info["targets"] == model.predict(rows).tolist()
+    fixed = ip.Explainer(model, X[::15], target=2).shapley(rows)
+    assert fixed.info["targets"] == [2, 2, 2]

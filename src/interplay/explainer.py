@@ -367,8 +367,10 @@ class Explainer:
             raise ValueError(f"y: expected {len(rows)} labels (one per row of X), got {len(labels)}")
         seeds = np.random.SeedSequence(check_random_state(random_state).integers(2**63)).spawn(len(rows))
         per_output: dict[Any, list] = {}
+        explained: list = []  # the output each row's game explains (e.g. its predicted class)
         for row, label, seed in zip(rows, labels, seeds):
             games = self.games(row, label)
+            explained.append(next(iter(games)))
             for output, game in games.items():
                 # the same seed for every output of a row: sampled coalitions coincide, the model runs once
                 row_options = self._row_options(kind, method, row, label,
@@ -377,16 +379,18 @@ class Explainer:
                                             random_state=np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key),
                                             **row_options)
                 per_output.setdefault(output if self._multi_target else None, []).append(result)
-        explanations = {output: self._explanation(results, rows, kind, method, budget)
+        explanations = {output: self._explanation(results, rows, kind, method, budget,
+                                                  [output] * len(rows) if self._multi_target else explained)
                         for output, results in per_output.items()}
         return explanations if self._multi_target else explanations[None]
 
     def _explanation(self, results: list, rows: np.ndarray, kind: str, method: str,
-                     budget: int | None) -> Explanation:
+                     budget: int | None, targets: list) -> Explanation:
         std = None
         if all(r.std_errors is not None for r in results):
             std = np.array([r.std_errors for r in results])
-        info = {"removal": self.removal, "output": self.output, "budget": budget, "kind": kind}
+        info = {"removal": self.removal, "output": self.output, "budget": budget, "kind": kind,
+                "targets": [t.item() if isinstance(t, np.generic) else t for t in targets]}
         data = rows
         if rows.dtype == object:  # raw categorical rows: numbers where possible, NaN elsewhere; raw in info
             info["raw_data"] = rows
