@@ -84,8 +84,15 @@ def _cross_contribution(game: Game, cross_contribution) -> tuple[np.ndarray, int
 
 
 def select_cooperators(eta: np.ndarray, k: int) -> np.ndarray:
-    """Eq. 12: per row ``i``, the ``k`` columns ``j != i`` with the largest ``eta[i, j]`` (ties: lower index)."""
+    """Eq. 12: per row ``i``, the ``k`` columns ``j != i`` with the largest ``eta[i, j]`` (ties: lower index).
+
+    Scores are rounded to 10 significant digits of the largest one first, so that ties do not depend on
+    floating-point noise (e.g. a model evaluated in other batch sizes).
+    """
     scores = np.array(eta, dtype=float, copy=True)
+    scale = np.abs(scores).max() if scores.size else 0.0
+    if scale > 0:
+        scores = np.round(scores / scale, 10)
     np.fill_diagonal(scores, -np.inf)
     return np.argsort(-scores, axis=1, kind="stable")[:, :k]
 
