@@ -75,17 +75,19 @@ def pattern_stats(Z: np.ndarray, v: np.ndarray, subsets: np.ndarray, *, chunk_ce
     v2 = v * v
     for start in range(0, k, step):
         sub = subsets[start:start + step]
-        codes = (Z[:, sub].astype(np.int64) * powers).sum(axis=2)  # (m, chunk)
-        for p in range(2**s):
-            mask = (codes == p).astype(float)
-            count = mask.sum(axis=0)
-            safe = np.maximum(count, 1.0)
-            mean = (v @ mask) / safe
-            second = (v2 @ mask) / safe
-            group_var = np.maximum(second - mean**2, 0.0) * count / np.maximum(count - 1.0, 1.0)
-            est[start:start + len(sub)] += signs[p] * mean
-            var[start:start + len(sub)] += group_var / safe
-            min_count[start:start + len(sub)] = np.minimum(min_count[start:start + len(sub)], count.astype(np.int64))
+        c = len(sub)
+        codes = (Z[:, sub].astype(np.int64) * powers).sum(axis=2)  # (m, c): pattern of Z cap S per sample
+        flat = (codes + (np.arange(c, dtype=np.int64) * 2**s)[None, :]).ravel()
+        size = c * 2**s
+        count = np.bincount(flat, minlength=size).reshape(c, 2**s).astype(float)
+        total = np.bincount(flat, np.broadcast_to(v[:, None], codes.shape).ravel(), size).reshape(c, 2**s)
+        square = np.bincount(flat, np.broadcast_to(v2[:, None], codes.shape).ravel(), size).reshape(c, 2**s)
+        safe = np.maximum(count, 1.0)
+        mean = total / safe
+        group_var = np.maximum(square / safe - mean**2, 0.0) * count / np.maximum(count - 1.0, 1.0)
+        est[start:start + c] = mean @ signs
+        var[start:start + c] = (group_var / safe).sum(axis=1)
+        min_count[start:start + c] = count.min(axis=1).astype(np.int64)
     empty = min_count == 0
     est[empty] = 0.0
     se = np.sqrt(var)
@@ -97,7 +99,7 @@ def warn_unsampled(n_missing: int, what: str) -> None:
     if n_missing:
         warnings.warn(
             f"{n_missing} {what} had too few samples for an estimate or a standard error (reported as 0 with "
-            "standard error inf); increase the budget", RuntimeWarning, stacklevel=3,
+            "standard error inf); increase the budget", RuntimeWarning, stacklevel=4,
         )
 
 
