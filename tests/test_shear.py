@@ -160,3 +160,28 @@ def test_bad_options():
         ip.shapley(game, method="shear", cross_contribution="hessian")
     with pytest.raises(ValueError, match="n_per_feature"):
         ip.shapley(game, method="shear", n_per_feature=1)
+
+
+def test_uniform_masks_are_biased_and_shapley_masks_unbiased_on_a_three_way_term():
+    """Unanimity game on {0, 1, 2}, K = 1: feature 0 has one cooperator and one non-cooperator. The paper's
+    uniform masks give the triple weight E = 1/4 (the non-cooperator is present with probability 1/2 when the
+    cooperator is), Shapley gives 1/3; the Beta-distributed masks are unbiased."""
+    game = UnanimitySum(3, ((0, 1, 2),), (1.0,)).game()
+    uniform = [ip.shapley(game, method="shear", n_per_feature=4, random_state=s).values[0] for s in range(250)]
+    shapley = [ip.shapley(game, method="shear", n_per_feature=4, noncooperators="shapley", random_state=s).values[0]
+               for s in range(250)]
+    assert set(np.round(uniform, 12)) <= {0.0, 0.5}
+    assert abs(np.mean(uniform) - 0.25) < 4 * np.std(uniform) / np.sqrt(250)
+    assert abs(np.mean(shapley) - 1 / 3) < 4 * np.std(shapley) / np.sqrt(250)
+
+
+def test_shapley_masks_are_unbiased_on_random_games():
+    soum = UnanimitySum.random(8, n_terms=20, max_size=4, random_state=7)
+    runs = np.array([ip.shapley(soum.game(), method="shear", n_per_feature=8, noncooperators="shapley",
+                                random_state=s).values for s in range(200)])
+    se = runs.std(axis=0, ddof=1) / np.sqrt(len(runs))
+    assert np.all(np.abs(runs.mean(axis=0) - soum.shapley()) < 4.5 * se + 1e-12)
+    exact = ip.shapley(soum.game(), method="shear", n_per_feature=256, noncooperators="shapley", random_state=0)
+    np.testing.assert_allclose(exact.values, soum.shapley(), atol=1e-12)
+    with pytest.raises(ValueError, match="noncooperators"):
+        ip.shapley(soum.game(), method="shear", noncooperators="banzhaf")

@@ -16,10 +16,18 @@ For each feature ``i``:
    within the non-cooperators (antithetic pairs, Table 1) and the same ``V_S`` is used with and without ``i``
    (papers' README). The ``2**K`` subsets with and without ``i`` use ``2**(K+1) <= N`` evaluations.
 
+``noncooperators="shapley"`` (an interplay option, not in the paper) draws, per antithetic pair, a presence
+probability ``t ~ Beta(|S|+1, K-|S|+1)`` (the complement subset gets ``1 - t`` through the complementary mask):
+in a uniformly random order, given which cooperators precede ``i``, ``i``'s relative arrival time has that law
+and every non-cooperator precedes ``i`` independently with probability ``t``. This makes the estimate unbiased
+for every game, at the price of some variance; the paper's ``"uniform"`` masks (probability 1/2) are exact for
+interactions of order 2 but give non-cooperators' higher-order interactions Banzhaf-like weights (bias).
+
 With ``K = n - 1`` there is no non-cooperator and the estimate is the exact Shapley value; it is also exact when
 every Moebius dividend that contains ``i`` lies inside ``C_i + i`` (e.g. a sparse quadratic model whose
-interacting partners of ``i`` are all cooperators). Otherwise it is biased (non-cooperators' higher-order
-interactions get Banzhaf-like weights); no standard error is reported.
+interacting partners of ``i`` are all cooperators), and for every game with interactions of order at most 2
+(each non-cooperator is present in exactly one mask of each equally weighted antithetic pair). Otherwise the
+paper's estimate is biased (see ``noncooperators``); no standard error is reported.
 
 Cost: ``1 + n 2**(K+1)`` evaluations (``v(empty)`` is the baseline), plus ``n(n-1)/2 + n + 1`` when the
 cross-contribution comes from the game. ``n_per_feature`` defaults to ``(budget - overhead) // n``
@@ -32,7 +40,7 @@ from math import comb
 
 import numpy as np
 
-from .._validation import check_int
+from .._validation import check_choice, check_int
 from ..games import Game
 from ..results import Attribution
 from ._registry import register
@@ -104,10 +112,11 @@ def cooperators_for(n_per_feature: int, n: int) -> int:
 
 @register("shapley", "shear")
 def shear_shapley(game: Game, *, budget: int | None = None, rng: np.random.Generator,
-                  n_per_feature: int | None = None, cross_contribution=None,
+                  n_per_feature: int | None = None, cross_contribution=None, noncooperators: str = "uniform",
                   chunk_cells: int = 2**24) -> Attribution:
     """SHEAR estimate of the Shapley values (SHEAR paper, Eq. 11, 12, 14; module docstring for details)."""
     n = game.n_players
+    check_choice(noncooperators, "noncooperators", ("uniform", "shapley"))
     overhead = 1 + (second_order_cost(n) if cross_contribution is None else 0)
     if n_per_feature is None:
         if budget is None:
@@ -143,7 +152,12 @@ def shear_shapley(game: Game, *, budget: int | None = None, rng: np.random.Gener
     for start in range(0, n, step):
         feats = np.arange(start, min(start + step, n))
         c = len(feats)
-        draws = rng.random((c, n_free, n)) < 0.5
+        uniforms = rng.random((c, n_free, n))
+        if noncooperators == "uniform":
+            draws = uniforms < 0.5
+        else:   # presence probability t ~ Beta(|S|+1, K-|S|+1): the law of i's "arrival time" given S
+            t = rng.beta(sizes[:n_free] + 1.0, K - sizes[:n_free] + 1.0, size=(c, n_free))
+            draws = uniforms < t[:, :, None]
         if n_sub > 1:
             masks = np.empty((c, n_sub, n), dtype=bool)
             masks[:, :n_free] = draws
@@ -161,5 +175,5 @@ def shear_shapley(game: Game, *, budget: int | None = None, rng: np.random.Gener
         diffs = (values[c * n_sub:] - values[:c * n_sub]).reshape(c, n_sub)
         phi[feats] = diffs @ weights
     info = {"budget": budget, "n_per_feature": 2 * n_sub, "n_cooperators": K, "cooperators": coop,
-            "cross_contribution": source}
+            "cross_contribution": source, "noncooperators": noncooperators}
     return Attribution(phi, empty_value[0], game.feature_names, used, "shear", info=info)
