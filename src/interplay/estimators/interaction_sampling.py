@@ -157,7 +157,7 @@ def _subset_keys(members: np.ndarray, n: int) -> np.ndarray:
     return (np.sort(members, axis=-1) * n ** np.arange(members.shape[-1], dtype=np.int64)).sum(axis=-1)
 
 
-def _plan(budget, n, fixed, per_perm, method, index):
+def _plan(budget, n, fixed, per_perm, method):
     total = resolve_budget(budget, n, fixed + 2 * per_perm, method)
     return (total - fixed) // per_perm
 
@@ -170,7 +170,7 @@ def _chunks(count: int, cells_per_perm: int, limit: int = 2**24):
 def _sii(game, order, budget, rng):
     n = game.n_players
     per_perm = max(n - 1 + sum((n - s + 1) * (2**s - s - 1) for s in range(2, order + 1)), 1)
-    P = _plan(budget, n, 2, per_perm, "permutation", "sii")
+    P = _plan(budget, n, 2, per_perm, "permutation")
     perms = _permutations(rng, P, n)
     ends, used = evaluate_distinct(game, np.array([np.zeros(n, bool), np.ones(n, bool)]))
     keys_all, samples_all = {s: [] for s in range(1, order + 1)}, {s: [] for s in range(1, order + 1)}
@@ -221,7 +221,7 @@ def _stii(game, order, budget, rng):
     lower = [_subsets(n, s) for s in range(k)]
     fixed = sum(len(x) for x in lower)
     per_perm = n + 1 + comb(n, k) * (2**k - 2)
-    P = _plan(budget, n, fixed, per_perm, "permutation", "stii")
+    P = _plan(budget, n, fixed, per_perm, "permutation")
     perms = _permutations(rng, P, n)
     # exact Moebius dividends below order k, from every coalition of size < k
     small = np.zeros((fixed, n), dtype=bool)
@@ -257,7 +257,7 @@ def _stii(game, order, budget, rng):
         sums += samples.sum(axis=0)
         squares += (samples**2).sum(axis=0)
     mean = sums / P
-    err = np.sqrt(np.maximum(squares / P - mean**2, 0.0) * P / max(P - 1, 1) / P) if P > 1 else np.full(len(top), np.inf)
+    err = np.sqrt(np.maximum(squares / P - mean**2, 0.0) / (P - 1))       # P >= 2 by the minimum budget
     for S, x, e in zip(top.tolist(), mean, err):
         out[tuple(S)] = float(x)
         se[tuple(S)] = float(e)
@@ -269,7 +269,7 @@ def _excess(game, budget, rng):
     n = game.n_players
     pairs = _subsets(n, 2)
     per_perm = n - 1 + len(pairs)
-    P = _plan(budget, n, 2, per_perm, "permutation", "excess")
+    P = _plan(budget, n, 2, per_perm, "permutation")
     perms = _permutations(rng, P, n)
     used = 0
     shap = np.zeros((P, n))
