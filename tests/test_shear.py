@@ -80,9 +80,10 @@ def test_antithetic_masks_make_pairwise_games_exact_for_any_cooperators():
     edges = [(i, j) for i in range(n) for j in range(i + 1, n)]
     for seed in range(3):
         game, _ = _quadratic_game(n, edges, seed)
-        result = ip.shapley(game, method="shear", n_per_feature=8, random_state=seed)
-        assert result.info["n_cooperators"] == 2
-        np.testing.assert_allclose(result.values, ip.shapley(game).values, atol=1e-10)
+        for masks in ("uniform", "shapley"):
+            result = ip.shapley(game, method="shear", n_per_feature=8, noncooperators=masks, random_state=seed)
+            assert result.info["n_cooperators"] == 2
+            np.testing.assert_allclose(result.values, ip.shapley(game).values, atol=1e-10)
 
 
 def test_error_shrinks_with_evaluations_per_feature():
