@@ -37,18 +37,23 @@ def resolve_budget(budget: int | None, n: int, minimum: int, method: str) -> int
     return budget
 
 
+def distinct_rows(coalitions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(distinct coalitions, inverse)`` with ``distinct[inverse] == coalitions`` (order fixed by the rows)."""
+    coalitions = np.ascontiguousarray(coalitions, dtype=bool)
+    _, first, inverse = np.unique(_packed_keys(coalitions), return_index=True, return_inverse=True)
+    return coalitions[first], inverse.ravel()
+
+
 def evaluate_distinct(game: Game, coalitions: np.ndarray) -> tuple[np.ndarray, int]:
     """Values of ``coalitions`` (rows), asking the game for each distinct coalition once.
 
     Returns ``(values per row, number of distinct coalitions)``. The order of the rows passed to the game depends
     on the coalitions only, so results do not depend on the game's batch size.
     """
-    coalitions = np.ascontiguousarray(coalitions, dtype=bool)
     if len(coalitions) == 0:
         return np.zeros(0), 0
-    _, first, inverse = np.unique(_packed_keys(coalitions), return_index=True, return_inverse=True)
-    values = game(coalitions[first])
-    return values[inverse.ravel()], len(first)
+    rows, inverse = distinct_rows(coalitions)
+    return game(rows)[inverse], len(rows)
 
 
 def uniform_coalitions(rng: np.random.Generator, m: int, n: int) -> np.ndarray:

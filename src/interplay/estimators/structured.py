@@ -25,12 +25,14 @@ from math import factorial
 
 import networkx as nx
 import numpy as np
+from scipy.special import gammaln
 
+from .._bits import popcounts
 from .._validation import check_choice, check_int
 from ..games import Game
 from ..results import Attribution
 from ._registry import register
-from .banzhaf_sampling import evaluate_distinct
+from .banzhaf_sampling import distinct_rows
 
 MAX_NEIGHBOURHOOD = 20
 
@@ -75,26 +77,37 @@ def neighbourhood(G: nx.Graph, i: int, k: int) -> list[int]:
     return sorted(nx.single_source_shortest_path_length(G, i, cutoff=k))
 
 
-def connected_subsets(G: nx.Graph, i: int, allowed: set[int]):
-    """Every connected node set ``U`` with ``i in U subset allowed``, each exactly once (as frozensets).
+def connected_codes(G: nx.Graph, i: int, members: list[int]) -> np.ndarray:
+    """Every connected node set ``U`` with ``i in U subset members``, each exactly once, as bit codes over
+    ``members`` (bit ``b`` = ``members[b]``; at most 62 members).
 
-    Reverse-search enumeration: a branch either adds a candidate neighbour or excludes it for good.
+    Reverse-search enumeration on bitmasks: a branch either adds a candidate neighbour or excludes it for good.
     """
-    out = []
+    if len(members) > 62:
+        raise ValueError(f"k: a neighbourhood of {len(members)} features is too large for C-Shapley; lower k")
+    local = {node: b for b, node in enumerate(members)}
+    nbr = [sum(1 << local[u] for u in G[node] if u in local and u != node) for node in members]
+    out: list[int] = []
 
-    def grow(current: frozenset, candidates: list[int], excluded: frozenset) -> None:
+    def grow(current: int, candidates: int, excluded: int) -> None:
         out.append(current)
-        candidates = list(candidates)
-        excluded = set(excluded)
         while candidates:
-            v = candidates.pop()
-            new = [u for u in G[v] if u in allowed and u not in current and u not in excluded
-                   and u not in candidates and u != v]
-            grow(current | {v}, candidates + new, frozenset(excluded))
-            excluded.add(v)
+            bit = candidates & -candidates
+            candidates ^= bit
+            v = bit.bit_length() - 1
+            grow(current | bit, candidates | (nbr[v] & ~current & ~excluded & ~candidates & ~bit), excluded)
+            excluded |= bit
 
-    grow(frozenset({i}), sorted(u for u in G[i] if u in allowed and u != i), frozenset())
-    return out
+    start = 1 << local[i]
+    grow(start, nbr[local[i]], 0)
+    return np.array(out, dtype=np.int64)
+
+
+def connected_subsets(G: nx.Graph, i: int, allowed: set[int]) -> list[frozenset]:
+    """Every connected node set ``U`` with ``i in U subset allowed``, each exactly once (as frozensets)."""
+    members = sorted(allowed)
+    codes = connected_codes(G, i, members)
+    return [frozenset(members[b] for b in range(len(members)) if (c >> b) & 1) for c in codes.tolist()]
 
 
 def _check_common(game: Game, graph, k) -> tuple[nx.Graph, int]:
@@ -111,12 +124,12 @@ def _finish(game: Game, rows: list[np.ndarray], weights: list[np.ndarray], budge
     with_i = without.copy()
     owner = np.repeat(np.arange(n), counts)
     with_i[np.arange(len(owner)), owner] = True
-    coalitions = np.concatenate([np.zeros((1, n), dtype=bool), without, with_i])
-    distinct = len(np.unique(np.packbits(coalitions, axis=1), axis=0))
-    if budget is not None and distinct > check_int(budget, "budget", minimum=1):
-        raise ValueError(f"budget: method={method!r} needs {distinct} evaluations here (every coalition of its "
+    distinct, inverse = distinct_rows(np.concatenate([np.zeros((1, n), dtype=bool), without, with_i]))
+    used = len(distinct)
+    if budget is not None and used > check_int(budget, "budget", minimum=1):
+        raise ValueError(f"budget: method={method!r} needs {used} evaluations here (every coalition of its "
                          f"definition), got {budget}; lower k or raise the budget")
-    values, used = evaluate_distinct(game, coalitions)
+    values = game(distinct)[inverse]
     m = len(owner)
     diffs = values[1 + m:] - values[1:1 + m]
     phi = np.bincount(owner, weights=np.concatenate(weights) * diffs, minlength=n)
@@ -146,9 +159,9 @@ def l_shapley(game: Game, *, budget: int | None = None, rng=None, graph=None, k:
         local_i = int(np.searchsorted(members, i))
         codes = np.arange(2**size, dtype=np.int64)
         codes = codes[((codes >> local_i) & 1) == 0]         # coalitions T - i of N_k(i) without i
-        t = np.array([bin(c).count("1") for c in codes])      # |T| - 1
+        t = popcounts(size)[codes]                            # |T| - 1
         rows.append(_local_rows(n, members, codes))
-        weights.append(np.array([factorial(s) * factorial(size - s - 1) / factorial(size) for s in t]))
+        weights.append(np.array([factorial(s) * factorial(size - s - 1) / factorial(size) for s in range(size)])[t])
         sizes.append(size)
     return _finish(game, rows, weights, budget, "l-shapley", {"k": k, "neighbourhood_sizes": sizes})
 
@@ -163,21 +176,20 @@ def c_shapley(game: Game, *, budget: int | None = None, rng=None, graph=None, k:
     G, k = _check_common(game, graph, k)
     check_choice(weights, "weights", ("boundary", "paper"))
     n = game.n_players
+    adjacency = nx.to_scipy_sparse_array(G, nodelist=range(n), format="csr", dtype=float)
     rows, ws, counts = [], [], []
     for i in range(n):
-        allowed = set(neighbourhood(G, i, k))
-        subsets = connected_subsets(G, i, allowed)
-        block = np.zeros((len(subsets), n), dtype=bool)
-        w = np.empty(len(subsets))
-        for r, U in enumerate(subsets):
-            u = len(U)
-            block[r, list(U - {i})] = True
-            if weights == "paper":
-                w[r] = 2.0 / ((u + 2) * (u + 1) * u)
-            else:
-                b = len(set().union(*(G[x] for x in U)) - U)
-                w[r] = factorial(u - 1) * factorial(b) / factorial(u + b)
-        rows.append(block)
+        hood = neighbourhood(G, i, k)
+        subsets = connected_codes(G, i, hood)
+        members = _local_rows(n, np.array(hood), subsets)
+        u = members.sum(axis=1)
+        if weights == "paper":
+            w = 2.0 / ((u + 2.0) * (u + 1.0) * u)
+        else:   # |dU|: nodes outside U adjacent to U
+            b = (((adjacency @ members.T.astype(float)).T > 0) & ~members).sum(axis=1)
+            w = np.exp(gammaln(u) + gammaln(b + 1.0) - gammaln(u + b + 1.0))
+        members[:, i] = False
+        rows.append(members)
         ws.append(w)
         counts.append(len(subsets))
     return _finish(game, rows, ws, budget, "c-shapley", {"k": k, "weights": weights, "n_subsets": counts})
