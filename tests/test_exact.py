@@ -109,3 +109,12 @@ def test_higher_order_values_are_defined_up_to_order():
     assert len(result.values) == 2**5 - 1
     v = brute.as_value(game, 5)
     assert result[(0, 1, 2, 3, 4)] == pytest.approx(brute.moebius(v, 5, (0, 1, 2, 3, 4)), abs=1e-12)
+
+
+def test_bivariate_precision_survives_a_large_offset():
+    """Values near a large constant with tiny differences: errors stay at the inputs own rounding level
+    (ulp(1e3) ~ 1e-13); without centring on v(empty) the matrix was off by 6e-13."""
+    soum = UnanimitySum.random(12, n_terms=20, max_size=3, random_state=1)
+    game = ip.Game(lambda s: 1e3 + 1e-3 * soum.value(s), 12)
+    np.testing.assert_allclose(ip.bivariate(game).adjacency, 1e-3 * soum.bivariate(), rtol=0, atol=1e-13)
+    np.testing.assert_allclose(ip.shapley(game).values, 1e-3 * soum.shapley(), rtol=0, atol=1e-13)

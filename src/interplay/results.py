@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Mapping
 
 import numpy as np
@@ -97,7 +98,11 @@ class Interactions:
     info: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "values", {tuple(sorted(k)): float(v) for k, v in self.values.items()})
+        values = {tuple(sorted(k)): float(v) for k, v in self.values.items()}
+        object.__setattr__(self, "values", MappingProxyType(values))
+        if self.std_errors is not None:
+            errors = {tuple(sorted(k)): float(v) for k, v in self.std_errors.items()}
+            object.__setattr__(self, "std_errors", MappingProxyType(errors))
         object.__setattr__(self, "feature_names", tuple(self.feature_names))
         object.__setattr__(self, "info", dict(self.info))
 
@@ -134,6 +139,14 @@ class Interactions:
         items = [(key, v) for key, v in self.values.items() if len(key) == size]
         items.sort(key=lambda kv: -abs(kv[1]))
         return [(tuple(self.feature_names[i] for i in key), v) for key, v in items[:k]]
+
+    def graph(self):
+        """Symmetric explanation graph of the pairwise values (``matrix`` off the diagonal; order-1 values as
+        ``univariate``): an :class:`interplay.graph.ExplanationGraph`, for the same analysis as Bivariate
+        Shapley (the Bivariate Shapley paper's Section 5 comparisons with SII, Shapley-Taylor, excess)."""
+        from .graph.explanation import from_interactions
+
+        return from_interactions(self)
 
     def __repr__(self) -> str:
         lines = [f"  {' x '.join(names)}: {v: .6g}" for names, v in self.top(10, min(2, self.order))]
@@ -177,6 +190,13 @@ class BivariateExplanation:
     def e2(self) -> np.ndarray:
         """The matrix ``E2`` of Eq. 6 itself: ``E2[i, j]`` = importance of ``i`` when ``j`` is present."""
         return self.adjacency.T
+
+    def graph(self):
+        """The directed explanation graph G (edge ``i -> j`` weighted by ``adjacency[i, j]``, no self-loops): an
+        :class:`interplay.graph.ExplanationGraph` with ``.redundancy(gamma)``, ``.pagerank()``, ``.gamma_sweep()``."""
+        from .graph.explanation import from_bivariate
+
+        return from_bivariate(self)
 
     def __repr__(self) -> str:
         return (
@@ -232,3 +252,46 @@ class Explanation:
             f"Explanation(method={self.method!r}, rows={len(self)}, n_features={len(self.feature_names)})\n"
             "mean |value|:\n" + _format_table(self.feature_names, self.global_importance())
         )
+
+
+# ---------------------------------------------------------------------------------------------------- on disk
+# Saving, loading and converting (implemented in interplay.io), attached to every result class.
+def _save(self, path):
+    """Write this result to ``path`` (``.json`` or ``.npz``); see :func:`interplay.io.save`."""
+    from .io import save
+
+    return save(self, path)
+
+
+def _load(cls, path):
+    """Read a result of this class written by ``save`` (no pickle); see :func:`interplay.io.load`."""
+    from .io import load
+
+    result = load(path)
+    if not isinstance(result, cls):
+        raise TypeError(f"{str(path)!r} holds a {type(result).__name__}, not a {cls.__name__}")
+    return result
+
+
+def _to_shap(self):
+    """This result as a ``shap.Explanation`` (needs shap); see :func:`interplay.io.to_shap`."""
+    from .io import to_shap
+
+    return to_shap(self)
+
+
+def _to_shapiq(self):
+    """This result as a ``shapiq.InteractionValues`` (needs shapiq); see :func:`interplay.io.to_shapiq`."""
+    from .io import to_shapiq
+
+    return to_shapiq(self)
+
+
+for _cls in (Attribution, Interactions, BivariateExplanation, Explanation):
+    _cls.save = _save
+    _cls.load = classmethod(_load)
+for _cls in (Attribution, BivariateExplanation, Explanation):
+    _cls.to_shap = _to_shap
+for _cls in (Attribution, Interactions, BivariateExplanation):
+    _cls.to_shapiq = _to_shapiq
+del _cls

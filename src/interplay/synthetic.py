@@ -135,3 +135,38 @@ def monotone_random_game(n_players: int, random_state=None) -> Game:
 
 
 __all__ = ["UnanimitySum", "majority_game", "monotone_random_game", "random_game", "table_game", "popcounts"]
+
+
+SENTENCE = ("The", "movie", "is", "the", "worst", "surprisingly", "awful")
+
+
+def sentence_game(*, strong: float = 1.0, cancel: float = 0.6) -> Game:
+    """The Bivariate Shapley paper's illustrative example as a game (Section 4, Fig. 1 and Fig. 5).
+
+    Players are the words of "The movie is the worst; surprisingly awful" (``SENTENCE``, without the ";"); the
+    value is a negative-sentiment score of the words present:
+
+        v(S) = strong * [worst in S or awful in S] - cancel * [surprisingly in S, worst and awful not in S]
+
+    - "worst" and "awful" are interchangeable: either one gives the full score, so each is unimportant given
+      the other (``W(worst, awful) = W(awful, worst) = 0``): a mutual redundancy group.
+    - "surprisingly" alone pushes the other way (negative Shapley value), but a strong word cancels its
+      influence: it is directionally redundant given "worst" (``W(worst, surprisingly) = 0``) while "worst"
+      keeps its importance given "surprisingly" (``W(surprisingly, worst) = (strong + cancel) / 6``).
+    - "The", "movie", "is", "the" are fillers (null players): redundant given every word, including each other.
+
+    Closed forms: Shapley values ``strong / 2 + cancel / 6`` for "worst" and "awful", ``-cancel / 3`` for
+    "surprisingly", 0 for the fillers. ``H_0`` has the groups {worst, awful} (its only source) and the four
+    fillers (its only sink), with "surprisingly" in between.
+    """
+    strong, cancel = float(strong), float(cancel)
+    worst, surprisingly, awful = SENTENCE.index("worst"), SENTENCE.index("surprisingly"), SENTENCE.index("awful")
+
+    def value(coalitions: np.ndarray) -> np.ndarray:
+        strong_word = coalitions[:, worst] | coalitions[:, awful]
+        return strong * strong_word - cancel * (coalitions[:, surprisingly] & ~strong_word)
+
+    return Game(value, len(SENTENCE), SENTENCE)
+
+
+__all__ += ["SENTENCE", "sentence_game"]

@@ -1,6 +1,7 @@
 """Estimators, registered by (kind, method). Importing a module registers its methods."""
 
 from . import exact  # noqa: F401  (registers the exact methods)
+from . import bivariate_sampling, kernel, multivariate, permutation  # noqa: F401  (sampling estimators, E^k)
 from . import banzhaf_sampling, interaction_sampling, shear, structured  # noqa: F401  (sampled Banzhaf, interactions, SHEAR, L-/C-Shapley)
 from ._registry import available_methods, get_estimator, register
 

@@ -1,8 +1,7 @@
 """Exact indices by complete enumeration: the 2**n coalitions are evaluated once, every index follows by arrays.
 
 Cost: exactly ``2**n`` coalition evaluations (fewer model calls when the game's cache already holds some);
-array work ``O(n 2**n)`` for Shapley, Banzhaf and the interaction indices, ``O(n**2 2**n)`` (one chunked matrix
-product) for the Bivariate Shapley matrix.
+array work ``O(n 2**n)`` for every index, the Bivariate Shapley matrix included.
 
 Sources:
 - Shapley value: lecture notes (Shapley value definition); Bivariate Shapley paper Eq. 4.
@@ -31,12 +30,6 @@ from ._registry import register
 
 DEFAULT_MAX_PLAYERS = 20
 INDICES = ("sii", "bii", "stii", "moebius", "excess")
-_SAMPLING_HINT = {
-    "shapley": "method='permutation', 'antithetic', 'kernel' or 'shear'",
-    "banzhaf": "method='msr' or 'sampling'",
-    "interactions": "method='msr' (BII) or 'permutation' (SII, Shapley-Taylor)",
-    "bivariate": "method='permutation' or 'kernel'",
-}
 
 
 def evaluate_all(game: Game, *, max_players: int = DEFAULT_MAX_PLAYERS, budget: int | None = None,
@@ -45,9 +38,13 @@ def evaluate_all(game: Game, *, max_players: int = DEFAULT_MAX_PLAYERS, budget: 
     n = game.n_players
     max_players = check_int(max_players, "max_players", minimum=1)
     if n > max_players:
+        from ._registry import available_methods
+
+        others = [m for m in available_methods(kind) if m != "exact"]
+        hint = f"use a sampling method (method={' or '.join(map(repr, others))})" if others else "no sampling method is available for it yet"
         raise ValueError(
             f"exact computation needs 2**{n} = {2**n:,} evaluations for {n} players, above max_players="
-            f"{max_players}; use a sampling method ({_SAMPLING_HINT[kind]}) or raise max_players"
+            f"{max_players}; {hint}, or raise max_players"
         )
     if budget is not None and check_int(budget, "budget", minimum=1) < 2**n:
         raise ValueError(f"budget: exact computation for {n} players needs 2**{n} = {2**n} evaluations, got {budget}")
@@ -95,7 +92,7 @@ def _superset_weight(index: str, sizes: np.ndarray, s: int, order: int, n: int) 
     elif index == "moebius" or (index == "stii" and s < order):
         f[sizes == s] = 1.0
     elif index == "stii":
-        f[covers] = 1.0 / np.array([comb(int(k), order) for k in sizes[covers]], dtype=float)
+        f[covers] = 1.0 / np.array([comb(t, order) for t in range(n + 1)], dtype=float)[sizes[covers]]
     elif index == "excess" and s == 1:
         f[covers] = 1.0 / t[covers]
     elif index == "excess":
@@ -118,27 +115,26 @@ def interactions_from_values(values: np.ndarray, n: int, index: str, order: int)
     return out
 
 
-def bivariate_from_values(values: np.ndarray, n: int, *, chunk: int = 2**16) -> tuple[np.ndarray, np.ndarray]:
+def bivariate_from_values(values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Exact Bivariate Shapley adjacency and Shapley values from the table of all coalition values.
 
-    ``adjacency[i, j] = sum_{S: i in S, j not in S} |S|! (n-|S|-1)! / n! (v(S+j) - v(S))`` (Eq. 6 of the
-    Bivariate Shapley paper, transposed): one chunked matrix product of coalition membership with the weighted
-    marginal contributions ``G[j, S]``; the Shapley values are ``G.sum(axis=1)``.
+    ``adjacency[i, j] = sum_{S: i in S, j not in S} w(|S|) (v(S+j) - v(S))`` with ``w(s) = s!(n-s-1)!/n!``
+    (Eq. 6 of the Bivariate Shapley paper, transposed). Writing ``T = S + j`` in the first term and
+    ``[j not in S] = 1 - [j in S]`` in the second, it splits into superset sums over pairs and singletons:
+    ``adjacency[i, j] = B({i,j}) - A({i}) + A({i,j})`` with ``A = superset_sum(w(|S|) v(S))`` and
+    ``B = superset_sum(w(|T|-1) v(T))``: two transforms, ``O(n 2**n)`` array work in all. Values are
+    centred on ``v(empty)`` first, so the rounding error scales with the spread of ``v``, not its offset.
     """
-    size = 2**n
-    weights = _shapley_weights(n)[popcounts(n)]
-    contributions = np.zeros((n, size))
-    for j in range(n):
-        without, with_ = split_by_player(values, j)
-        split_by_player(contributions[j], j)[0][...] = split_by_player(weights, j)[0] * (with_ - without)
-    adjacency = np.zeros((n, n))
-    bits = np.arange(n, dtype=np.int64)
-    for start in range(0, size, chunk):
-        codes = np.arange(start, min(start + chunk, size), dtype=np.int64)
-        members = ((codes[:, None] >> bits) & 1).astype(float)
-        adjacency += members.T @ contributions[:, start:start + len(codes)].T
+    sizes = popcounts(n)
+    weights = _shapley_weights(n)
+    values = values - values[0]  # the matrix ignores constants; centring keeps sums of values small
+    with_j = superset_sum(np.where(sizes >= 1, weights[np.maximum(sizes - 1, 0)], 0.0) * values, n)
+    without_j = superset_sum(weights[sizes] * values, n)
+    single = np.int64(1) << np.arange(n, dtype=np.int64)
+    pair = single[:, None] | single[None, :]
+    adjacency = with_j[pair] - without_j[single][:, None] + without_j[pair]
     np.fill_diagonal(adjacency, 0.0)
-    return adjacency, contributions.sum(axis=1)
+    return adjacency, shapley_from_values(values, n)
 
 
 @register("shapley", "exact")

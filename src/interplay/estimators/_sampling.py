@@ -1,0 +1,298 @@
+"""Shared pieces of the sampling estimators: budgets, permutation prefixes, the KernelSHAP sample and solve.
+
+Everything is built as arrays and sent to the game in one call per estimator (the game splits it by its own
+``batch_size``), so results never depend on how the game batches its calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from math import comb
+
+import numpy as np
+
+from .._validation import check_int
+from ..games import Game
+
+
+def default_budget(n: int) -> int:
+    """Budget used when ``budget=None``: ``2048 + 2 n`` evaluations (shap's ``nsamples="auto"``)."""
+    return 2048 + 2 * n
+
+
+def resolve_budget(budget: int | None, n: int, minimum: int, method: str) -> int:
+    """The budget to use: ``budget`` (or the default), checked against the method's ``minimum``."""
+    budget = default_budget(n) if budget is None else check_int(budget, "budget", minimum=1)
+    if budget < minimum:
+        raise ValueError(
+            f"budget: method={method!r} needs at least {minimum} coalition evaluations for {n} players, got {budget}"
+        )
+    return budget
+
+
+def finite_std_errors(sum_x: np.ndarray, sum_x2: np.ndarray, count: int) -> np.ndarray | None:
+    """Standard error of a mean from running sums (``None`` with fewer than two samples)."""
+    if count < 2:
+        return None
+    mean = sum_x / count
+    var = np.maximum(sum_x2 / count - mean**2, 0.0) * count / (count - 1)
+    return np.sqrt(var / count)
+
+
+# ---------------------------------------------------------------------------------------------- permutations
+def permutation_cost(n_permutations: int, n: int) -> int:
+    """Evaluations of ``n_permutations`` permutations: ``n - 1`` proper prefixes each, plus empty and full once."""
+    return 2 + n_permutations * (n - 1) if n > 1 else 2
+
+
+def draw_permutations(n_permutations: int, n: int, rng: np.random.Generator, *, antithetic: bool) -> np.ndarray:
+    """``(n_permutations, n)`` random permutations; with ``antithetic`` rows ``2k+1`` reverse rows ``2k``."""
+    if antithetic:
+        half = np.argsort(rng.random((n_permutations // 2, n)), axis=1)
+        out = np.empty((2 * len(half), n), dtype=np.int64)
+        out[0::2] = half
+        out[1::2] = half[:, ::-1]
+        return out
+    return np.argsort(rng.random((n_permutations, n)), axis=1)
+
+
+@dataclass(frozen=True)
+class PermutationSample:
+    """Marginal contributions along permutations.
+
+    ``positions[p, i]`` is the position of player ``i`` in permutation ``p``; ``deltas[p, i]`` is player ``i``'s
+    marginal contribution ``v(Pre_i + i) - v(Pre_i)`` there; ``empty``/``full`` are ``v(empty)``/``v(N)``.
+    """
+
+    positions: np.ndarray
+    deltas: np.ndarray
+    empty: float
+    full: float
+    n_evaluations: int
+
+
+def evaluate_permutations(game: Game, permutations: np.ndarray) -> PermutationSample:
+    """Evaluate every prefix of every permutation in one game call (cost :func:`permutation_cost`)."""
+    n_perm, n = permutations.shape
+    positions = np.empty_like(permutations)
+    np.put_along_axis(positions, permutations, np.arange(n)[None, :], axis=1)
+    lengths = np.arange(1, n)
+    prefixes = positions[:, None, :] < lengths[None, :, None]  # (P, n-1, n): prefix of length k has pos < k
+    ends = np.zeros((2, n), dtype=bool)
+    ends[1] = True
+    values = game(np.concatenate([ends, prefixes.reshape(-1, n)]))
+    empty, full = values[0], values[1]
+    chain = np.empty((n_perm, n + 1))
+    chain[:, 0], chain[:, n] = empty, full
+    chain[:, 1:n] = values[2:].reshape(n_perm, n - 1)
+    steps = np.diff(chain, axis=1)  # steps[p, k]: contribution of the player at position k
+    deltas = np.take_along_axis(steps, positions, axis=1)
+    return PermutationSample(positions, deltas, float(empty), float(full), permutation_cost(n_perm, n))
+
+
+# ---------------------------------------------------------------------------------------------- KernelSHAP
+def kernel_size_masses(n: int) -> np.ndarray:
+    """Shapley-kernel mass of each coalition size ``s = 1..n-1``: ``(n-1)/(s(n-s))`` normalised to sum 1.
+
+    The kernel of one coalition is ``mu(S) = (n-1) / (C(n,|S|) |S| (n-|S|))`` (lecture, Charnes et al.); a size
+    carries ``C(n, s)`` coalitions, hence the mass ``(n-1)/(s(n-s))``.
+    """
+    s = np.arange(1, n)
+    mass = (n - 1) / (s * (n - s))
+    return mass / mass.sum()
+
+
+@dataclass(frozen=True)
+class KernelSample:
+    """Coalitions (sizes 1..n-1) with their regression weights, and how the sampled part was drawn.
+
+    Rows ``[:n_enumerated]`` are complete size groups (weight = kernel mass / coalitions); the rest are
+    ``units`` (a coalition, or a coalition and its complement when paired) drawn i.i.d. from the kernel
+    distribution of the sizes not enumerated, deduplicated: ``unit_of_row`` says which unit a sampled row
+    belongs to and ``counts[u]`` how often unit ``u`` was drawn among ``n_draws`` draws; ``sampled_mass`` is the
+    kernel mass of the sampled sizes and ``width`` the coalitions per unit.
+    """
+
+    coalitions: np.ndarray
+    weights: np.ndarray
+    n_enumerated: int
+    unit_of_row: np.ndarray
+    counts: np.ndarray
+    n_draws: int
+    sampled_mass: float
+    width: int
+    enumerated_sizes: tuple[int, ...]
+
+
+def _groups(n: int) -> list[tuple[int, ...]]:
+    """Size groups ``{g, n-g}`` for ``g = 1..floor(n/2)`` (one size when ``g = n - g``)."""
+    return [tuple(sorted({g, n - g})) for g in range(1, n // 2 + 1)]
+
+
+def _all_of_size(n: int, s: int) -> np.ndarray:
+    members = np.array(list(combinations(range(n), s)), dtype=np.int64).reshape(-1, s)
+    out = np.zeros((len(members), n), dtype=bool)
+    np.put_along_axis(out, members, True, axis=1)
+    return out
+
+
+def _random_subsets(sizes: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random subset of each given size: the ``size`` players with the smallest random keys."""
+    keys = rng.random((len(sizes), n))
+    kth = np.take_along_axis(np.sort(keys, axis=1), (sizes - 1)[:, None], axis=1)
+    return keys <= kth
+
+
+def _keys(masks: np.ndarray) -> np.ndarray:
+    packed = np.packbits(masks, axis=1, bitorder="little")
+    return np.ascontiguousarray(packed).view(f"V{packed.shape[1]}").ravel()
+
+
+def kernel_sample(n: int, n_rows: int, rng: np.random.Generator, *, paired: bool = True) -> KernelSample:
+    """At most ``n_rows`` coalitions of sizes ``1..n-1`` for KernelSHAP (shap KernelExplainer's scheme).
+
+    Size groups ``{g, n-g}`` are enumerated completely, smallest ``g`` first, while the rows left afford the
+    group's expected share (``rows_left * mass_g / mass_left >= count_g``), and all at once when every remaining
+    coalition fits. The rest are drawn from the Shapley-kernel distribution restricted to the remaining groups,
+    each draw paired with its complement when ``paired`` (Covert & Lee 2021), until the rows are used up
+    (distinct draws only; repeats raise the unit's count, i.e. its weight).
+    """
+    masses = kernel_size_masses(n)
+    groups = _groups(n)
+    group_mass = np.array([masses[np.array(g) - 1].sum() for g in groups])
+    group_count = np.array([sum(comb(n, s) for s in g) for g in groups], dtype=float)
+    rows_left, mass_left = n_rows, 1.0
+    enumerated: list[np.ndarray] = []
+    weights: list[np.ndarray] = []
+    done = 0
+    for k, g in enumerate(groups):
+        fits_all = group_count[k:].sum() <= rows_left
+        if not (fits_all or rows_left * group_mass[k] / mass_left >= group_count[k] * (1 - 1e-9)):
+            break
+        for s in g:
+            block = _all_of_size(n, s)
+            enumerated.append(block)
+            weights.append(np.full(len(block), masses[s - 1] / comb(n, s)))
+        rows_left -= int(group_count[k])
+        mass_left -= group_mass[k]
+        done = k + 1
+    enumerated_sizes = tuple(s for g in groups[:done] for s in g)
+    width = 2 if paired else 1
+    n_units = rows_left // width if done < len(groups) else 0
+    units, counts, n_draws = _draw_units(n, groups[done:], group_mass[done:], n_units, rng, paired=paired)
+    sampled_mass = float(group_mass[done:].sum()) if n_units else 0.0
+    if len(units):
+        rows = [units] if width == 1 else [units, ~units]
+        unit_rows = np.concatenate(rows)
+        unit_of_row = np.tile(np.arange(len(units)), width)
+        unit_weights = counts[unit_of_row] * sampled_mass / (width * n_draws)
+    else:
+        unit_rows, unit_of_row, unit_weights = np.zeros((0, n), dtype=bool), np.zeros(0, np.int64), np.zeros(0)
+    n_enum = sum(len(b) for b in enumerated)
+    coalitions = np.concatenate(enumerated + [unit_rows]) if enumerated else unit_rows
+    all_weights = np.concatenate(weights + [unit_weights]) if weights else unit_weights
+    return KernelSample(coalitions, all_weights, n_enum, unit_of_row, counts, n_draws, sampled_mass, width,
+                        enumerated_sizes)
+
+
+def _draw_units(n, groups, group_mass, n_units, rng, *, paired):
+    """Draw units until ``n_units`` distinct ones (or a cap of draws); return them, their counts and draws."""
+    if n_units == 0 or not groups:
+        return np.zeros((0, n), dtype=bool), np.zeros(0), 0
+    probs = group_mass / group_mass.sum()
+    cap = 50 * n_units + 1000
+    draws = np.zeros((0, n), dtype=bool)
+    while len(draws) < cap:
+        k = min(cap - len(draws), max(n_units + n_units // 4 + 16, 64))
+        group = rng.choice(len(groups), size=k, p=probs)
+        pick = rng.random(k) < 0.5
+        sizes = np.array([g[0] for g in groups])[group]
+        sizes = np.where(pick, n - sizes, sizes)
+        masks = _random_subsets(sizes, n, rng)
+        if paired:  # canonical member of the pair {S, N \ S}: the one holding player 0
+            masks[~masks[:, 0]] = ~masks[~masks[:, 0]]
+        draws = np.concatenate([draws, masks])
+        _, first = np.unique(_keys(draws), return_index=True)
+        if len(first) >= n_units:
+            cut = np.sort(first)[n_units - 1] + 1
+            draws = draws[:cut]
+            break
+    _, first, inverse = np.unique(_keys(draws), return_index=True, return_inverse=True)
+    order = np.argsort(first)  # units in order of first appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    counts = np.bincount(rank[inverse.ravel()], minlength=len(order)).astype(float)
+    return draws[first[order]], counts, len(draws)
+
+
+@dataclass(frozen=True)
+class KernelSolution:
+    """Solutions of the constrained weighted least squares for one or more targets (columns).
+
+    ``phi[:, t]`` are the ``n`` attributions of target ``t``; ``std_errors[:, t]`` their standard errors
+    (zero when every coalition was enumerated; ``None`` with fewer than two sampled units).
+    """
+
+    phi: np.ndarray
+    std_errors: np.ndarray | None
+
+
+def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, *,
+                 std_errors: bool | int = True) -> KernelSolution:
+    """Constrained WLS of the lecture (KernelSHAP): for each column ``t`` of ``targets``,
+
+    ``min_phi sum_k w_k (y_k - z_k . phi)^2  s.t.  sum_i phi_i = total_t``,
+
+    with ``y_k`` the target minus its empty-coalition value. The constraint is exact: ``phi_n`` is eliminated as
+    ``total - sum_{i<n} phi_i`` and the remaining ``n-1`` unknowns solved with one pseudo-inverse of the weighted
+    Gram matrix ``X'WX``, reused for every target (Bivariate Shapley paper, Alg. 2's reused projection).
+    A sampled pair ``(S, N - S)`` has reduced design rows ``x`` and ``-x`` and equal weights, so the pair enters
+    through the difference of its two targets (half the work).
+
+    Standard errors (``std_errors=True``: every target; an int ``k``: the first ``k`` targets): the sandwich
+    (delta-method) variance of the sampled part, with the drawn units (pairs) as i.i.d. draws:
+    ``Var(phi) = (m/(w T))^2 [sum_u c_u s_u^2 - (sum_u c_u s_u)^2 / T]``, with
+    ``s_u = (X'WX)^-1 sum_{k in u} x_k r_k`` the unit's projected residual, ``c_u`` its count, ``T`` the draws,
+    ``w`` the coalitions per unit and ``m`` the sampled kernel mass (Covert & Lee 2021 use the same CLT).
+    """
+    z = sample.coalitions.astype(float)
+    n = z.shape[1]
+    totals = np.asarray(totals, dtype=float).reshape(-1)
+    targets = np.asarray(targets, dtype=float).reshape(len(z), len(totals))
+    if n == 1:
+        return KernelSolution(totals[None, :].copy(), np.zeros((1, len(totals))))
+    design = z[:, :-1] - z[:, -1:]
+    reduced = targets - z[:, -1:] * totals[None, :]
+    first, units = sample.n_enumerated, len(sample.counts)
+    head = first + units  # rows before the complements of the sampled pairs
+    weighted = design[:head].T * sample.weights[None, :head]  # X'W over enumerated rows and first members
+    if sample.width == 2:
+        gram = weighted[:, :first] @ design[:first] + 2.0 * (weighted[:, first:] @ design[first:head])
+        unit_targets = reduced[first:head] - reduced[head:]
+    else:
+        gram = weighted @ design
+        unit_targets = reduced[first:]
+    rhs = weighted[:, :first] @ reduced[:first] + weighted[:, first:] @ unit_targets
+    inverse = np.linalg.pinv(gram, hermitian=True)  # (X'WX)^+: min-norm solution if rank-deficient
+    beta = inverse @ rhs
+    phi = np.vstack([beta, totals[None, :] - beta.sum(axis=0, keepdims=True)])
+    n_se = len(totals) if std_errors is True else int(std_errors)
+    if n_se == 0:
+        return KernelSolution(phi, None)
+    if first == len(z):
+        return KernelSolution(phi, np.zeros((n, n_se)))
+    if units < 2:
+        return KernelSolution(phi, None)
+    x_units = design[first:head]
+    unit_targets, beta = unit_targets[:, :n_se], beta[:, :n_se]
+    # residual of the unit: r(S) for a single; r(S) - r(N - S) = t(S) - t(N - S) - 2 x beta for a pair
+    unit_residuals = unit_targets - sample.width * (x_units @ beta)
+    projected = inverse @ x_units.T  # (n-1, units): (X'WX)^+ x_u
+    projected = np.vstack([projected, -projected.sum(axis=0, keepdims=True)])  # the eliminated phi_n too
+    c = sample.counts[:, None]
+    mean_part = projected @ (c * unit_residuals)
+    square_part = (projected * projected) @ (c * unit_residuals**2)
+    draws = sample.n_draws
+    var = np.maximum(square_part - mean_part**2 / draws, 0.0) * draws / max(draws - 1, 1)
+    return KernelSolution(phi, np.sqrt(var) * sample.sampled_mass / (sample.width * draws))

@@ -1,0 +1,170 @@
+"""Estimators of the Bivariate Shapley matrix (Bivariate Shapley paper, Eq. 5-6 and App. A, Alg. 1-2).
+
+``u_i(S) = u(S)`` if ``i in S`` else ``0`` (Eq. 5); ``E2[j, i]`` is the Shapley value of ``j`` in ``u_i`` and
+``adjacency[i, j] = E2[j, i]`` (importance of ``j`` when ``i`` is present; orientation of the papers' README).
+For ``j != i``: ``E2[j, i] = sum_{S: i in S, j not in S} |S|!(n-|S|-1)!/n! (u(S+j) - u(S))`` (Eq. 6).
+
+- ``method="permutation"`` (Alg. 1): ``adjacency[i, j] = E_pi[Delta_j(pi) 1{i precedes j in pi}]``; the same
+  permutations give the univariate values, no extra evaluations (cost ``2 + P (n-1)``, see
+  :mod:`interplay.estimators.permutation`). Unbiased; standard errors per entry from the running variance.
+- ``method="kernel"`` (Alg. 2): one KernelSHAP sample; the weighted least-squares projection is computed once
+  and applied to the targets ``y * 1{i in S}`` of every ``u_i`` (``u_i(empty) = 0``, ``u_i(N) = u(N)``), so the
+  matrix costs exactly the evaluations of univariate KernelSHAP (:mod:`interplay.estimators.kernel`).
+- ``method="general"``: Eq. 5 with any registered univariate Shapley method, run on each ``u_i`` (an
+  :class:`~interplay.games.Game` that forwards coalitions containing ``i`` to the cached game).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from .._validation import check_int
+from ..games import Game
+from ..results import Attribution, BivariateExplanation
+from ._registry import available_methods, get_estimator, register
+from ._sampling import finite_std_errors, kernel_solve
+from .kernel import draw_kernel_sample
+from .permutation import sample_means, sample_permutations
+
+_CHUNK = 2**22  # entries of the (permutations, n, n) precedence tensor built at once
+
+
+@register("bivariate", "permutation")
+def permutation_bivariate(game: Game, *, budget: int | None = None, rng: np.random.Generator,
+                          antithetic: bool = False) -> BivariateExplanation:
+    """Bivariate Shapley matrix by permutation sampling (Alg. 1), univariate values from the same permutations.
+
+    ``antithetic=True`` pairs each permutation with its reverse (standard errors over pair means).
+    Cost: ``2 + P (n - 1)`` evaluations with ``P = floor((budget - 2) / (n - 1))`` permutations.
+    """
+    method = "permutation"
+    sample = sample_permutations(game, budget, rng, antithetic=antithetic, method=method)
+    n = game.n_players
+    deltas, positions = sample.deltas, sample.positions
+    groups = 2 if antithetic else 1  # antithetic: average within pairs first; the standard error uses pair means
+    count = len(deltas) // groups
+    total = np.zeros((n, n))
+    total_sq = np.zeros((n, n))
+    step = max(1, _CHUNK // (n * n * groups)) * groups
+    for start in range(0, len(deltas), step):
+        d = deltas[start:start + step]
+        before = positions[start:start + step, :, None] < positions[start:start + step, None, :]  # [p, i, j]
+        terms = before * d[:, None, :]  # Delta_j when i precedes j
+        if antithetic:
+            terms = 0.5 * (terms[0::2] + terms[1::2])
+        total += terms.sum(axis=0)
+        total_sq += np.einsum("pij,pij->ij", terms, terms)
+    adjacency = total / count
+    std = finite_std_errors(total, total_sq, count)
+    values, uni_std = sample_means(deltas, antithetic=antithetic)
+    info = {"budget": budget, "n_permutations": len(deltas), "antithetic": antithetic}
+    univariate = Attribution(values, sample.empty, game.feature_names, sample.n_evaluations, method, uni_std, info)
+    if std is not None:
+        np.fill_diagonal(std, 0.0)
+    return BivariateExplanation(adjacency, univariate, game.feature_names, sample.n_evaluations, method, std, info)
+
+
+@register("bivariate", "kernel")
+def kernel_bivariate(game: Game, *, budget: int | None = None, rng: np.random.Generator,
+                     paired: bool = True, std_errors: bool = True) -> BivariateExplanation:
+    """Bivariate Shapley matrix by KernelSHAP (Alg. 2): one sample, one projection, ``n + 1`` targets.
+
+    Target 0 is the game itself (univariate KernelSHAP, identical to ``ip.shapley(method="kernel")`` with the
+    same seed); target ``1 + i`` is ``u_i`` (values ``v(S) 1{i in S}``, total ``v(N)``). Cost: that of univariate
+    KernelSHAP (``<= budget``); equals the exact matrix when ``budget >= 2**n``. ``std_errors=False`` skips the
+    matrix's standard errors (the univariate ones are always computed): about half the array work for large ``n``.
+    """
+    sample, values, used = draw_kernel_sample(game, budget, rng, paired=paired, method="kernel")
+    empty, full = values[0], values[1]
+    y = values[2:]
+    targets = np.column_stack([y - empty, y[:, None] * sample.coalitions])
+    totals = np.concatenate([[full - empty], np.full(game.n_players, full)])
+    solution = kernel_solve(sample, targets, totals, std_errors=True if std_errors else 1)
+    info = {"budget": budget, "paired": paired, "enumerated_sizes": sample.enumerated_sizes,
+            "n_sampled_units": len(sample.counts), "n_draws": sample.n_draws, "std_errors": std_errors}
+    std = solution.std_errors
+    univariate = Attribution(solution.phi[:, 0], empty, game.feature_names, used, "kernel",
+                             None if std is None else std[:, 0], info)
+    adjacency = solution.phi[:, 1:].T  # row i: Shapley values of u_i
+    std_adj = None
+    if std is not None and std_errors:
+        std_adj = std[:, 1:].T.copy()
+        np.fill_diagonal(std_adj, 0.0)
+    return BivariateExplanation(adjacency, univariate, game.feature_names, used, "kernel", std_adj, info)
+
+
+class _BudgetedGame:
+    """Caches and counts the distinct coalitions sent to the user's game; refuses to go past ``budget``."""
+
+    def __init__(self, game: Game, budget: int | None, univariate: str) -> None:
+        self.game, self.budget, self.univariate = game, budget, univariate
+        self.cached = Game(self._forward, game.n_players, game.feature_names)
+
+    def _forward(self, coalitions: np.ndarray) -> np.ndarray:
+        if self.budget is not None and self.cached.n_evaluations + len(coalitions) > self.budget:
+            raise ValueError(
+                f"budget: method='general' with univariate={self.univariate!r} needs more than budget={self.budget} "
+                "distinct coalitions of the game (the method's samples depend on the conditioning game u_i); "
+                "raise budget (at most n * run_budget are needed) or set run_budget lower"
+            )
+        return self.game(coalitions)
+
+    def conditioned(self, i: int) -> Game:
+        """The game ``u_i`` of Eq. 5, as an uncached Game over the cached game."""
+        cached = self.cached
+
+        def value_fn(coalitions: np.ndarray) -> np.ndarray:
+            out = np.zeros(len(coalitions))
+            present = coalitions[:, i]
+            if present.any():
+                out[present] = cached(coalitions[present])
+            return out
+
+        value_fn.__name__ = f"u_{i} (Eq. 5)"
+        return Game(value_fn, cached.n_players, cached.feature_names, cache=False)
+
+
+@register("bivariate", "general")
+def general_bivariate(game: Game, *, budget: int | None = None, rng: np.random.Generator,
+                      univariate: str = "permutation", run_budget: int | None = None,
+                      common_random_numbers: bool = True, **options) -> BivariateExplanation:
+    """Eq. 5 with any univariate Shapley method: row ``i`` of the adjacency is ``method(u_i)``.
+
+    ``univariate`` names a registered Shapley method (``ip.available_methods("shapley")``); ``options`` go to
+    it. Each run gets ``run_budget`` (default ``budget``) evaluations of its own game; the user's game sees only
+    distinct coalitions (cached) and at most ``budget`` of them (error otherwise). With
+    ``common_random_numbers`` (default) every run draws from a copy of the same random stream, so methods whose
+    samples do not depend on the game values (permutation, antithetic, kernel) ask every ``u_i`` for the
+    coalitions of the univariate run, and the whole matrix costs what one univariate run costs (with
+    ``univariate="kernel"`` the result equals ``method="kernel"`` for the same ``random_state``). The univariate
+    values come from the same method on the game itself; ``std_errors[i]`` are those the method reports for
+    ``u_i``.
+    """
+    if univariate not in available_methods("shapley"):
+        raise ValueError(f"univariate: expected one of {available_methods('shapley')}, got {univariate!r}")
+    estimator = get_estimator("shapley", univariate)
+    run_budget = budget if run_budget is None else check_int(run_budget, "run_budget", minimum=1)
+    n = game.n_players
+    base = _BudgetedGame(game, budget, univariate)
+    streams = None if common_random_numbers else rng.spawn(n + 1)
+
+    def run(target: Game, k: int) -> Attribution:
+        generator = copy.deepcopy(rng) if streams is None else streams[k]
+        return estimator(target, budget=run_budget, rng=generator, **options)
+
+    uni = run(base.cached, 0)
+    rows = [run(base.conditioned(i), i + 1) for i in range(n)]
+    adjacency = np.array([r.values for r in rows])
+    std = None
+    if all(r.std_errors is not None for r in rows):
+        std = np.array([r.std_errors for r in rows])
+        np.fill_diagonal(std, 0.0)
+    used = base.cached.n_evaluations
+    info = {"budget": budget, "univariate": univariate, "run_budget": run_budget,
+            "common_random_numbers": common_random_numbers, **options}
+    univariate_result = Attribution(uni.values, uni.baseline, game.feature_names, uni.n_evaluations, univariate,
+                                    uni.std_errors, {**uni.info, **info})
+    return BivariateExplanation(adjacency, univariate_result, game.feature_names, used, f"general:{univariate}",
+                                std, info)

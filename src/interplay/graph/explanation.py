@@ -1,0 +1,253 @@
+"""The directed explanation graph G of the Bivariate Shapley paper (Section 4, "Bivariate Shapley Explanation Map").
+
+``weights[i, j] = W(i, j)`` is the weight of the edge ``i -> j``: the importance of feature ``j`` when feature
+``i`` is present (``E2[j, i]`` of Eq. 6; orientation as corrected in the papers' README). The diagonal is zero:
+G has no self-loops. G is complete in the paper's sense (every ordered pair is an edge, possibly of weight 0);
+the redundancy graph ``H_gamma`` keeps the edges of small absolute weight (:mod:`interplay.graph.redundancy`),
+PageRank on G ranks the features (:mod:`interplay.graph.ranking`).
+
+A symmetric interaction matrix (SII, Shapley-Taylor, excess) gives a graph of the same kind with
+``W(i, j) = W(j, i)``, which is how the paper compares those indices with Bivariate Shapley (Section 5).
+No model evaluations are made here: everything works on the already computed matrix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from .._validation import check_feature_names
+from ..results import _feature_index
+
+
+def _frozen(array) -> np.ndarray:
+    out = np.array(array, dtype=float, copy=True)
+    out.setflags(write=False)
+    return out
+
+
+#: Relative round-off tolerance: weights within ``ROUNDOFF_RTOL * max|W|`` of a threshold count as on it, so that
+#: ``gamma = 0`` finds the exact zeros of an exactly computed matrix despite floating-point round-off (~1e-16).
+ROUNDOFF_RTOL = 1e-9
+
+
+def roundoff(weights: np.ndarray) -> float:
+    """Absolute round-off allowance of a weight matrix: ``ROUNDOFF_RTOL * max|W|``."""
+    return ROUNDOFF_RTOL * float(np.abs(weights).max()) if weights.size else 0.0
+
+
+def check_square(weights: Any, name: str = "weights") -> np.ndarray:
+    """Return ``weights`` as a finite float ``(n, n)`` matrix with ``n >= 1``."""
+    try:
+        arr = np.array(weights, dtype=float, copy=True)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: expected a square numeric (n, n) matrix, got {type(weights).__name__}") from None
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
+        raise ValueError(f"{name}: expected a square (n, n) matrix with n >= 1, got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name}: contains NaN or infinite values")
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class ExplanationGraph:
+    """Directed explanation graph ``G``: ``weights[i, j]`` = importance of ``j`` when ``i`` is present.
+
+    Build one with :meth:`BivariateExplanation.graph`, :meth:`Interactions.graph`, :func:`mean_graph` or
+    directly from a matrix. ``univariate`` (optional) holds one value per feature (the Shapley values of the
+    same game), used by ``pagerank(personalization="univariate")``. ``std_errors`` (optional) has the shape of
+    ``weights``. ``kind`` says where the weights come from (``"bivariate"``, ``"sii"``, ``"mean"``, ...).
+    """
+
+    weights: np.ndarray
+    feature_names: tuple[str, ...] = None  # type: ignore[assignment]
+    univariate: np.ndarray | None = None
+    kind: str = "bivariate"
+    std_errors: np.ndarray | None = None
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        weights = check_square(self.weights)
+        np.fill_diagonal(weights, 0.0)
+        n = len(weights)
+        object.__setattr__(self, "weights", _frozen(weights))
+        object.__setattr__(self, "feature_names", check_feature_names(self.feature_names, n))
+        if self.univariate is not None:
+            uni = np.asarray(self.univariate, dtype=float)
+            if uni.shape != (n,) or not np.isfinite(uni).all():
+                raise ValueError(f"univariate: expected {n} finite values, got shape {uni.shape}")
+            object.__setattr__(self, "univariate", _frozen(uni))
+        if self.std_errors is not None:
+            se = np.asarray(self.std_errors, dtype=float)
+            if se.shape != (n, n):
+                raise ValueError(f"std_errors: expected shape {(n, n)}, got {se.shape}")
+            object.__setattr__(self, "std_errors", _frozen(se))
+        object.__setattr__(self, "kind", str(self.kind))
+        object.__setattr__(self, "info", dict(self.info))
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def n_features(self) -> int:
+        return len(self.feature_names)
+
+    @property
+    def is_symmetric(self) -> bool:
+        """True when ``W(i, j) == W(j, i)`` for every pair (graphs from SII, Shapley-Taylor, excess)."""
+        return bool(np.array_equal(self.weights, self.weights.T))
+
+    def index(self, feature) -> int:
+        """Position of a feature given by name or index."""
+        return _feature_index(feature, self.feature_names)
+
+    def weight(self, source, target) -> float:
+        """``W(source, target)``: importance of ``target`` when ``source`` is present (names or indices)."""
+        return float(self.weights[self.index(source), self.index(target)])
+
+    def max_abs_weight(self) -> float:
+        """Largest ``|W(i, j)|`` off the diagonal (0 for a single feature)."""
+        return float(np.abs(self.weights).max())
+
+    # ------------------------------------------------------------------ analysis
+    def default_gamma(self) -> float:
+        """Default redundancy threshold: 5 % of ``max|W|``, at least ``2 * median(std_errors)`` when the graph has
+        standard errors (see :func:`interplay.graph.redundancy.default_gamma` for the reasoning)."""
+        from .redundancy import default_gamma
+
+        return default_gamma(self.weights, self.std_errors)
+
+    def redundancy(self, gamma: float | None = None):
+        """Redundancy graph ``H_gamma``: edge ``i -> j`` iff ``|W(i, j)| <= gamma`` (``j`` redundant given ``i``).
+
+        Section 4.1 of the Bivariate Shapley paper; ``gamma=None`` uses :meth:`default_gamma`. Returns a
+        :class:`~interplay.graph.RedundancyGraph` (groups, condensation, sources, sinks, summary).
+        """
+        from .redundancy import RedundancyGraph
+
+        return RedundancyGraph.from_weights(self.weights, self.default_gamma() if gamma is None else gamma,
+                                            self.feature_names)
+
+    def gamma_sweep(self, gammas: Sequence[float] | None = None):
+        """Density, group, source and sink counts of ``H_gamma`` per ``gamma`` (see :func:`gamma_sweep`)."""
+        from .redundancy import gamma_sweep
+
+        return gamma_sweep(self.weights, gammas, feature_names=self.feature_names, std_errors=self.std_errors)
+
+    def gamma_for_density(self, density: float = 0.5) -> float:
+        """Smallest ``gamma`` giving ``H_gamma`` at least this density (the paper's choice: about 0.5)."""
+        from .redundancy import gamma_for_density
+
+        return gamma_for_density(self.weights, density)
+
+    def pagerank(self, transform: str = "softplus", *, damping: float = 0.85, personalization=None):
+        """PageRank ranking of the features on G (Algorithm 5); see :func:`interplay.graph.ranking.pagerank`.
+
+        ``personalization="univariate"`` restarts the walk at feature ``i`` with probability proportional to
+        ``|univariate[i]|``. High scores collect where the walk ends up: in a DAG at the sinks of G (features
+        whose presence leaves every other feature unimportant), i.e. the most influential features. (The
+        paper's Algorithm 4 swaps source and sink; see the papers' README.)
+        """
+        from .ranking import pagerank
+
+        if isinstance(personalization, str) and personalization == "univariate":
+            if self.univariate is None:
+                raise ValueError(
+                    "personalization: 'univariate' needs univariate values, but this graph has none; "
+                    "pass a vector of non-negative weights instead"
+                )
+            personalization = np.abs(self.univariate)
+            label = "univariate"
+        elif personalization is None:
+            label = None
+        elif isinstance(personalization, str):
+            raise ValueError(f"personalization: expected None, 'univariate' or a vector, got {personalization!r}")
+        else:
+            label = "vector"
+        return pagerank(self.weights, transform=transform, damping=damping, personalization=personalization,
+                        feature_names=self.feature_names, personalization_label=label)
+
+    def sinks(self, tol: float = 0.0) -> list[str]:
+        """Sinks of G: features with no outgoing edge of ``|W| > tol`` (up to round-off, see ``ROUNDOFF_RTOL``):
+        their presence removes every other feature's importance (Section 4, "Most Influential Features")."""
+        out = np.abs(self.weights) > tol + roundoff(self.weights)
+        return [self.feature_names[i] for i in np.flatnonzero(~out.any(axis=1))]
+
+    def sources(self, tol: float = 0.0) -> list[str]:
+        """Sources of G: features with no incoming edge of ``|W| > tol`` (up to round-off): never important,
+        whatever is present."""
+        into = np.abs(self.weights) > tol + roundoff(self.weights)
+        return [self.feature_names[i] for i in np.flatnonzero(~into.any(axis=0))]
+
+    # ------------------------------------------------------------------ conversion
+    def to_networkx(self, *, include_zero: bool = False):
+        """A ``networkx.DiGraph`` on the feature names: edge ``i -> j`` with attribute ``weight = W(i, j)``.
+
+        No self-loops; edges of weight exactly 0 are left out unless ``include_zero``. Node attribute
+        ``index`` is the feature's position; ``univariate`` is attached when known.
+        """
+        import networkx as nx
+
+        graph = nx.DiGraph(kind=self.kind)
+        for i, name in enumerate(self.feature_names):
+            attrs = {"index": i}
+            if self.univariate is not None:
+                attrs["univariate"] = float(self.univariate[i])
+            graph.add_node(name, **attrs)
+        mask = ~np.eye(self.n_features, dtype=bool)
+        if not include_zero:
+            mask &= self.weights != 0
+        rows, cols = np.nonzero(mask)
+        names = self.feature_names
+        graph.add_weighted_edges_from(
+            (names[i], names[j], float(self.weights[i, j])) for i, j in zip(rows.tolist(), cols.tolist())
+        )
+        return graph
+
+    def __repr__(self) -> str:
+        order = np.argsort(-np.abs(self.weights), axis=None, kind="stable")[:5]
+        names = self.feature_names
+        lines = []
+        for flat in order:
+            i, j = divmod(int(flat), self.n_features)
+            if i != j:
+                lines.append(f"  {names[i]} -> {names[j]}: {self.weights[i, j]: .6g}")
+        return (f"ExplanationGraph(kind={self.kind!r}, n_features={self.n_features}, "
+                f"max|W|={self.max_abs_weight():.6g})\n" + "\n".join(lines))
+
+
+def from_bivariate(explanation) -> ExplanationGraph:
+    """G of a :class:`~interplay.results.BivariateExplanation`: ``W = explanation.adjacency``."""
+    return ExplanationGraph(
+        weights=explanation.adjacency, feature_names=explanation.feature_names,
+        univariate=explanation.univariate.values if explanation.univariate is not None else None,
+        kind="bivariate", std_errors=explanation.std_errors,
+        info={"method": explanation.method, "n_evaluations": explanation.n_evaluations},
+    )
+
+
+def from_interactions(interactions) -> ExplanationGraph:
+    """Symmetric G of a pairwise interaction index (SII, BII, Shapley-Taylor, excess, Moebius).
+
+    ``W(i, j) = W(j, i)`` = the pair's value (``interactions.matrix`` off the diagonal), as the paper's
+    comparisons do (Section 5: the same graph algorithms applied to Sh-Int, Sh-Tay, Sh-Exc). The order-1
+    values, when the result has them, become ``univariate``.
+    """
+    if interactions.order < 2:
+        raise ValueError(f"interactions: expected an index of order >= 2 (pairs), got order {interactions.order}")
+    n = interactions.n_features
+    singles = [(k[0], v) for k, v in interactions.values.items() if len(k) == 1]
+    univariate = None
+    if len(singles) == n:
+        univariate = np.zeros(n)
+        for i, v in singles:
+            univariate[i] = v
+    return ExplanationGraph(
+        weights=interactions.matrix, feature_names=interactions.feature_names, univariate=univariate,
+        kind=interactions.index,
+        info={"method": interactions.method, "n_evaluations": interactions.n_evaluations,
+              "order": interactions.order},
+    )
+
+
+__all__ = ["ROUNDOFF_RTOL", "ExplanationGraph", "from_bivariate", "from_interactions"]

@@ -1,0 +1,132 @@
+"""KernelSHAP (constrained weighted least squares, paired sampling) against exact Shapley values."""
+
+from itertools import combinations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import interplay as ip
+from interplay.estimators._sampling import kernel_sample
+from interplay.estimators.kernel import minimum_budget
+from interplay.synthetic import UnanimitySum
+
+
+def table(n, seed, **options):
+    values = np.random.default_rng(seed).normal(size=2**n)
+    powers = 1 << np.arange(n)
+    return ip.Game(lambda c: values[c.astype(np.int64) @ powers], n, **options), values
+
+
+@pytest.mark.parametrize("paired", [True, False])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8])
+def test_exact_when_budget_covers_every_coalition(n, seed, paired):
+    game, _ = table(n, seed)
+    truth = ip.shapley(game).values
+    for budget in (2**n, 2**n + 7):
+        result = ip.shapley(game, method="kernel", budget=budget, random_state=seed, paired=paired)
+        np.testing.assert_allclose(result.values, truth, atol=1e-10)
+        np.testing.assert_array_equal(result.std_errors, 0.0)
+        assert result.n_evaluations == 2**n
+
+
+@pytest.mark.parametrize("paired", [True, False])
+def test_error_shrinks_with_budget(paired):
+    errors = []
+    for budget in (60, 240, 1000):
+        per_seed = []
+        for seed in range(3):
+            game, _ = table(11, seed)
+            truth = ip.shapley(game).values
+            result = ip.shapley(game, method="kernel", budget=budget, random_state=seed, paired=paired)
+            assert result.values.sum() == pytest.approx(truth.sum(), abs=1e-9)  # efficiency is exact
+            per_seed.append(np.abs(result.values - truth).mean())
+        errors.append(np.mean(per_seed))
+    assert errors[1] < 0.75 * errors[0] and errors[2] < 0.65 * errors[1], errors
+
+
+def test_unanimity_game_converges_and_standard_errors_are_calibrated():
+    soum = UnanimitySum.random(16, n_terms=25, max_size=4, random_state=0)
+    truth = soum.shapley()
+    rmse = []
+    for budget in (150, 1200):
+        runs = [ip.shapley(soum.game(), method="kernel", budget=budget, random_state=s) for s in range(25)]
+        estimates = np.array([r.values for r in runs])
+        rmse.append(np.sqrt(((estimates - truth) ** 2).mean()))
+        spread = estimates.std(axis=0, ddof=1).mean()
+        mean_se = np.mean([r.std_errors for r in runs])
+        assert 0.7 * spread < mean_se < 1.4 * spread, (mean_se, spread)
+    assert rmse[1] < 0.5 * rmse[0], rmse
+
+
+def test_additive_game_is_exact_at_any_budget():
+    weights = np.random.default_rng(3).normal(size=20)
+    game = ip.Game(lambda c: c @ weights + 1.5, 20)
+    result = ip.shapley(game, method="kernel", budget=60, random_state=0)
+    np.testing.assert_allclose(result.values, weights, atol=1e-10)
+
+
+def test_sample_enumerates_whole_sizes_and_weights_are_the_kernel():
+    n = 10
+    sample = kernel_sample(n, 400, np.random.default_rng(0), paired=True)
+    assert len(sample.coalitions) <= 400
+    keys = {tuple(row) for row in sample.coalitions}
+    assert len(keys) == len(sample.coalitions)  # deduplicated
+    sizes = sample.coalitions.sum(axis=1)
+    # masses (n-1)/(s(n-s)) normalised: group {1,9} .393, {2,8} .221, {3,7} .168; rule rows * q / q_left >= count:
+    # 400 * .393 = 157 >= 20; 380 * .221 / .607 = 138 >= 90; 290 * .168 / .386 = 126 < 240
+    assert sample.enumerated_sizes == (1, 9, 2, 8)
+    assert kernel_sample(n, 100, np.random.default_rng(0)).enumerated_sizes == (1, 9)  # 80 * .221 / .607 < 90
+    for s in sample.enumerated_sizes:
+        assert (sizes[: sample.n_enumerated] == s).sum() == len(list(combinations(range(n), s)))
+    assert not np.isin(sizes[sample.n_enumerated:], sample.enumerated_sizes).any()
+    assert sample.weights.sum() == pytest.approx(1.0)  # total kernel mass of sizes 1..n-1
+    sampled = sample.coalitions[sample.n_enumerated:]
+    half = len(sampled) // 2
+    np.testing.assert_array_equal(sampled[half:], ~sampled[:half])  # paired: complements
+
+
+@pytest.mark.parametrize("paired", [True, False])
+def test_same_seed_same_result_for_any_batch_size(paired):
+    results = []
+    for batch_size in (1, 7, None):
+        game, _ = table(9, 4, batch_size=batch_size)
+        results.append(ip.shapley(game, method="kernel", budget=120, random_state=3, paired=paired).values)
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_array_equal(results[0], results[2])
+
+
+@pytest.mark.parametrize("budget", [18, 19, 57, 300, 511, 512, 5000])
+def test_budget_never_exceeded(budget):
+    game, _ = table(9, 5, cache=False)
+    result = ip.shapley(game, method="kernel", budget=budget, random_state=0)
+    assert game.n_evaluations == result.n_evaluations <= budget
+
+
+@pytest.mark.parametrize("n, paired, minimum",
+                         [(8, True, 16), (9, True, 18), (9, False, 10), (3, True, 6), (2, True, 4)])
+def test_too_small_budget_names_the_minimum(n, paired, minimum):
+    assert minimum_budget(n, paired=paired) == minimum
+    game, _ = table(n, 0)
+    with pytest.raises(ValueError, match=f"at least {minimum} coalition evaluations"):
+        ip.shapley(game, method="kernel", budget=minimum - 1, paired=paired)
+    ip.shapley(game, method="kernel", budget=minimum, paired=paired)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(2, 11), extra=st.integers(0, 3000), seed=st.integers(0, 2**16),
+       kind=st.sampled_from(["shapley:kernel", "shapley:permutation", "shapley:antithetic", "bivariate:kernel",
+                             "bivariate:permutation"]))
+def test_budget_property(n, extra, seed, kind):
+    """Any size, any budget above the minimum: the uncached game is asked at most ``budget`` coalitions."""
+    entry, method = kind.split(":")
+    minimum = {"kernel": minimum_budget(n), "permutation": n + 1, "antithetic": 2 * n}[method]
+    budget = minimum + extra
+    game, _ = table(n, seed, cache=False)
+    result = getattr(ip, entry)(game, method=method, budget=budget, random_state=seed)
+    assert game.n_evaluations == result.n_evaluations <= budget
+    values = result.values if entry == "shapley" else result.univariate.values
+    assert np.all(np.isfinite(values))
+    assert values.sum() == pytest.approx(game(np.ones((1, n), dtype=bool))[0] - game(np.zeros((1, n), bool))[0])
