@@ -145,3 +145,12 @@ def test_dataframe_names_and_errors():
 def test_bad_models_get_clear_errors(model, message):
     with pytest.raises((RuntimeError, ValueError), match=message):
         ip.shapley(ip.Explainer(model, np.zeros((3, 2))).game([1.0, 1.0]))
+
+
+def test_regression_loss_uses_the_target_output():
+    f = lambda X: np.column_stack([X[:, 0], 10 * X[:, 1]])  # noqa: E731
+    explainer = ip.Explainer(f, np.zeros((3, 2)), removal="baseline", output="loss", target=1)
+    assert explainer.game([1.0, 1.0], y=10.0).grand_value() == 0.0
+    assert explainer.game([1.0, 1.0], y=10.0).empty_value() == -100.0
+    with pytest.raises(ValueError, match="target"):
+        ip.Explainer(f, np.zeros((3, 2)), removal="baseline", output="loss").game([1.0, 1.0], y=1.0)

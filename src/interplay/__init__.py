@@ -1,6 +1,6 @@
 """interplay: Shapley-family explanations of black-box models, and how features act together."""
 
-from . import graph, plot, synthetic
+from . import graph, modalities, plot, synthetic
 from .api import banzhaf, bivariate, interactions, shapley
 from .estimators import available_methods
 from .explainer import Explainer
@@ -29,6 +29,7 @@ __all__ = [
     "interactions",
     "load",
     "mean_graph",
+    "modalities",
     "plot",
     "save",
     "save_report",

@@ -194,9 +194,7 @@ def _explained_output(explainer: Any, x: Any) -> str:
     """In words, which output the row's game explains, e.g. "probability of class 'yes'"."""
     if explainer.model.kind != "classifier":
         return explainer.output
-    column = explainer._transform(explainer._row(x), None).column
-    classes = explainer.model.classes
-    label = classes[column] if classes is not None and column < len(classes) else column
+    label = explainer.explained_outputs(x)[0]
     return f"{explainer.output} of class {label!r}" if isinstance(label, str) else f"{explainer.output} of class {label}"
 
 

@@ -209,7 +209,14 @@ class Explainer:
                 raise ValueError("y: output='loss' needs the label of each explained row (y=)")
             if self.model.kind == "classifier":
                 return {y: OutputTransform("loss", self._class_column(y, n_outputs, "y"), y)}
-            return {y: OutputTransform("loss", -1, float(y))}
+            if target is not None:
+                column = self._class_column(target, n_outputs, "target")
+            elif n_outputs > 1:
+                raise ValueError(f"target: the model returns {n_outputs} outputs; choose the one the loss "
+                                 "is computed on with target=")
+            else:
+                column = 0
+            return {y: OutputTransform("loss", column, float(y), regression=True)}
         if isinstance(target, str) and target == "all":
             labels = list(self.model.classes) if self.model.classes is not None else list(range(n_outputs))
             return {label: OutputTransform(self.output, k) for k, label in enumerate(labels[:n_outputs])}
@@ -229,6 +236,10 @@ class Explainer:
                                  "(a list or 'all' explains several at once)")
             return {0: OutputTransform(self.output, 0)}
         return {target: OutputTransform(self.output, self._class_column(target, n_outputs, "target"))}
+
+    def explained_outputs(self, x: Any, y: Any = None) -> list:
+        """The output label(s) the games of row ``x`` explain (e.g. the predicted class when ``target`` is None)."""
+        return list(self._transforms(self._check_row(x), y))
 
     def _class_column(self, label: Any, n_outputs: int, name: str) -> int:
         classes = self.model.classes
@@ -449,8 +460,8 @@ def _torch_utility(transform: OutputTransform):
         if transform.output == "log-odds":
             p = out[:, transform.column].clamp(1e-12, 1 - 1e-12)
             return torch.log(p) - torch.log1p(-p)
-        if transform.column < 0:  # regression loss
-            return -(out[:, 0] - float(transform.label)) ** 2
+        if transform.regression:
+            return -(out[:, transform.column] - float(transform.label)) ** 2
         return torch.log(out[:, transform.column].clamp(1e-12, 1.0))
 
     return utility
