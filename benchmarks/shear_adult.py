@@ -189,13 +189,15 @@ def main() -> None:
     for m in labels:
         lines.append(f"| interplay {m} | " + " | ".join(cell(ae, m, N, ".4f") for N in NS) + " |")
     for p in ("SHEAR", "APS", "PS", "KS-Pair"):
-        lines.append(f"| paper {p} | " + " | ".join(f"{PAPER[N][p][0]:.4f}" if p in PAPER[N] else "" for N in NS) + " |")
+        lines.append(f"| paper {p} | " + " | ".join(f"{PAPER[N][p][0]:.4f}" if p in PAPER[N] else ""
+                                                   for N in NS) + " |")
     lines += ["", "## Ranking ACC, higher is better", "",
               "| method | " + " | ".join(f"N={N}" for N in NS) + " |", "|---|" + "---|" * len(NS)]
     for m in labels:
         lines.append(f"| interplay {m} | " + " | ".join(cell(acc, m, N, ".3f") for N in NS) + " |")
     for p in ("SHEAR", "APS", "PS", "KS-Pair"):
-        lines.append(f"| paper {p} | " + " | ".join(f"{PAPER[N][p][1]:.3f}" if p in PAPER[N] else "" for N in NS) + " |")
+        lines.append(f"| paper {p} | " + " | ".join(f"{PAPER[N][p][1]:.3f}" if p in PAPER[N] else ""
+                                                   for N in NS) + " |")
     lines += ["", "Mean evaluations used per row: " + "; ".join(
         f"{m}: " + ", ".join(f"{np.mean(evals[(m, N)]):.0f}" for N in NS) for m in labels) + "."]
     text = "\n".join(lines) + "\n"

@@ -33,7 +33,8 @@ def resolve_budget(budget: int | None, n: int, minimum: int, method: str) -> int
         return max(DEFAULT_BUDGET_PER_PLAYER * n, minimum)
     budget = check_int(budget, "budget", minimum=1)
     if budget < minimum:
-        raise ValueError(f"budget: method={method!r} needs at least {minimum} evaluations for {n} players, got {budget}")
+        raise ValueError(f"budget: method={method!r} needs at least {minimum} evaluations for {n} players, "
+                         f"got {budget}")
     return budget
 
 

@@ -12,8 +12,9 @@ For each feature ``i``:
    ``|eta[i, j]|`` (ties broken by the lower index), ``N`` = evaluations per feature.
 3. Estimate (Eq. 14): the Shapley value of ``i`` in the game of ``i`` and its ``K`` cooperators,
    ``phi_i = 1/(K+1) sum_{S subset C_i} C(K, |S|)^{-1} [v(S + V_S + i) - v(S + V_S)]``, where every
-   non-cooperator is present in ``V_S`` with probability 1/2, ``V_S`` and ``V_{C_i \\ S}`` are complementary
-   within the non-cooperators (antithetic pairs, Table 1) and the same ``V_S`` is used with and without ``i``
+   non-cooperator is present in ``V_S`` with probability 1/2 (``noncooperators="uniform"``, the default),
+   ``V_S`` and ``V_{C_i \\ S}`` are complementary within the non-cooperators (antithetic pairs, Table 1) and
+   the same ``V_S`` is used with and without ``i``
    (papers' README). The ``2**K`` subsets with and without ``i`` use ``2**(K+1) <= N`` evaluations.
 
 ``noncooperators="shapley"`` (an interplay option, not in the paper) draws, per antithetic pair, a presence
@@ -25,9 +26,9 @@ interactions of order 2 but give non-cooperators' higher-order interactions Banz
 
 With ``K = n - 1`` there is no non-cooperator and the estimate is the exact Shapley value; it is also exact when
 every Moebius dividend that contains ``i`` lies inside ``C_i + i`` (e.g. a sparse quadratic model whose
-interacting partners of ``i`` are all cooperators), and for every game with interactions of order at most 2
-(each non-cooperator is present in exactly one mask of each equally weighted antithetic pair). Otherwise the
-paper's estimate is biased (see ``noncooperators``); no standard error is reported.
+interacting partners of ``i`` are all cooperators), and, when ``K >= 1``, for every game with interactions of
+order at most 2 (each non-cooperator is present in exactly one mask of each equally weighted antithetic pair).
+Otherwise the paper's estimate is biased (see ``noncooperators``); no standard error is reported.
 
 Cost: ``1 + n 2**(K+1)`` evaluations (``v(empty)`` is the baseline), plus ``n(n-1)/2 + n + 1`` when the
 cross-contribution comes from the game. ``n_per_feature`` defaults to ``(budget - overhead) // n``
