@@ -142,3 +142,75 @@ def test_kernel_matrix_without_standard_errors_is_the_same_matrix():
     np.testing.assert_allclose(without.adjacency, with_se.adjacency, atol=1e-12)
     np.testing.assert_allclose(without.univariate.std_errors, with_se.univariate.std_errors, atol=1e-12)
     assert without.std_errors is None and with_se.std_errors is not None
+
+
+@pytest.mark.parametrize("chunk", [None, 7 * 25])
+@pytest.mark.parametrize("antithetic", [False, True])
+def test_permutation_standard_errors_survive_a_large_offset(antithetic, chunk, monkeypatch):
+    """Regression: running sums of squares cancelled with a 1e9 offset on player 0 (chunked sums too)."""
+    from interplay.estimators import bivariate_sampling
+
+    if chunk is not None:  # 7 * 25 entries: chunks of 7 permutations (6 for antithetic), merged
+        monkeypatch.setattr(bivariate_sampling, "_CHUNK", chunk)
+    _, values = table(5, 0)
+    powers = 1 << np.arange(5)
+    results = []
+    for offset in (0.0, 1e9):
+        game = ip.Game(lambda c, offset=offset: offset * c[:, 0] + values[c.astype(np.int64) @ powers], 5)
+        results.append(ip.bivariate(game, method="permutation", budget=402, random_state=0, antithetic=antithetic))
+    base, shifted = results
+    np.testing.assert_allclose(shifted.univariate.std_errors, base.univariate.std_errors, rtol=1e-5)
+    off = ~np.eye(5, dtype=bool)
+    # column 0 holds the offset (1e9 * 1{i precedes 0}): compare the other columns; with antithetic pairs the
+    # pair mean of column 0 is 0.5 * (1e9 + finite part), whose spread must not be lost either
+    cols = slice(0, 5) if antithetic else slice(1, 5)
+    np.testing.assert_allclose(shifted.std_errors[:, cols][off[:, cols]], base.std_errors[:, cols][off[:, cols]],
+                               rtol=1e-5)
+
+
+def test_running_moments_merge_chunks_exactly():
+    from interplay.estimators._sampling import RunningMoments
+
+    samples = 1e9 + np.random.default_rng(0).normal(size=(101, 3, 2))
+    moments = RunningMoments((3, 2))
+    for start in range(0, 101, 17):
+        moments.add(samples[start:start + 17])
+    np.testing.assert_allclose(moments.mean, samples.mean(axis=0), rtol=1e-15)
+    np.testing.assert_allclose(moments.std_errors(), samples.std(axis=0, ddof=1) / np.sqrt(101), rtol=1e-6)
+
+
+@pytest.mark.parametrize("options", [{}, {"univariate": "kernel"},
+                                     {"common_random_numbers": False, "run_budget": 40}])
+def test_general_advances_a_passed_generator(options):
+    """Regression: method='general' deep-copied the Generator and never advanced it (repeated calls were equal)."""
+    game, _ = table(6, 3)
+    budget = 300 if "run_budget" in options else 40  # 40 < 2**6: kernel samples too
+    rng = np.random.default_rng(5)
+    first = ip.bivariate(game, method="general", budget=budget, random_state=rng, **options)
+    second = ip.bivariate(game, method="general", budget=budget, random_state=rng, **options)
+    assert not np.allclose(first.adjacency, second.adjacency)
+    again = ip.bivariate(game, method="general", budget=budget, random_state=5, **options)
+    np.testing.assert_array_equal(again.adjacency, first.adjacency)  # the same seed still reproduces
+    if options.get("univariate") == "kernel":  # and advances the Generator as method="kernel" does
+        rng = np.random.default_rng(5)
+        ip.bivariate(game, method="kernel", budget=budget, random_state=rng)
+        kernel = ip.bivariate(game, method="kernel", budget=budget, random_state=rng)
+        np.testing.assert_allclose(second.adjacency, kernel.adjacency, atol=1e-10)
+
+
+@pytest.mark.parametrize("method, options", [("permutation", {"antithetic": True}), ("permutation", {}),
+                                             ("kernel", {"paired": False}), ("kernel", {}),
+                                             ("general", {"univariate": "kernel"})])
+def test_info_holds_the_resolved_budget_and_options(method, options):
+    n = 6
+    game, _ = table(n, 0)
+    result = ip.bivariate(game, method=method, random_state=0, **options)
+    defaults = {"permutation": {"antithetic": False}, "kernel": {"paired": True, "std_errors": True},
+                "general": {"univariate": "permutation", "common_random_numbers": True}}[method]
+    for key, value in {**defaults, **options}.items():
+        assert result.info[key] == value, key
+    if method == "general":  # no cap on the total by default; each run used the default budget
+        assert result.info["budget"] is None and result.info["run_budget"] == 2048 + 2 * n
+    else:
+        assert result.info["budget"] == 2048 + 2 * n
+        assert result.univariate.info["budget"] == 2048 + 2 * n

@@ -17,7 +17,13 @@ def test_demo_results_are_consistent():
     assert any("bmi" in line for line in lines)
 
 
-def test_cli_demo():
-    result = CliRunner().invoke(main, ["demo", "--row", "1"])
+def test_cli_demo(tmp_path):
+    result = CliRunner().invoke(main, ["demo", "--row", "1", "--out", str(tmp_path / "tour")])
     assert result.exit_code == 0, result.output
     assert "Exact Shapley values" in result.output and "Bivariate Shapley matrix" in result.output
+
+
+def test_cli_demo_rejects_rows_out_of_range(tmp_path):
+    for row in ("500", "-1"):
+        result = CliRunner().invoke(main, ["demo", "--row", row, "--no-report"])
+        assert result.exit_code == 2 and "--row" in result.output, result.output

@@ -145,3 +145,38 @@ def test_dataframe_names_and_errors():
 def test_bad_models_get_clear_errors(model, message):
     with pytest.raises((RuntimeError, ValueError), match=message):
         ip.shapley(ip.Explainer(model, np.zeros((3, 2))).game([1.0, 1.0]))
+
+
+def test_regression_loss_uses_the_target_output():
+    f = lambda X: np.column_stack([X[:, 0], 10 * X[:, 1]])  # noqa: E731
+    explainer = ip.Explainer(f, np.zeros((3, 2)), removal="baseline", output="loss", target=1)
+    assert explainer.game([1.0, 1.0], y=10.0).grand_value() == 0.0
+    assert explainer.game([1.0, 1.0], y=10.0).empty_value() == -100.0
+    with pytest.raises(ValueError, match="target"):
+        ip.Explainer(f, np.zeros((3, 2)), removal="baseline", output="loss").game([1.0, 1.0], y=1.0)
+
+
+def test_infinite_inputs_and_arbitrary_modes_are_reported():
+    background = np.zeros((3, 2))
+    background[0, 1] = np.inf
+    with pytest.raises(ValueError, match=r"background: contains inf in column\(s\) \[1\]"):
+        ip.Explainer(lambda X: X[:, 0], background)
+    explainer = ip.Explainer(lambda X: X[:, 0], np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="x: contains inf"):
+        explainer.game([np.inf, 0.0])
+    continuous = np.random.default_rng(0).normal(size=(50, 2))
+    with pytest.warns(UserWarning, match="mode is arbitrary"):
+        ip.Explainer(lambda X: X[:, 0], continuous, removal="baseline", baseline="mode")
+
+
+def test_many_rows_record_the_class_each_row_explains():
+    from sklearn.datasets import load_iris
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = load_iris(return_X_y=True)
+    model = LogisticRegression(max_iter=500).fit(X, y)
+    rows = X[[0, 60, 120]]
+    explanation = ip.Explainer(model, X[::15]).shapley(rows)
+    assert explanation.info["targets"] == model.predict(rows).tolist()
+    fixed = ip.Explainer(model, X[::15], target=2).shapley(rows)
+    assert fixed.info["targets"] == [2, 2, 2]

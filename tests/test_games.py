@@ -118,3 +118,24 @@ def test_results_are_immutable_and_named():
     assert result["c"] == pytest.approx(3.0)
     assert result.ranking() == ["c", "b", "a"]
     assert "Attribution" in repr(result)
+
+
+def test_cache_stays_correct_over_many_small_calls():
+    soum = UnanimitySum.random(12, n_terms=15, max_size=3, random_state=5)
+    game = soum.game()
+    rng = np.random.default_rng(6)
+    seen = set()
+    for size in rng.integers(1, 40, size=300):
+        batch = rng.random((int(size), 12)) < 0.5
+        np.testing.assert_allclose(game(batch), soum.value(batch), rtol=0, atol=1e-12)
+        seen.update(map(tuple, batch))
+    assert game.n_evaluations == len(seen) == game.n_cached
+
+
+def test_unknown_options_and_read_only_interactions():
+    game = ip.Game(lambda s: s.sum(axis=1) * 1.0, 3)
+    with pytest.raises(TypeError, match=r"options: method='exact' for shapley accepts \['max_players'\]; got unknown \['foo'\]"):
+        ip.shapley(game, foo=1)
+    result = ip.interactions(game, index="sii")
+    with pytest.raises(TypeError):
+        result.values[(0,)] = 99.0

@@ -130,3 +130,61 @@ def test_budget_property(n, extra, seed, kind):
     values = result.values if entry == "shapley" else result.univariate.values
     assert np.all(np.isfinite(values))
     assert values.sum() == pytest.approx(game(np.ones((1, n), dtype=bool))[0] - game(np.zeros((1, n), bool))[0])
+
+
+@pytest.mark.parametrize("budget, paired", [(4, False), (6, True)])
+def test_no_standard_errors_without_residual_degrees_of_freedom(budget, paired):
+    """Regression: n - 1 sampled units fit exactly, the residuals vanish and std_errors were ~1e-16."""
+    game = ip.synthetic.random_game(3, random_state=1)
+    truth = ip.shapley(game).values
+    result = ip.shapley(game, method="kernel", budget=budget, paired=paired, random_state=0)
+    assert result.info["n_sampled_units"] == 2
+    assert np.abs(result.values - truth).max() > 0.5  # a real error, which a zero standard error would hide
+    assert result.std_errors is None
+    biv = ip.bivariate(game, method="kernel", budget=budget, paired=paired, random_state=0)
+    assert biv.std_errors is None and biv.univariate.std_errors is None
+
+
+def test_standard_errors_cover_at_small_budgets():
+    """95% intervals at n=6 with 11 and 8 sampled pairs (5 free unknowns): the sandwich alone covered ~0.83;
+    with the degrees-of-freedom factor sqrt(U / (U - (n - 1))) about 0.93."""
+    hits = []
+    for game_seed in range(8):
+        game = ip.synthetic.random_game(6, random_state=game_seed)
+        truth = ip.shapley(game).values
+        for budget in (24, 30):
+            for seed in range(12):
+                result = ip.shapley(game, method="kernel", budget=budget, random_state=seed)
+                hits.append(np.abs(result.values - truth) < 1.96 * result.std_errors)
+    coverage = np.mean(hits)
+    assert 0.89 < coverage < 0.99, coverage
+
+
+def test_many_players_do_not_overflow():
+    """Regression: C(1100, s) was converted to float (OverflowError); only its comparison with rows matters."""
+    n = 1100
+    game = ip.Game(lambda c: c[:, 0] * 1.0, n)
+    result = ip.shapley(game, method="kernel", budget=2 * n + 10, random_state=0)
+    assert result.n_evaluations <= 2 * n + 10
+    np.testing.assert_allclose(result.values, np.eye(n)[0], atol=1e-8)  # additive game: exact at any budget
+
+
+def test_gram_solver_cholesky_and_rank_deficient_fallback():
+    from interplay.estimators._sampling import gram_solver
+
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(30, 6))
+    b = rng.normal(size=(6, 3))
+    full = a.T @ a
+    np.testing.assert_allclose(gram_solver(full)(b), np.linalg.solve(full, b), atol=1e-12)
+    low = a[:, :4] @ rng.normal(size=(4, 6))  # rank 4: the minimum-norm solution, as the pseudo-inverse gives
+    deficient = low.T @ low
+    np.testing.assert_allclose(gram_solver(deficient)(b), np.linalg.pinv(deficient, hermitian=True) @ b, atol=1e-10)
+
+
+@pytest.mark.parametrize("paired", [True, False])
+def test_info_holds_the_resolved_budget_and_options(paired):
+    game, _ = table(12, 0)
+    result = ip.shapley(game, method="kernel", paired=paired, random_state=0)  # default budget 2048 + 2n
+    assert result.info["budget"] == 2048 + 2 * 12 and result.info["paired"] is paired
+    assert ip.shapley(game, method="kernel", budget=77, random_state=0).info["budget"] == 77

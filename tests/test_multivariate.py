@@ -58,3 +58,13 @@ def test_budget_below_enumeration_is_refused():
     game = ip.synthetic.random_game(5, random_state=0)
     with pytest.raises(ValueError, match="32"):
         exact_multivariate(game, order=3, budget=31)
+
+
+@pytest.mark.parametrize("n, order", [(4, 5), (10, 10), (12, 9)])
+def test_order_above_n_or_too_large_an_output_is_refused_before_evaluating(n, order):
+    """Regression: order had no upper bound (the output holds n**order floats): clear error naming order."""
+    game = ip.synthetic.random_game(n, random_state=0)
+    with pytest.raises(ValueError, match="order"):
+        exact_multivariate(game, order=order)
+    assert game.n_evaluations == 0
+    exact_multivariate(game, order=min(n, 3))  # a modest order is fine

@@ -104,3 +104,33 @@ def test_antithetic_pairs_reverse_orders():
     perms = draw_permutations(6, 5, np.random.default_rng(0), antithetic=True)
     np.testing.assert_array_equal(perms[1::2], perms[0::2, ::-1])
     assert all(sorted(p) == list(range(5)) for p in perms)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_standard_errors_survive_a_large_offset(method):
+    """Regression: running sums of squares cancelled, std_errors[0] was 0 (or garbage) with a 1e9 offset."""
+    _, values = table(5, 0)
+    powers = 1 << np.arange(5)
+    results = []
+    for offset in (0.0, 1e9):
+        game = ip.Game(lambda c, offset=offset: offset * c[:, 0] + values[c.astype(np.int64) @ powers], 5)
+        results.append(ip.shapley(game, method=method, budget=402, random_state=0))
+    assert results[0].std_errors[0] > 0.01
+    np.testing.assert_allclose(results[1].std_errors, results[0].std_errors, rtol=1e-5)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_info_holds_the_resolved_budget_and_options(method):
+    game, _ = table(5, 0)
+    result = ip.shapley(game, method=method, random_state=0)  # default budget 2048 + 2n
+    assert result.info["budget"] == 2048 + 2 * 5
+    assert result.info["antithetic"] == (method == "antithetic")
+    assert ip.shapley(game, method=method, budget=77, random_state=0).info["budget"] == 77
+
+
+def test_antithetic_standard_error_can_be_exactly_zero_without_being_exact():
+    """Documented: with few pairs the pair means of a player can coincide (zero sample variance)."""
+    game, _ = table(3, 0)
+    result = ip.shapley(game, method="antithetic", budget=2 + 4 * 2, random_state=0)  # 2 pairs
+    np.testing.assert_array_equal(result.std_errors, 0.0)
+    assert np.abs(result.values - exact(game)).max() > 0.1

@@ -1,11 +1,13 @@
 """interplay: Shapley-family explanations of black-box models, and how features act together."""
 
-from . import graph, synthetic
+from . import graph, modalities, plot, synthetic
 from .api import banzhaf, bivariate, interactions, shapley
 from .estimators import available_methods
 from .explainer import Explainer
 from .games import Game
 from .graph import ExplanationGraph, RedundancyGraph, mean_graph
+from .io import load, save
+from .report import build_report, save_report
 from .results import Attribution, BivariateExplanation, Explanation, Interactions
 
 __version__ = "0.1.0"
@@ -21,10 +23,16 @@ __all__ = [
     "RedundancyGraph",
     "available_methods",
     "banzhaf",
+    "build_report",
     "bivariate",
     "graph",
     "interactions",
+    "load",
     "mean_graph",
+    "modalities",
+    "plot",
+    "save",
+    "save_report",
     "shapley",
     "synthetic",
 ]

@@ -116,4 +116,112 @@ def check_numeric_matrix(X: Any, name: str, *, n_columns: int | None = None, all
         raise ValueError(f"{name}: expected {n_columns} columns, got {arr.shape[1]}")
     if not allow_nan and np.isnan(arr).any():
         raise ValueError(f"{name}: contains NaN; impute missing values or use a model that handles them")
+    if np.isinf(arr).any():
+        bad = sorted(set(np.nonzero(np.isinf(arr))[1].tolist()))[:5]
+        raise ValueError(f"{name}: contains inf in column(s) {bad}; expected finite values")
     return arr, columns
+
+
+def _is_frame(X: Any) -> bool:
+    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "to_numpy")
+
+
+def check_table(X: Any, name: str, *, n_columns: int | None = None, raw: bool = False,
+                ) -> tuple[np.ndarray, tuple[str, ...] | None, tuple | None]:
+    """Like :func:`check_numeric_matrix`, but a DataFrame (or array) with non-numeric columns is kept raw.
+
+    Returns ``(array, columns, dtypes)``: a float matrix when every column is numeric and ``raw`` is false
+    (the fast path), else an object matrix whose cells are the original values; ``dtypes`` are the
+    DataFrame's column dtypes (``None`` for arrays). Missing values in any column are an error.
+    """
+    if not _is_frame(X):
+        arr = np.asarray(X)
+        numeric = arr.dtype != object and (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool)
+        if numeric or not raw:
+            try:
+                matrix, columns = check_numeric_matrix(X, name, n_columns=n_columns)
+                return (matrix.astype(object) if raw else matrix), columns, None
+            except TypeError:
+                if not raw:
+                    raise
+        arr = np.array(X, dtype=object)
+        if arr.ndim == 1:
+            arr = arr[None, :]
+        if arr.ndim != 2 or arr.shape[0] == 0:
+            raise ValueError(f"{name}: expected a non-empty 2-D table (rows x columns), got shape {arr.shape}")
+        if n_columns is not None and arr.shape[1] != n_columns:
+            raise ValueError(f"{name}: expected {n_columns} columns, got {arr.shape[1]}")
+        if any(v is None or (isinstance(v, float) and np.isnan(v)) for v in arr.ravel()):
+            raise ValueError(f"{name}: contains missing values; impute them first")
+        return arr, None, None
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    columns = tuple(str(c) for c in X.columns)
+    all_numeric = all(is_numeric_dtype(dt) or is_bool_dtype(dt) for dt in X.dtypes)
+    if all_numeric and not raw:
+        matrix, _ = check_numeric_matrix(X, name, n_columns=n_columns)
+        return matrix, columns, None
+    if n_columns is not None and len(columns) != n_columns:
+        raise ValueError(f"{name}: expected {n_columns} columns, got {len(columns)}")
+    if len(X) == 0:
+        raise ValueError(f"{name}: expected at least one row, got none")
+    missing = [str(c) for c in X.columns[X.isna().any().to_numpy()]]
+    if missing:
+        raise ValueError(f"{name}: missing values in columns {missing}; impute them first")
+    return X.to_numpy(dtype=object), columns, tuple(X.dtypes)
+
+
+def non_numeric_columns(X: Any) -> list[str]:
+    """Names of the non-numeric columns of a DataFrame (empty for arrays)."""
+    if not _is_frame(X):
+        return []
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    return [str(c) for c, dt in zip(X.columns, X.dtypes) if not (is_numeric_dtype(dt) or is_bool_dtype(dt))]
+
+
+def check_groups(groups: Any, column_names: tuple[str, ...]) -> tuple[tuple[str, ...], list[list[int]]]:
+    """Resolve feature groups over the input columns.
+
+    ``groups``: a dict ``name -> list of columns`` or a list of lists of columns (named ``g0, g1, ...`` unless a
+    group has one column); a column is a name from ``column_names`` or an integer index. Columns in no group
+    become single-column features named after the column, after the given groups. A column in two groups is
+    an error. Returns the feature names and, per feature, its column indices.
+    """
+    if isinstance(groups, dict):
+        items = [(str(k), v) for k, v in groups.items()]
+    elif isinstance(groups, (list, tuple)):
+        items = [(None, v) for v in groups]
+    else:
+        raise TypeError(f"groups: expected a dict name -> columns or a list of lists of columns, "
+                        f"got {type(groups).__name__}")
+    d = len(column_names)
+    owner: dict[int, int] = {}
+    names: list[str] = []
+    members: list[list[int]] = []
+    for g, (gname, cols) in enumerate(items):
+        if isinstance(cols, (str, int, np.integer)):
+            cols = [cols]
+        indices = []
+        for c in cols:
+            if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+                if not 0 <= int(c) < d:
+                    raise ValueError(f"groups: column index {c} out of range for {d} columns")
+                j = int(c)
+            elif str(c) in column_names:
+                j = column_names.index(str(c))
+            else:
+                raise ValueError(f"groups: unknown column {c!r}; known columns: {list(column_names)}")
+            if j in owner:
+                raise ValueError(f"groups: column {column_names[j]!r} is in two groups")
+            owner[j] = g
+            indices.append(j)
+        if not indices:
+            raise ValueError(f"groups: group {gname or g} has no columns")
+        members.append(indices)
+        names.append(gname if gname is not None else (column_names[indices[0]] if len(indices) == 1 else f"g{g}"))
+    for j in range(d):
+        if j not in owner:
+            members.append([j])
+            names.append(column_names[j])
+    return check_feature_names(names, len(names), "groups"), members

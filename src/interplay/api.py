@@ -6,12 +6,26 @@ the estimator registered for ``method`` (see :mod:`interplay.estimators`).
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from typing import Any, Callable
 
 from ._validation import check_int, check_random_state
 from .estimators import get_estimator
 from .games import as_game
 from .results import Attribution, BivariateExplanation, Interactions
+
+
+def _call(kind: str, method: str, game, options: dict, **fixed):
+    """Run the registered estimator; unknown options get an error listing the ones the method accepts."""
+    estimator: Callable = get_estimator(kind, method)
+    parameters = inspect.signature(estimator).parameters
+    if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+        accepted = sorted(name for name, p in parameters.items()
+                          if p.kind is p.KEYWORD_ONLY and name not in ("budget", "rng", "index", "order"))
+        unknown = sorted(set(options) - set(accepted))
+        if unknown:
+            raise TypeError(f"options: method={method!r} for {kind} accepts {accepted}; got unknown {unknown}")
+    return estimator(game, **fixed, **options)
 
 
 def _common(game, budget, random_state):
@@ -28,14 +42,14 @@ def shapley(game, method: str = "exact", budget: int | None = None, random_state
     evaluations; ``options`` are passed to the method.
     """
     game, budget, rng = _common(game, budget, random_state)
-    return get_estimator("shapley", method)(game, budget=budget, rng=rng, **options)
+    return _call("shapley", method, game, options, budget=budget, rng=rng)
 
 
 def banzhaf(game, method: str = "exact", budget: int | None = None, random_state: Any = None,
             **options) -> Attribution:
     """Banzhaf values of ``game`` (BII paper, Eq. 2 for single players)."""
     game, budget, rng = _common(game, budget, random_state)
-    return get_estimator("banzhaf", method)(game, budget=budget, rng=rng, **options)
+    return _call("banzhaf", method, game, options, budget=budget, rng=rng)
 
 
 def interactions(game, index: str = "sii", order: int = 2, method: str = "exact", budget: int | None = None,
@@ -46,11 +60,11 @@ def interactions(game, index: str = "sii", order: int = 2, method: str = "exact"
     (Shapley-Taylor), ``"moebius"`` (Harsanyi dividends), ``"excess"`` (Shapley excess of pairs).
     """
     game, budget, rng = _common(game, budget, random_state)
-    return get_estimator("interactions", method)(game, index=index, order=order, budget=budget, rng=rng, **options)
+    return _call("interactions", method, game, options, index=index, order=order, budget=budget, rng=rng)
 
 
 def bivariate(game, method: str = "exact", budget: int | None = None, random_state: Any = None,
               **options) -> BivariateExplanation:
     """Bivariate Shapley matrix (Bivariate Shapley paper, Eq. 6): the directed explanation graph's weights."""
     game, budget, rng = _common(game, budget, random_state)
-    return get_estimator("bivariate", method)(game, budget=budget, rng=rng, **options)
+    return _call("bivariate", method, game, options, budget=budget, rng=rng)

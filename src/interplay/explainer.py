@@ -3,6 +3,15 @@
 ``Explainer(model, background, removal=..., output=...)`` fixes the removal-based explanation (Bivariate
 Shapley paper Sec. 3: feature removal x model behaviour x summary); ``explainer.game(x)`` is the game of one
 row, and ``shapley``/``banzhaf``/``interactions``/``bivariate`` run the estimators of :mod:`interplay.api`.
+
+Data paths: numeric inputs are float matrices (the fast path). A DataFrame with non-numeric (categorical)
+columns, for a model fitted on a DataFrame (e.g. a Pipeline with a ColumnTransformer/OneHotEncoder), is kept
+as an object table: hybrid rows take whole values column-wise, and the model receives a DataFrame with the
+original dtypes, so the explanation is on the raw columns the user knows.
+
+``groups=`` makes features out of groups of columns (a one-hot block, a user-defined group): a coalition of
+features is expanded to its columns, so values (and efficiency) are per group. ``target=[...]`` or ``"all"``
+explains several outputs with one set of model calls shared by all (:class:`~interplay.removal.SharedValues`).
 """
 
 from __future__ import annotations
@@ -12,13 +21,22 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import api
-from ._validation import check_choice, check_feature_names, check_int, check_numeric_matrix, check_random_state
+from ._validation import (
+    check_choice,
+    check_feature_names,
+    check_groups,
+    check_int,
+    check_random_state,
+    check_table,
+    non_numeric_columns,
+)
 from .games import Game
 from .models import as_model
 from .removal import (
     OUTPUTS,
     REMOVALS,
     OutputTransform,
+    SharedValues,
     baseline_value_function,
     conditional_value_function,
     marginal_value_function,
@@ -33,23 +51,31 @@ class Explainer:
     Parameters
     ----------
     model:
-        A callable on a 2-D array, or an object with ``predict_proba`` (classifier) or ``predict``.
+        A callable on a 2-D array; an object with ``predict_proba`` (classifier) or ``predict`` (scikit-learn
+        estimators and Pipelines, XGBoost/LightGBM wrappers); a native XGBoost/LightGBM ``Booster``; a PyTorch
+        ``nn.Module`` (see :func:`interplay.models.as_model`).
     background:
         Rows standing for "the data": removed features are averaged over them (``marginal``,
-        ``conditional``) or summarised into a reference (``baseline``). A DataFrame gives feature names.
+        ``conditional``) or summarised into a reference (``baseline``). A DataFrame gives feature names; its
+        non-numeric columns are kept raw when the model was fitted on a DataFrame.
     removal:
         ``"marginal"`` (interventional, default), ``"conditional"`` (observational, nearest neighbours) or
         ``"baseline"`` (a fixed reference vector).
     baseline:
         For ``removal="baseline"``: ``"mean"`` (default), ``"median"``, ``"mode"``, ``"zero"`` or a vector.
+        Categorical columns and one-hot groups always take their (joint) mode.
     output:
         ``"auto"`` (probability for classifiers, prediction otherwise), ``"prediction"``, ``"probability"``,
         ``"log-odds"`` or ``"loss"`` (utility = minus the loss against the label ``y`` given per row).
     target:
         Output column or class label to explain; default: the class predicted for each row (classifiers) or
-        the only output (regressors).
+        the only output (regressors). A list of them, or ``"all"``, explains several outputs at once: the
+        methods then return a dict ``{output: result}`` and the model is called once for all of them.
     feature_names:
-        Names of the features (default: the background's columns, else ``x0..``).
+        Names of the input columns (default: the background's columns, else ``x0..``).
+    groups:
+        Features made of several columns: a dict ``name -> columns`` or a list of lists of columns (names or
+        indices). Ungrouped columns stay single features, after the groups. Values are reported per group.
     n_neighbors:
         Neighbourhood size of conditional removal (default ``ceil(sqrt(len(background)))``).
     max_rows:
@@ -58,7 +84,7 @@ class Explainer:
 
     def __init__(self, model: Any, background: Any = None, removal: str = "marginal", baseline: Any = None,
                  output: str = "auto", target: Any = None, feature_names: Sequence[str] | None = None, *,
-                 n_neighbors: int | None = None, max_rows: int = 65536) -> None:
+                 groups: Any = None, n_neighbors: int | None = None, max_rows: int = 65536) -> None:
         self.model = as_model(model)
         self.removal = check_choice(removal, "removal", REMOVALS)
         self.output = check_choice(output, "output", OUTPUTS)
@@ -68,17 +94,50 @@ class Explainer:
             raise ValueError(f"output={self.output!r} needs a model with predict_proba; "
                              f"{self.model.name} is not a classifier (use output='prediction')")
         self.target = target
+        if self._multi_target and self.output == "loss":
+            raise ValueError("target: output='loss' explains the loss of the row's label; it takes one target")
         self.max_rows = check_int(max_rows, "max_rows", minimum=1)
         self.n_neighbors = check_int(n_neighbors, "n_neighbors", minimum=1, allow_none=True)
+        self.raw = False  # True: object table with categorical columns (model receives DataFrames)
         columns = None
+        self.background = None
         if background is not None:
-            self.background, columns = check_numeric_matrix(background, "background")
-        else:
-            self.background = None
-        n_features = None if self.background is None else self.background.shape[1]
+            background = self._align_frame(background)
+            bad = non_numeric_columns(background)
+            if bad and self.model.columns is None:
+                raise TypeError(
+                    f"background: non-numeric columns {bad}; encode them first (e.g. one-hot), wrap the "
+                    "encoding inside the model (a Pipeline fitted on a DataFrame), or pass numeric data"
+                )
+            try:
+                self.background, columns, dtypes = check_table(background, "background")
+            except TypeError:  # an array of mixed values, for a model that takes DataFrames: keep it raw
+                if self.model.columns is None:
+                    raise
+                self.background, columns, dtypes = check_table(background, "background", raw=True)
+            if columns is not None and self.model.columns is not None and columns != self.model.columns:
+                raise ValueError(f"background: columns {list(columns)} differ from the columns the model was "
+                                 f"fitted on {list(self.model.columns)}")
+            if self.background.dtype == object:
+                self.raw = True
+                if dtypes is not None and self.model.columns == columns:
+                    self.model.dtypes = _widened(dtypes)
+        n_columns = None if self.background is None else self.background.shape[1]
         if self.removal in ("marginal", "conditional") and self.background is None:
             raise ValueError(f"background: removal={self.removal!r} averages over background rows; pass "
                              "background= (e.g. a few hundred training rows), or use removal='baseline'")
+        if feature_names is None and columns is None:
+            columns = self.model.columns
+        names = feature_names if feature_names is not None else columns
+        if n_columns is None and self.removal == "baseline" and baseline is not None and not isinstance(baseline, str):
+            n_columns = len(np.ravel(baseline))
+        if n_columns is None and names is not None:
+            n_columns = len(names)
+        self.n_columns = n_columns
+        self.column_names = check_feature_names(names, n_columns) if n_columns else None
+        self._groups_spec = groups
+        self._set_groups()
+        self._baseline_spec = baseline
         self.reference = None
         if self.removal == "baseline":
             if baseline is None:
@@ -86,44 +145,101 @@ class Explainer:
             if baseline is None:
                 raise ValueError("baseline: removal='baseline' needs a reference vector, 'zero', "
                                  "or background data to compute 'mean'/'median'/'mode'")
-            if n_features is None:
-                n_features = len(np.ravel(baseline)) if not isinstance(baseline, str) else None
-            if n_features is None:
+            if n_columns is None:
                 raise ValueError("baseline='zero' without background: the number of features is unknown; "
                                  "pass feature_names= or background=")
-            self.reference = reference_vector(baseline, self.background, n_features)
+            self.reference = reference_vector(baseline, self.background, n_columns, groups=self.groups)
         elif baseline is not None:
             raise ValueError(f"baseline: only used with removal='baseline', got removal={self.removal!r}")
-        if feature_names is None and columns is None:
-            columns = self.model.columns
-        names = feature_names if feature_names is not None else columns
-        self.n_features = n_features if n_features is not None else (len(names) if names is not None else None)
-        self.feature_names = check_feature_names(names, self.n_features) if self.n_features else None
+
+    # ------------------------------------------------------------------ set-up helpers
+    def _align_frame(self, data: Any) -> Any:
+        """Put a DataFrame's columns in the order the model was fitted with (when they are the same set)."""
+        columns = self.model.columns
+        if columns is not None and hasattr(data, "columns") and hasattr(data, "loc"):
+            have = [str(c) for c in data.columns]
+            if have != list(columns) and set(have) == set(columns):
+                data = data[[data.columns[have.index(c)] for c in columns]]
+        return data
+
+    def _set_groups(self) -> None:
+        self.groups = None
+        self._column_feature = None
+        if self.n_columns is None:
+            self.feature_names = None
+            self.n_features = None
+            if self._groups_spec is not None:
+                raise ValueError("groups: the number of input columns is unknown; pass background= or feature_names=")
+            return
+        if self._groups_spec is None:
+            self.feature_names = self.column_names
+            self.n_features = self.n_columns
+            return
+        self.feature_names, self.groups = check_groups(self._groups_spec, self.column_names)
+        self.n_features = len(self.groups)
+        owner = np.empty(self.n_columns, dtype=np.intp)
+        for g, cols in enumerate(self.groups):
+            owner[cols] = g
+        self._column_feature = owner
+
+    @property
+    def _multi_target(self) -> bool:
+        return isinstance(self.target, (list, tuple, np.ndarray)) or (isinstance(self.target, str)
+                                                                        and self.target == "all")
 
     # ------------------------------------------------------------------ games
-    def _row(self, x: Any) -> np.ndarray:
-        row, _ = check_numeric_matrix(x, "x", n_columns=self.n_features)
-        if len(row) != 1:
-            raise ValueError(f"x: expected one row, got {len(row)}; use shapley(X) for many rows")
-        return row[0]
+    def _rows(self, X: Any, name: str) -> np.ndarray:
+        X = self._align_frame(X)
+        rows, _, _ = check_table(X, name, n_columns=self.n_columns, raw=self.raw)
+        return rows
 
-    def _transform(self, x: np.ndarray, y: Any) -> OutputTransform:
+    def _row(self, x: Any) -> np.ndarray:
+        rows = self._rows(x, "x")
+        if len(rows) != 1:
+            raise ValueError(f"x: expected one row, got {len(rows)}; use shapley(X) for many rows")
+        return rows[0]
+
+    def _transforms(self, x: np.ndarray, y: Any, target: Any = None) -> dict[Any, OutputTransform]:
+        """The explained output(s) of row ``x``: ``{label: OutputTransform}``."""
         outputs = self.model(x[None, :])
         n_outputs = outputs.shape[1]
+        target = self.target if target is None else target
         if self.output == "loss":
             if y is None:
                 raise ValueError("y: output='loss' needs the label of each explained row (y=)")
             if self.model.kind == "classifier":
-                return OutputTransform("loss", self._class_column(y, n_outputs, "y"), y)
-            return OutputTransform("loss", -1, float(y))
-        if self.target is None:
+                return {y: OutputTransform("loss", self._class_column(y, n_outputs, "y"), y)}
+            if target is not None:
+                column = self._class_column(target, n_outputs, "target")
+            elif n_outputs > 1:
+                raise ValueError(f"target: the model returns {n_outputs} outputs; choose the one the loss "
+                                 "is computed on with target=")
+            else:
+                column = 0
+            return {y: OutputTransform("loss", column, float(y), regression=True)}
+        if isinstance(target, str) and target == "all":
+            labels = list(self.model.classes) if self.model.classes is not None else list(range(n_outputs))
+            return {label: OutputTransform(self.output, k) for k, label in enumerate(labels[:n_outputs])}
+        if isinstance(target, (list, tuple, np.ndarray)):
+            labels = list(target)
+            if not labels:
+                raise ValueError("target: expected at least one output")
+            return {label: OutputTransform(self.output, self._class_column(label, n_outputs, "target"))
+                    for label in labels}
+        if target is None:
             if self.model.kind == "classifier":
-                return OutputTransform(self.output, int(np.argmax(outputs[0])))
+                column = int(np.argmax(outputs[0]))
+                label = self.model.classes[column] if self.model.classes is not None else column
+                return {label: OutputTransform(self.output, column)}
             if n_outputs > 1:
-                raise ValueError(f"target: the model returns {n_outputs} outputs; choose one with target=")
-            return OutputTransform(self.output, 0)
-        column = self._class_column(self.target, n_outputs, "target")
-        return OutputTransform(self.output, column)
+                raise ValueError(f"target: the model returns {n_outputs} outputs; choose one with target= "
+                                 "(a list or 'all' explains several at once)")
+            return {0: OutputTransform(self.output, 0)}
+        return {target: OutputTransform(self.output, self._class_column(target, n_outputs, "target"))}
+
+    def explained_outputs(self, x: Any, y: Any = None) -> list:
+        """The output label(s) the games of row ``x`` explain (e.g. the predicted class when ``target`` is None)."""
+        return list(self._transforms(self._check_row(x), y))
 
     def _class_column(self, label: Any, n_outputs: int, name: str) -> int:
         classes = self.model.classes
@@ -134,21 +250,26 @@ class Explainer:
         known = list(classes) if classes is not None else list(range(n_outputs))
         raise ValueError(f"{name}: expected a class label or output index in {known}, got {label!r}")
 
-    def game(self, x: Any, y: Any = None) -> Game:
-        """The game of row ``x``: ``v(S)`` = the utility of the model with only the features in ``S`` present.
-
-        Cost of one coalition: 1 model row (baseline), ``len(background)`` rows (marginal), at most that
-        (conditional).
-        """
+    def _check_row(self, x: Any) -> np.ndarray:
         x = self._row(x)
-        if self.n_features is None:
-            self.n_features = len(x)
-            self.feature_names = check_feature_names(None, self.n_features)
-        transform = self._transform(x, y)
-        model = self.model
+        if self.n_columns is None:
+            self.n_columns = len(x)
+            self.column_names = check_feature_names(None, self.n_columns)
+            self._set_groups()
+        return x
 
-        def predict(rows: np.ndarray) -> np.ndarray:
-            return transform(model(rows))
+    def _value_function(self, x: np.ndarray, transforms: list[OutputTransform]):
+        """``(k, n_features) bool -> (k,)`` (one transform) or ``(k, T)`` values of row ``x``."""
+        model = self.model
+        if len(transforms) == 1:
+            transform = transforms[0]
+
+            def predict(rows: np.ndarray) -> np.ndarray:
+                return transform(model(rows))
+        else:
+            def predict(rows: np.ndarray) -> np.ndarray:
+                outputs = model(rows)
+                return np.stack([t(outputs) for t in transforms], axis=1)
 
         if self.removal == "baseline":
             value_fn = baseline_value_function(predict, x, self.reference, max_rows=self.max_rows)
@@ -157,55 +278,197 @@ class Explainer:
         else:
             value_fn = conditional_value_function(predict, x, self.background, n_neighbors=self.n_neighbors,
                                                   max_rows=self.max_rows)
+        if self._column_feature is not None:
+            owner = self._column_feature
+            column_fn = value_fn
+
+            def value_fn(coalitions: np.ndarray) -> np.ndarray:  # features -> their columns
+                return column_fn(coalitions[:, owner])
+
         value_fn.__name__ = f"{self.removal} removal of {model.name}"
-        return Game(value_fn, self.n_features, self.feature_names)
+        return value_fn
+
+    def games(self, x: Any, y: Any = None) -> dict[Any, Game]:
+        """One game per explained output of row ``x`` (``{output label: Game}``), sharing one set of model
+        calls: a coalition evaluated for one output is read from a shared cache by the others."""
+        x = self._check_row(x)
+        transforms = self._transforms(x, y)
+        value_fn = self._value_function(x, list(transforms.values()))
+        if len(transforms) == 1:
+            (label,) = transforms
+            return {label: Game(value_fn, self.n_features, self.feature_names)}
+        shared = SharedValues(value_fn, self.n_features, len(transforms))
+        games = {}
+        for t, label in enumerate(transforms):
+            output_fn = shared.output(t)
+            output_fn.__name__ = f"{value_fn.__name__}, output {label!r}"
+            games[label] = Game(output_fn, self.n_features, self.feature_names)
+        return games
+
+    def game(self, x: Any, y: Any = None) -> Game:
+        """The game of row ``x``: ``v(S)`` = the utility of the model with only the features in ``S`` present.
+
+        Cost of one coalition: 1 model row (baseline), ``len(background)`` rows (marginal), at most that
+        (conditional).
+        """
+        if self._multi_target:
+            raise ValueError("target: several outputs are explained; use games(x) (one game per output)")
+        return next(iter(self.games(x, y).values()))
+
+    # ------------------------------------------------------------------ second derivatives (SHEAR)
+    def cross_contribution(self, x: Any, y: Any = None, *, target: Any = None, scaled: bool = True) -> np.ndarray:
+        """SHEAR's cross-contribution (SHEAR paper, Definition 1, Eq. 11) of row ``x``, from exact second
+        derivatives (autograd); needs a PyTorch model.
+
+        ``eta[i, j] = |x_i - r_i| * |H_ij + H_ji| * |x_j - r_j|`` with ``H`` the Hessian of the explained output
+        (after the ``output`` transform) at ``x`` and ``r`` the reference (``removal="baseline"``) or the
+        background mean; ``scaled=False`` leaves out the ``|x - r|`` factors (``|H_ij + H_ji|``). With groups,
+        each group block is reduced by its maximum, giving an ``(n_features, n_features)`` matrix. The
+        diagonal is zero (a feature is not its own cooperator). Cost: one forward and ``d`` backward passes.
+        """
+        if not self.model.supports_hessian:
+            raise TypeError(f"cross_contribution needs exact second derivatives (a PyTorch nn.Module); "
+                            f"{self.model.name} does not provide them")
+        if self.raw:
+            raise TypeError("cross_contribution: the inputs have non-numeric columns; derivatives need numbers")
+        x = self._check_row(x)
+        transforms = self._transforms(x, y, target)
+        if len(transforms) != 1:
+            raise ValueError("target: cross_contribution explains one output; pass target= one output")
+        transform = next(iter(transforms.values()))
+        hess = self.model.hessian(x.astype(float), _torch_utility(transform))
+        eta = np.abs(hess + hess.T)
+        if scaled:
+            reference = self.reference if self.reference is not None else self.background.mean(axis=0)
+            distance = np.abs(x.astype(float) - np.asarray(reference, dtype=float))
+            eta = distance[:, None] * eta * distance[None, :]
+        if self.groups is not None:
+            order = np.concatenate(self.groups)
+            starts = np.cumsum([0] + [len(g) for g in self.groups[:-1]])
+            permuted = eta[np.ix_(order, order)]
+            eta = np.maximum.reduceat(np.maximum.reduceat(permuted, starts, axis=0), starts, axis=1)
+        np.fill_diagonal(eta, 0.0)
+        return eta
 
     # ------------------------------------------------------------------ explanations
+    def _row_options(self, kind: str, method: str, row: np.ndarray, label: Any, target: Any,
+                     options: dict) -> dict:
+        """Per-row options: SHEAR gets exact cross-contributions from a PyTorch model (only method='shear')."""
+        if (kind == "shapley" and method == "shear" and "cross_contribution" not in options
+                and self.model.supports_hessian and not self.raw):
+            return {**options, "cross_contribution": self.cross_contribution(row, label, target=target)}
+        return options
+
     def _many(self, kind: str, X: Any, y: Any, method: str, budget: int | None, random_state: Any,
-              options: dict) -> Explanation:
-        rows, _ = check_numeric_matrix(X, "X", n_columns=self.n_features)
+              options: dict) -> Explanation | dict[Any, Explanation]:
+        rows = self._rows(X, "X")
         labels = [None] * len(rows) if y is None else list(np.ravel(y))
         if len(labels) != len(rows):
             raise ValueError(f"y: expected {len(rows)} labels (one per row of X), got {len(labels)}")
         seeds = np.random.SeedSequence(check_random_state(random_state).integers(2**63)).spawn(len(rows))
-        results = [getattr(api, kind)(self.game(row, label), method=method, budget=budget,
-                                      random_state=seed, **options)
-                   for row, label, seed in zip(rows, labels, seeds)]
+        per_output: dict[Any, list] = {}
+        explained: list = []  # the output each row's game explains (e.g. its predicted class)
+        for row, label, seed in zip(rows, labels, seeds):
+            games = self.games(row, label)
+            explained.append(next(iter(games)))
+            for output, game in games.items():
+                # the same seed for every output of a row: sampled coalitions coincide, the model runs once
+                row_options = self._row_options(kind, method, row, label,
+                                                output if self._multi_target else None, options)
+                result = getattr(api, kind)(game, method=method, budget=budget,
+                                            random_state=np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key),
+                                            **row_options)
+                per_output.setdefault(output if self._multi_target else None, []).append(result)
+        explanations = {output: self._explanation(results, rows, kind, method, budget,
+                                                  [output] * len(rows) if self._multi_target else explained)
+                        for output, results in per_output.items()}
+        return explanations if self._multi_target else explanations[None]
+
+    def _explanation(self, results: list, rows: np.ndarray, kind: str, method: str,
+                     budget: int | None, targets: list) -> Explanation:
         std = None
         if all(r.std_errors is not None for r in results):
             std = np.array([r.std_errors for r in results])
+        info = {"removal": self.removal, "output": self.output, "budget": budget, "kind": kind,
+                "targets": [t.item() if isinstance(t, np.generic) else t for t in targets]}
+        data = rows
+        if rows.dtype == object:  # raw categorical rows: numbers where possible, NaN elsewhere; raw in info
+            info["raw_data"] = rows
+            data = np.array([[_as_float(v) for v in row] for row in rows])
         return Explanation(
             values=np.array([r.values for r in results]), base_values=np.array([r.baseline for r in results]),
-            data=rows, feature_names=self.feature_names, method=method,
-            n_evaluations=np.array([r.n_evaluations for r in results]), std_errors=std,
-            info={"removal": self.removal, "output": self.output, "budget": budget, "kind": kind},
+            data=data, feature_names=self.feature_names, method=method,
+            n_evaluations=np.array([r.n_evaluations for r in results]), std_errors=std, info=info,
         )
 
     def shapley(self, X: Any, method: str = "exact", budget: int | None = None, random_state: Any = None,
-                y: Any = None, **options) -> Explanation:
-        """Shapley values of every row of ``X`` (one game per row; each row gets its own seed)."""
+                y: Any = None, **options) -> Explanation | dict[Any, Explanation]:
+        """Shapley values of every row of ``X`` (one game per row; each row gets its own seed).
+
+        With ``method="shear"`` and a PyTorch model, each row's exact cross-contributions
+        (:meth:`cross_contribution`) are passed to the estimator as ``cross_contribution=``.
+        """
         return self._many("shapley", X, y, method, budget, random_state, options)
 
     def banzhaf(self, X: Any, method: str = "exact", budget: int | None = None, random_state: Any = None,
-                y: Any = None, **options) -> Explanation:
+                y: Any = None, **options) -> Explanation | dict[Any, Explanation]:
         """Banzhaf values of every row of ``X``."""
         return self._many("banzhaf", X, y, method, budget, random_state, options)
 
+    def _one(self, kind: str, x: Any, y: Any, random_state: Any, **kwargs):
+        games = self.games(x, y)
+        seed = random_state
+        if len(games) > 1 and not isinstance(random_state, (int, np.integer, np.random.SeedSequence)):
+            seed = int(check_random_state(random_state).integers(2**63))  # one seed shared by every output
+        results = {output: getattr(api, kind)(game, random_state=seed, **kwargs) for output, game in games.items()}
+        return results if self._multi_target else next(iter(results.values()))
+
     def interactions(self, x: Any, index: str = "sii", order: int = 2, method: str = "exact",
                      budget: int | None = None, random_state: Any = None, y: Any = None,
-                     **options) -> Interactions:
+                     **options) -> Interactions | dict[Any, Interactions]:
         """Interaction index of row ``x`` (see :func:`interplay.interactions`)."""
-        return api.interactions(self.game(x, y), index=index, order=order, method=method, budget=budget,
-                                random_state=random_state, **options)
+        return self._one("interactions", x, y, random_state, index=index, order=order, method=method,
+                         budget=budget, **options)
 
     def bivariate(self, x: Any, method: str = "exact", budget: int | None = None, random_state: Any = None,
-                  y: Any = None, **options) -> BivariateExplanation:
+                  y: Any = None, **options) -> BivariateExplanation | dict[Any, BivariateExplanation]:
         """Bivariate Shapley matrix of row ``x`` (see :func:`interplay.bivariate`)."""
-        return api.bivariate(self.game(x, y), method=method, budget=budget, random_state=random_state, **options)
+        return self._one("bivariate", x, y, random_state, method=method, budget=budget, **options)
 
     def __repr__(self) -> str:
         return (f"Explainer(model={self.model.name}, removal={self.removal!r}, output={self.output!r}, "
                 f"n_features={self.n_features})")
+
+
+def _widened(dtypes: tuple) -> tuple:
+    """Integer columns as float64, so that a mean/median reference (e.g. 45.5) is not truncated."""
+    from pandas.api.types import is_bool_dtype, is_integer_dtype
+
+    return tuple(np.dtype(float) if is_integer_dtype(dt) and not is_bool_dtype(dt) else dt for dt in dtypes)
+
+
+def _as_float(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def _torch_utility(transform: OutputTransform):
+    """The output transform written with torch operations (differentiable), for :meth:`Explainer.cross_contribution`."""
+    import torch
+
+    def utility(out):
+        if transform.output in ("prediction", "probability"):
+            return out[:, transform.column]
+        if transform.output == "log-odds":
+            p = out[:, transform.column].clamp(1e-12, 1 - 1e-12)
+            return torch.log(p) - torch.log1p(-p)
+        if transform.regression:
+            return -(out[:, transform.column] - float(transform.label)) ** 2
+        return torch.log(out[:, transform.column].clamp(1e-12, 1.0))
+
+    return utility
 
 
 __all__ = ["Attribution", "Explainer"]

@@ -64,8 +64,7 @@ class Game:
         self.batch_size = check_int(batch_size, "batch_size", minimum=1, allow_none=True)
         self.cache = bool(cache)
         self._value_fn = value_fn
-        self._keys = _packed_keys(np.zeros((0, self.n_players), dtype=bool))
-        self._values = np.zeros(0)
+        self._runs: list[tuple[np.ndarray, np.ndarray]] = []  # sorted (keys, values) runs, sizes shrinking
         self.n_evaluations = 0
         self.n_calls = 0
 
@@ -79,18 +78,31 @@ class Game:
             return self._evaluate(coalitions)
         keys = _packed_keys(coalitions)
         unique_keys, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        pos = np.searchsorted(self._keys, unique_keys)
-        found = pos < len(self._keys)
-        found[found] = self._keys[pos[found]] == unique_keys[found]
         unique_values = np.empty(len(unique_keys))
-        unique_values[found] = self._values[pos[found]]
-        missing = ~found
+        missing = np.ones(len(unique_keys), dtype=bool)
+        for run_keys, run_values in self._runs:
+            wanted = np.flatnonzero(missing)
+            if len(wanted) == 0:
+                break
+            pos = np.minimum(np.searchsorted(run_keys, unique_keys[wanted]), len(run_keys) - 1)
+            hit = run_keys[pos] == unique_keys[wanted]
+            unique_values[wanted[hit]] = run_values[pos[hit]]
+            missing[wanted[hit]] = False
         if missing.any():
             new_values = self._evaluate(coalitions[first[missing]])
             unique_values[missing] = new_values
-            self._keys = np.insert(self._keys, pos[missing], unique_keys[missing])
-            self._values = np.insert(self._values, pos[missing], new_values)
+            self._add_run(unique_keys[missing], new_values)
         return unique_values[inverse.ravel()]
+
+    def _add_run(self, keys: np.ndarray, values: np.ndarray) -> None:
+        """Store new (sorted) keys as a run; merge runs of similar size, so a lookup searches O(log N) runs
+        and every coalition is copied O(log N) times in all, however small the calls."""
+        self._runs.append((keys, values))
+        while len(self._runs) > 1 and len(self._runs[-2][0]) <= 2 * len(self._runs[-1][0]):
+            (k1, v1), (k2, v2) = self._runs.pop(), self._runs.pop()
+            merged_keys = np.concatenate([k2, k1])
+            order = np.argsort(merged_keys, kind="stable")
+            self._runs.append((merged_keys[order], np.concatenate([v2, v1])[order]))
 
     def _evaluate(self, coalitions: np.ndarray) -> np.ndarray:
         k = len(coalitions)
@@ -132,7 +144,7 @@ class Game:
     @property
     def n_cached(self) -> int:
         """Number of distinct coalitions whose values are cached."""
-        return len(self._keys)
+        return sum(len(keys) for keys, _ in self._runs)
 
     def empty_value(self) -> float:
         """``v(empty set)``."""

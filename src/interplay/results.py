@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Mapping
 
 import numpy as np
@@ -97,7 +98,11 @@ class Interactions:
     info: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "values", {tuple(sorted(k)): float(v) for k, v in self.values.items()})
+        values = {tuple(sorted(k)): float(v) for k, v in self.values.items()}
+        object.__setattr__(self, "values", MappingProxyType(values))
+        if self.std_errors is not None:
+            errors = {tuple(sorted(k)): float(v) for k, v in self.std_errors.items()}
+            object.__setattr__(self, "std_errors", MappingProxyType(errors))
         object.__setattr__(self, "feature_names", tuple(self.feature_names))
         object.__setattr__(self, "info", dict(self.info))
 
@@ -247,3 +252,46 @@ class Explanation:
             f"Explanation(method={self.method!r}, rows={len(self)}, n_features={len(self.feature_names)})\n"
             "mean |value|:\n" + _format_table(self.feature_names, self.global_importance())
         )
+
+
+# ---------------------------------------------------------------------------------------------------- on disk
+# Saving, loading and converting (implemented in interplay.io), attached to every result class.
+def _save(self, path):
+    """Write this result to ``path`` (``.json`` or ``.npz``); see :func:`interplay.io.save`."""
+    from .io import save
+
+    return save(self, path)
+
+
+def _load(cls, path):
+    """Read a result of this class written by ``save`` (no pickle); see :func:`interplay.io.load`."""
+    from .io import load
+
+    result = load(path)
+    if not isinstance(result, cls):
+        raise TypeError(f"{str(path)!r} holds a {type(result).__name__}, not a {cls.__name__}")
+    return result
+
+
+def _to_shap(self):
+    """This result as a ``shap.Explanation`` (needs shap); see :func:`interplay.io.to_shap`."""
+    from .io import to_shap
+
+    return to_shap(self)
+
+
+def _to_shapiq(self):
+    """This result as a ``shapiq.InteractionValues`` (needs shapiq); see :func:`interplay.io.to_shapiq`."""
+    from .io import to_shapiq
+
+    return to_shapiq(self)
+
+
+for _cls in (Attribution, Interactions, BivariateExplanation, Explanation):
+    _cls.save = _save
+    _cls.load = classmethod(_load)
+for _cls in (Attribution, BivariateExplanation, Explanation):
+    _cls.to_shap = _to_shap
+for _cls in (Attribution, Interactions, BivariateExplanation):
+    _cls.to_shapiq = _to_shapiq
+del _cls

@@ -11,6 +11,7 @@ from itertools import combinations
 from math import comb
 
 import numpy as np
+import scipy.linalg
 
 from .._validation import check_int
 from ..games import Game
@@ -31,13 +32,44 @@ def resolve_budget(budget: int | None, n: int, minimum: int, method: str) -> int
     return budget
 
 
-def finite_std_errors(sum_x: np.ndarray, sum_x2: np.ndarray, count: int) -> np.ndarray | None:
-    """Standard error of a mean from running sums (``None`` with fewer than two samples)."""
-    if count < 2:
+def std_errors_of_mean(samples: np.ndarray) -> np.ndarray | None:
+    """Standard error of the mean over the first axis, from centred data (``None`` with fewer than two samples)."""
+    if len(samples) < 2:
         return None
-    mean = sum_x / count
-    var = np.maximum(sum_x2 / count - mean**2, 0.0) * count / (count - 1)
-    return np.sqrt(var / count)
+    return samples.std(axis=0, ddof=1) / np.sqrt(len(samples))
+
+
+class RunningMoments:
+    """Mean and centred sum of squares over chunks of samples (first axis), merged exactly.
+
+    Each chunk is centred on its own mean and merged with the pairwise update of Chan, Golub & LeVeque (1979),
+    so the variance does not cancel when the mean is large against the spread (``sum x**2 - k mean**2`` does).
+    """
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.count = 0
+        self.mean = np.zeros(shape)
+        self.m2 = np.zeros(shape)
+
+    def add(self, chunk: np.ndarray) -> None:
+        """Merge the samples ``chunk[0], chunk[1], ...``."""
+        k = len(chunk)
+        if k == 0:
+            return
+        mean = chunk.mean(axis=0)
+        centred = chunk - mean
+        m2 = np.einsum("p...,p...->...", centred, centred)
+        total = self.count + k
+        delta = mean - self.mean
+        self.mean = self.mean + delta * (k / total)
+        self.m2 = self.m2 + m2 + delta**2 * (self.count * k / total)
+        self.count = total
+
+    def std_errors(self) -> np.ndarray | None:
+        """Standard error of the mean (``None`` with fewer than two samples)."""
+        if self.count < 2:
+            return None
+        return np.sqrt(self.m2 / (self.count - 1) / self.count)
 
 
 # ---------------------------------------------------------------------------------------------- permutations
@@ -161,7 +193,9 @@ def kernel_sample(n: int, n_rows: int, rng: np.random.Generator, *, paired: bool
     masses = kernel_size_masses(n)
     groups = _groups(n)
     group_mass = np.array([masses[np.array(g) - 1].sum() for g in groups])
-    group_count = np.array([sum(comb(n, s) for s in g) for g in groups], dtype=float)
+    # coalitions per group, capped above any row count (only compared with rows; C(n, s) overflows a float)
+    cap = 2 * n_rows + 2
+    group_count = np.array([min(sum(comb(n, s) for s in g), cap) for g in groups], dtype=float)
     rows_left, mass_left = n_rows, 1.0
     enumerated: list[np.ndarray] = []
     weights: list[np.ndarray] = []
@@ -226,12 +260,31 @@ def _draw_units(n, groups, group_mass, n_units, rng, *, paired):
     return draws[first[order]], counts, len(draws)
 
 
+def gram_solver(gram: np.ndarray):
+    """``b -> gram^+ b`` for a symmetric positive semi-definite ``gram``.
+
+    Cholesky (``O(d^3/3)``, much faster than an eigendecomposition for large ``d``) when the pivots show the
+    matrix is clearly positive definite (smallest pivot above ``1e-10`` times the largest); otherwise the
+    pseudo-inverse, i.e. the minimum-norm solution when the sample leaves the design rank-deficient.
+    """
+    try:
+        factor = scipy.linalg.cho_factor(gram, check_finite=False)
+        pivots = np.diag(factor[0]) ** 2
+        if pivots.min() > 1e-10 * pivots.max():
+            return lambda b: scipy.linalg.cho_solve(factor, b, check_finite=False)
+    except np.linalg.LinAlgError:  # not positive definite
+        pass
+    inverse = np.linalg.pinv(gram, hermitian=True)
+    return lambda b: inverse @ b
+
+
 @dataclass(frozen=True)
 class KernelSolution:
     """Solutions of the constrained weighted least squares for one or more targets (columns).
 
     ``phi[:, t]`` are the ``n`` attributions of target ``t``; ``std_errors[:, t]`` their standard errors
-    (zero when every coalition was enumerated; ``None`` with fewer than two sampled units).
+    (zero when every coalition was enumerated; ``None`` when at most ``n - 1`` distinct units were sampled: with
+    no residual degrees of freedom the residuals vanish and a standard error would be meaningless).
     """
 
     phi: np.ndarray
@@ -245,8 +298,9 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     ``min_phi sum_k w_k (y_k - z_k . phi)^2  s.t.  sum_i phi_i = total_t``,
 
     with ``y_k`` the target minus its empty-coalition value. The constraint is exact: ``phi_n`` is eliminated as
-    ``total - sum_{i<n} phi_i`` and the remaining ``n-1`` unknowns solved with one pseudo-inverse of the weighted
-    Gram matrix ``X'WX``, reused for every target (Bivariate Shapley paper, Alg. 2's reused projection).
+    ``total - sum_{i<n} phi_i`` and the remaining ``n-1`` unknowns solved with one factorisation of the weighted
+    Gram matrix ``X'WX`` (Cholesky; pseudo-inverse if rank-deficient, see :func:`gram_solver`), reused for every
+    target (Bivariate Shapley paper, Alg. 2's reused projection).
     A sampled pair ``(S, N - S)`` has reduced design rows ``x`` and ``-x`` and equal weights, so the pair enters
     through the difference of its two targets (half the work).
 
@@ -254,7 +308,10 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     (delta-method) variance of the sampled part, with the drawn units (pairs) as i.i.d. draws:
     ``Var(phi) = (m/(w T))^2 [sum_u c_u s_u^2 - (sum_u c_u s_u)^2 / T]``, with
     ``s_u = (X'WX)^-1 sum_{k in u} x_k r_k`` the unit's projected residual, ``c_u`` its count, ``T`` the draws,
-    ``w`` the coalitions per unit and ``m`` the sampled kernel mass (Covert & Lee 2021 use the same CLT).
+    ``w`` the coalitions per unit and ``m`` the sampled kernel mass (Covert & Lee 2021 use the same CLT),
+    multiplied by the degrees-of-freedom factor ``sqrt(U / (U - (n - 1)))`` for ``U`` distinct sampled units and
+    ``n - 1`` free unknowns (the HC1 correction of White's sandwich; without it 95% intervals covered about 0.83
+    at ``n = 6`` with 8-11 sampled pairs, with it about 0.93). ``None`` when ``U <= n - 1``.
     """
     z = sample.coalitions.astype(float)
     n = z.shape[1]
@@ -274,25 +331,26 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
         gram = weighted @ design
         unit_targets = reduced[first:]
     rhs = weighted[:, :first] @ reduced[:first] + weighted[:, first:] @ unit_targets
-    inverse = np.linalg.pinv(gram, hermitian=True)  # (X'WX)^+: min-norm solution if rank-deficient
-    beta = inverse @ rhs
+    solve = gram_solver(gram)  # (X'WX)^-1 by Cholesky; the pseudo-inverse if rank-deficient
+    beta = solve(rhs)
     phi = np.vstack([beta, totals[None, :] - beta.sum(axis=0, keepdims=True)])
     n_se = len(totals) if std_errors is True else int(std_errors)
     if n_se == 0:
         return KernelSolution(phi, None)
     if first == len(z):
         return KernelSolution(phi, np.zeros((n, n_se)))
-    if units < 2:
+    if units <= n - 1:  # no residual degrees of freedom: the sampled units can be fitted exactly
         return KernelSolution(phi, None)
     x_units = design[first:head]
     unit_targets, beta = unit_targets[:, :n_se], beta[:, :n_se]
     # residual of the unit: r(S) for a single; r(S) - r(N - S) = t(S) - t(N - S) - 2 x beta for a pair
     unit_residuals = unit_targets - sample.width * (x_units @ beta)
-    projected = inverse @ x_units.T  # (n-1, units): (X'WX)^+ x_u
+    projected = solve(x_units.T)  # (n-1, units): (X'WX)^+ x_u
     projected = np.vstack([projected, -projected.sum(axis=0, keepdims=True)])  # the eliminated phi_n too
     c = sample.counts[:, None]
     mean_part = projected @ (c * unit_residuals)
     square_part = (projected * projected) @ (c * unit_residuals**2)
     draws = sample.n_draws
     var = np.maximum(square_part - mean_part**2 / draws, 0.0) * draws / max(draws - 1, 1)
-    return KernelSolution(phi, np.sqrt(var) * sample.sampled_mass / (sample.width * draws))
+    dof = np.sqrt(units / (units - (n - 1)))  # residuals of a fit with n - 1 unknowns are too small
+    return KernelSolution(phi, dof * np.sqrt(var) * sample.sampled_mass / (sample.width * draws))

@@ -12,6 +12,11 @@ For ``j != i``: ``E2[j, i] = sum_{S: i in S, j not in S} |S|!(n-|S|-1)!/n! (u(S+
   matrix costs exactly the evaluations of univariate KernelSHAP (:mod:`interplay.estimators.kernel`).
 - ``method="general"``: Eq. 5 with any registered univariate Shapley method, run on each ``u_i`` (an
   :class:`~interplay.games.Game` that forwards coalitions containing ``i`` to the cached game).
+
+``n_evaluations`` is the number of coalitions each method requested from the game (for ``"general"``: the
+distinct ones, after its own cache); a cached game may answer some without calling its value function. ``info``
+holds the resolved ``budget`` (``"general"``: ``None`` means no cap on the total, ``run_budget`` the resolved
+budget of each run) and the method's options.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from .._validation import check_int
 from ..games import Game
 from ..results import Attribution, BivariateExplanation
 from ._registry import available_methods, get_estimator, register
-from ._sampling import finite_std_errors, kernel_solve
+from ._sampling import RunningMoments, default_budget, kernel_solve
 from .kernel import draw_kernel_sample
 from .permutation import sample_means, sample_permutations
 
@@ -36,7 +41,8 @@ def permutation_bivariate(game: Game, *, budget: int | None = None, rng: np.rand
                           antithetic: bool = False) -> BivariateExplanation:
     """Bivariate Shapley matrix by permutation sampling (Alg. 1), univariate values from the same permutations.
 
-    ``antithetic=True`` pairs each permutation with its reverse (standard errors over pair means).
+    ``antithetic=True`` pairs each permutation with its reverse (standard errors over pair means; exactly 0 for
+    an entry whose pair means never vary, see :mod:`interplay.estimators.permutation`).
     Cost: ``2 + P (n - 1)`` evaluations with ``P = floor((budget - 2) / (n - 1))`` permutations.
     """
     method = "permutation"
@@ -44,9 +50,7 @@ def permutation_bivariate(game: Game, *, budget: int | None = None, rng: np.rand
     n = game.n_players
     deltas, positions = sample.deltas, sample.positions
     groups = 2 if antithetic else 1  # antithetic: average within pairs first; the standard error uses pair means
-    count = len(deltas) // groups
-    total = np.zeros((n, n))
-    total_sq = np.zeros((n, n))
+    moments = RunningMoments((n, n))
     step = max(1, _CHUNK // (n * n * groups)) * groups
     for start in range(0, len(deltas), step):
         d = deltas[start:start + step]
@@ -54,12 +58,12 @@ def permutation_bivariate(game: Game, *, budget: int | None = None, rng: np.rand
         terms = before * d[:, None, :]  # Delta_j when i precedes j
         if antithetic:
             terms = 0.5 * (terms[0::2] + terms[1::2])
-        total += terms.sum(axis=0)
-        total_sq += np.einsum("pij,pij->ij", terms, terms)
-    adjacency = total / count
-    std = finite_std_errors(total, total_sq, count)
+        moments.add(terms)
+    adjacency = moments.mean
+    std = moments.std_errors()
     values, uni_std = sample_means(deltas, antithetic=antithetic)
-    info = {"budget": budget, "n_permutations": len(deltas), "antithetic": antithetic}
+    info = {"budget": default_budget(n) if budget is None else budget, "n_permutations": len(deltas),
+            "antithetic": antithetic}
     univariate = Attribution(values, sample.empty, game.feature_names, sample.n_evaluations, method, uni_std, info)
     if std is not None:
         np.fill_diagonal(std, 0.0)
@@ -82,7 +86,8 @@ def kernel_bivariate(game: Game, *, budget: int | None = None, rng: np.random.Ge
     targets = np.column_stack([y - empty, y[:, None] * sample.coalitions])
     totals = np.concatenate([[full - empty], np.full(game.n_players, full)])
     solution = kernel_solve(sample, targets, totals, std_errors=True if std_errors else 1)
-    info = {"budget": budget, "paired": paired, "enumerated_sizes": sample.enumerated_sizes,
+    resolved = default_budget(game.n_players) if budget is None else budget
+    info = {"budget": resolved, "paired": paired, "enumerated_sizes": sample.enumerated_sizes,
             "n_sampled_units": len(sample.counts), "n_draws": sample.n_draws, "std_errors": std_errors}
     std = solution.std_errors
     univariate = Attribution(solution.phi[:, 0], empty, game.feature_names, used, "kernel",
@@ -135,7 +140,8 @@ def general_bivariate(game: Game, *, budget: int | None = None, rng: np.random.G
     ``univariate`` names a registered Shapley method (``ip.available_methods("shapley")``); ``options`` go to
     it. Each run gets ``run_budget`` (default ``budget``) evaluations of its own game; the user's game sees only
     distinct coalitions (cached) and at most ``budget`` of them (error otherwise). With
-    ``common_random_numbers`` (default) every run draws from a copy of the same random stream, so methods whose
+    ``common_random_numbers`` (default) every run draws from the same state of ``rng`` (the univariate run
+    advances ``rng`` itself, so a Generator passed twice gives different results), so methods whose
     samples do not depend on the game values (permutation, antithetic, kernel) ask every ``u_i`` for the
     coalitions of the univariate run, and the whole matrix costs what one univariate run costs (with
     ``univariate="kernel"`` the result equals ``method="kernel"`` for the same ``random_state``). The univariate
@@ -148,10 +154,16 @@ def general_bivariate(game: Game, *, budget: int | None = None, rng: np.random.G
     run_budget = budget if run_budget is None else check_int(run_budget, "run_budget", minimum=1)
     n = game.n_players
     base = _BudgetedGame(game, budget, univariate)
+    # common random numbers: every u_i draws from a copy of rng's current state, and the univariate run (on the
+    # game itself) consumes rng, which advances it as the univariate method would (repeated calls differ)
+    start = copy.deepcopy(rng) if common_random_numbers else None
     streams = None if common_random_numbers else rng.spawn(n + 1)
 
     def run(target: Game, k: int) -> Attribution:
-        generator = copy.deepcopy(rng) if streams is None else streams[k]
+        if streams is not None:
+            generator = streams[k]
+        else:
+            generator = rng if k == 0 else copy.deepcopy(start)
         return estimator(target, budget=run_budget, rng=generator, **options)
 
     uni = run(base.cached, 0)
@@ -162,7 +174,7 @@ def general_bivariate(game: Game, *, budget: int | None = None, rng: np.random.G
         std = np.array([r.std_errors for r in rows])
         np.fill_diagonal(std, 0.0)
     used = base.cached.n_evaluations
-    info = {"budget": budget, "univariate": univariate, "run_budget": run_budget,
+    info = {"budget": budget, "univariate": univariate, "run_budget": uni.info.get("budget", run_budget),
             "common_random_numbers": common_random_numbers, **options}
     univariate_result = Attribution(uni.values, uni.baseline, game.feature_names, uni.n_evaluations, univariate,
                                     uni.std_errors, {**uni.info, **info})

@@ -30,12 +30,6 @@ from ._registry import register
 
 DEFAULT_MAX_PLAYERS = 20
 INDICES = ("sii", "bii", "stii", "moebius", "excess")
-_SAMPLING_HINT = {
-    "shapley": "method='permutation', 'antithetic', 'kernel' or 'shear'",
-    "banzhaf": "method='msr' or 'sampling'",
-    "interactions": "method='msr' (BII) or 'permutation' (SII, Shapley-Taylor)",
-    "bivariate": "method='permutation' or 'kernel'",
-}
 
 
 def evaluate_all(game: Game, *, max_players: int = DEFAULT_MAX_PLAYERS, budget: int | None = None,
@@ -44,9 +38,13 @@ def evaluate_all(game: Game, *, max_players: int = DEFAULT_MAX_PLAYERS, budget: 
     n = game.n_players
     max_players = check_int(max_players, "max_players", minimum=1)
     if n > max_players:
+        from ._registry import available_methods
+
+        others = [m for m in available_methods(kind) if m != "exact"]
+        hint = f"use a sampling method (method={' or '.join(map(repr, others))})" if others else "no sampling method is available for it yet"
         raise ValueError(
             f"exact computation needs 2**{n} = {2**n:,} evaluations for {n} players, above max_players="
-            f"{max_players}; use a sampling method ({_SAMPLING_HINT[kind]}) or raise max_players"
+            f"{max_players}; {hint}, or raise max_players"
         )
     if budget is not None and check_int(budget, "budget", minimum=1) < 2**n:
         raise ValueError(f"budget: exact computation for {n} players needs 2**{n} = {2**n} evaluations, got {budget}")
@@ -94,7 +92,7 @@ def _superset_weight(index: str, sizes: np.ndarray, s: int, order: int, n: int) 
     elif index == "moebius" or (index == "stii" and s < order):
         f[sizes == s] = 1.0
     elif index == "stii":
-        f[covers] = 1.0 / np.array([comb(int(k), order) for k in sizes[covers]], dtype=float)
+        f[covers] = 1.0 / np.array([comb(t, order) for t in range(n + 1)], dtype=float)[sizes[covers]]
     elif index == "excess" and s == 1:
         f[covers] = 1.0 / t[covers]
     elif index == "excess":

@@ -9,13 +9,17 @@ the solution is the exact Shapley value; KernelSHAP solves it on a sample:
 - sampling is paired by default: each drawn coalition comes with its complement (Covert & Lee 2021, "KS-Pair");
 - the efficiency constraint is exact (one unknown eliminated), no feature selection, no regularisation.
 
-Standard errors: sandwich (delta-method) variance with the drawn pairs as i.i.d. units (zero when everything was
-enumerated), see :func:`interplay.estimators._sampling.kernel_solve`.
+Standard errors: sandwich (delta-method) variance with the drawn pairs as i.i.d. units, with the
+degrees-of-freedom factor ``sqrt(U / (U - (n - 1)))`` for ``U`` distinct sampled units (zero when everything was
+enumerated; ``None`` when ``U <= n - 1``, where the sampled units are fitted exactly and no residual variance is
+left, e.g. at the minimum budget), see :func:`interplay.estimators._sampling.kernel_solve`.
 
 Cost (coalition evaluations requested): ``v(empty)``, ``v(N)`` and at most ``budget - 2`` coalitions of sizes
 ``1..n-1`` (pairs: an even number of sampled coalitions). Minimum budget ``2n`` (paired: ``n - 1`` pairs) or
 ``n + 1`` (unpaired): enough independent rows for the ``n - 1`` free unknowns (:func:`minimum_budget`).
 Default budget ``2048 + 2n``. With ``budget >= 2**n`` every coalition is enumerated and the result is exact.
+``n_evaluations`` is the number of coalitions the method requested from the game (a cached game may answer some
+without calling its value function); ``info`` holds the resolved ``budget`` and ``paired``.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import numpy as np
 from ..games import Game
 from ..results import Attribution
 from ._registry import register
-from ._sampling import KernelSample, kernel_sample, kernel_solve, resolve_budget
+from ._sampling import KernelSample, default_budget, kernel_sample, kernel_solve, resolve_budget
 
 
 def minimum_budget(n: int, *, paired: bool = True) -> int:
@@ -65,6 +69,7 @@ def kernel_shapley(game: Game, *, budget: int | None = None, rng: np.random.Gene
     std = None if solution.std_errors is None else solution.std_errors[:, 0]
     return Attribution(
         solution.phi[:, 0], empty, game.feature_names, used, "kernel", std,
-        info={"budget": budget, "paired": paired, "enumerated_sizes": sample.enumerated_sizes,
+        info={"budget": default_budget(game.n_players) if budget is None else budget, "paired": paired,
+              "enumerated_sizes": sample.enumerated_sizes,
               "n_sampled_units": len(sample.counts), "n_draws": sample.n_draws},
     )

@@ -7,6 +7,8 @@ then ``O(C n 2**n)`` array work for the ``C = sum_{s<k} C(n, s)`` distinct condi
 
 from __future__ import annotations
 
+from math import comb
+
 import numpy as np
 
 from .._bits import popcounts
@@ -26,9 +28,15 @@ def shapley_of_tables(tables: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
+MAX_ENTRIES = 2**27  # default bound on the output and working arrays (1 GiB of float64)
+
+
 def exact_multivariate(game: Game, order: int = 3, *, budget: int | None = None,
-                       max_players: int = DEFAULT_MAX_PLAYERS) -> np.ndarray:
+                       max_players: int = DEFAULT_MAX_PLAYERS, max_entries: int = MAX_ENTRIES) -> np.ndarray:
     """The tensor ``E^k`` of App. A for ``k = order``, exactly (cost: ``2**n`` evaluations).
+
+    ``order`` must be at most ``n``; the output holds ``n**order`` floats and the work array ``C 2**n`` (``C``
+    conditioning sets), both checked against ``max_entries`` (default ``2**27``) before the game is evaluated.
 
     Returns an array of shape ``(n,) * order``: ``out[i_1, ..., i_{k-1}, j]`` is the Shapley value of player
     ``j`` in the game ``u_{i_1..i_{k-1}}`` (``u`` restricted to coalitions holding all of ``i_1..i_{k-1}``, zero
@@ -39,7 +47,15 @@ def exact_multivariate(game: Game, order: int = 3, *, budget: int | None = None,
     conditioning players are kept as defined (the graph analysis ignores them).
     """
     n = game.n_players
-    order = check_int(order, "order", minimum=1)
+    order = check_int(order, "order", minimum=1, maximum=n)
+    max_entries = check_int(max_entries, "max_entries", minimum=1)
+    n_sets = sum(comb(n, s) for s in range(order))  # distinct conditioning sets of at most order - 1 players
+    entries = max(n**order, n_sets * 2**n if order > 1 else 0)
+    if entries > max_entries:
+        raise ValueError(
+            f"order: order={order} with n={n} players needs arrays of {entries} entries (output n**order = "
+            f"{n**order}), more than max_entries={max_entries}; lower order or raise max_entries"
+        )
     values = evaluate_all(game, max_players=max_players, budget=budget, kind="bivariate")
     if order == 1:
         return shapley_of_tables(values[None, :], n)[0]

@@ -1,12 +1,18 @@
-"""Turn a user's model into one checked function ``rows (N, d) float -> outputs (N, K) float``.
+"""Turn a user's model into one checked function ``rows (N, d) -> outputs (N, K) float``.
 
-Supported here: plain callables on a 2-D array, and objects with ``predict_proba`` (classifiers: the outputs
-are class probabilities) or ``predict`` (regressors). Models fitted on DataFrames (scikit-learn's
-``feature_names_in_``) receive DataFrames with the same columns.
+Supported: plain callables on a 2-D array; objects with ``predict_proba`` (classifiers: the outputs are class
+probabilities) or ``predict`` (regressors), which covers scikit-learn estimators and Pipelines and the
+scikit-learn wrappers of XGBoost and LightGBM; native ``xgboost.Booster`` and ``lightgbm.Booster``
+(:mod:`interplay.models.boosters`); PyTorch ``nn.Module`` (:mod:`interplay.models.torch`). Models fitted on
+DataFrames (scikit-learn's ``feature_names_in_``) receive DataFrames with the same columns and dtypes, so a
+Pipeline with a ColumnTransformer/OneHotEncoder is explained on the raw columns the user knows.
+
+Optional dependencies (pandas, torch, xgboost, lightgbm) are imported only when a model of that kind is given.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -15,58 +21,115 @@ import numpy as np
 
 @dataclass
 class ModelFunction:
-    """A model as ``rows -> (N, K)`` outputs. ``kind`` is ``"classifier"`` (outputs are probabilities) or
-    ``"regressor"``; ``classes`` are the class labels of a classifier; ``n_calls``/``n_rows`` count usage."""
+    """A model as ``rows -> (N, K)`` outputs.
 
-    fn: Callable[[np.ndarray], Any]
+    ``kind`` is ``"classifier"`` (outputs are class probabilities) or ``"regressor"``; ``classes`` are the
+    class labels of a classifier; ``columns`` (and ``dtypes``) make the rows a DataFrame before the call;
+    ``source`` is the user's original model object; ``n_calls``/``n_rows`` count usage. Every call is checked:
+    an exception raised by the model, an output of the wrong shape, or NaN/inf give an error naming the model
+    call (``name``).
+    """
+
+    fn: Callable[[Any], Any]
     kind: str
     name: str
     classes: tuple | None = None
     columns: tuple[str, ...] | None = None
+    dtypes: tuple | None = None
+    source: Any = field(default=None, repr=False)
     n_calls: int = field(default=0)
     n_rows: int = field(default=0)
 
-    def __call__(self, rows: np.ndarray) -> np.ndarray:
-        data = rows
-        if self.columns is not None:
-            import pandas as pd
+    def _as_input(self, rows: Any) -> Any:
+        if self.columns is None:
+            return rows
+        import pandas as pd
 
-            data = pd.DataFrame(rows, columns=list(self.columns))
+        if self.dtypes is not None and isinstance(rows, np.ndarray) and rows.ndim == 2:
+            # raw rows (object array): each column back to its own dtype, built column-wise
+            return pd.DataFrame({c: pd.array(rows[:, j], dtype=dt)
+                                 for j, (c, dt) in enumerate(zip(self.columns, self.dtypes))})
+        frame = pd.DataFrame(rows, columns=list(self.columns))
+        if frame.dtypes.eq(object).any():
+            frame = frame.infer_objects()
+        return frame
+
+    def __call__(self, rows: Any) -> np.ndarray:
+        n = len(rows)
         try:
-            raw = self.fn(data)
+            raw = self.fn(self._as_input(rows))
         except Exception as exc:  # the model's own error, with where it happened
-            raise RuntimeError(f"model call {self.name} failed on {len(rows)} rows: {type(exc).__name__}: {exc}") from exc
+            raise RuntimeError(f"model call {self.name} failed on {n} rows: {type(exc).__name__}: {exc}") from exc
         try:
             out = np.asarray(raw, dtype=float)
         except (TypeError, ValueError):
-            raise TypeError(f"model call {self.name} returned non-numeric output of type {type(raw).__name__}") from None
+            raise TypeError(f"model call {self.name} returned non-numeric output of type "
+                            f"{type(raw).__name__}") from None
         if out.ndim == 1:
             out = out[:, None]
-        if out.ndim != 2 or out.shape[0] != len(rows):
+        if out.ndim != 2 or out.shape[0] != n:
             raise ValueError(
-                f"model call {self.name} returned shape {np.shape(raw)} for {len(rows)} rows; "
-                f"expected ({len(rows)},) or ({len(rows)}, n_outputs)"
+                f"model call {self.name} returned shape {np.shape(raw)} for {n} rows; "
+                f"expected ({n},) or ({n}, n_outputs)"
             )
         if not np.isfinite(out).all():
-            raise ValueError(f"model call {self.name} returned NaN or inf for some of {len(rows)} rows")
+            raise ValueError(f"model call {self.name} returned NaN or inf for some of {n} rows")
         self.n_calls += 1
-        self.n_rows += len(rows)
+        self.n_rows += n
         return out
 
+    @property
+    def supports_hessian(self) -> bool:
+        """Whether the model gives exact second derivatives (PyTorch modules)."""
+        return False
 
-def as_model(model: Any) -> ModelFunction:
-    """Wrap ``model`` (callable, or object with ``predict_proba``/``predict``) as a :class:`ModelFunction`."""
+
+def _is_instance(obj: Any, module: str, qualname: str) -> bool:
+    """``isinstance(obj, module.qualname)`` without importing ``module`` (False when it is not imported)."""
+    mod = sys.modules.get(module)
+    if mod is None:
+        return False
+    cls = mod
+    for part in qualname.split("."):
+        cls = getattr(cls, part, None)
+        if cls is None:
+            return False
+    return isinstance(obj, cls)
+
+
+def _frame_columns(model: Any) -> tuple[str, ...] | None:
+    columns = getattr(model, "feature_names_in_", None)
+    return tuple(str(c) for c in columns) if columns is not None else None
+
+
+def as_model(model: Any, *, classifier: bool | None = None) -> ModelFunction:
+    """Wrap ``model`` as a :class:`ModelFunction`.
+
+    ``model``: a :class:`ModelFunction`; a PyTorch ``nn.Module``; a native ``xgboost.Booster`` or
+    ``lightgbm.Booster``; an object with ``predict_proba`` (classifier) or ``predict`` (regressor); or a
+    callable on a 2-D array. ``classifier=True`` declares that a callable (or torch module) returns class
+    probabilities (enables ``output="probability"``/``"log-odds"``).
+    """
     if isinstance(model, ModelFunction):
         return model
-    columns = getattr(model, "feature_names_in_", None)
-    columns = tuple(str(c) for c in columns) if columns is not None else None
-    if hasattr(model, "predict_proba"):
+    if _is_instance(model, "torch", "nn.Module"):
+        from .torch import TorchModel
+
+        return TorchModel(model, classifier=bool(classifier))
+    if _is_instance(model, "xgboost", "Booster") or _is_instance(model, "lightgbm", "Booster"):
+        from .boosters import booster_model
+
+        return booster_model(model)
+    columns = _frame_columns(model)
+    if hasattr(model, "predict_proba") and classifier is not False:
         return ModelFunction(model.predict_proba, "classifier", f"{type(model).__name__}.predict_proba",
-                             classes=tuple(getattr(model, "classes_", ())) or None, columns=columns)
+                             classes=tuple(getattr(model, "classes_", ())) or None, columns=columns, source=model)
     if hasattr(model, "predict"):
-        return ModelFunction(model.predict, "regressor", f"{type(model).__name__}.predict", columns=columns)
+        return ModelFunction(model.predict, "regressor", f"{type(model).__name__}.predict", columns=columns,
+                             source=model)
     if callable(model):
-        return ModelFunction(model, "regressor", getattr(model, "__name__", type(model).__name__))
+        return ModelFunction(model, "classifier" if classifier else "regressor",
+                             getattr(model, "__name__", type(model).__name__), source=model)
     raise TypeError(
         "model: expected a callable on a 2-D array or an object with predict/predict_proba, "
         f"got {type(model).__name__}"

@@ -4,6 +4,7 @@ from .baseline import baseline_value_function, reference_vector
 from .conditional import conditional_value_function
 from .marginal import marginal_value_function
 from .outputs import OUTPUTS, OutputTransform
+from .shared import SharedValues
 
 REMOVALS = ("baseline", "marginal", "conditional")
 
@@ -11,6 +12,7 @@ __all__ = [
     "OUTPUTS",
     "REMOVALS",
     "OutputTransform",
+    "SharedValues",
     "baseline_value_function",
     "conditional_value_function",
     "marginal_value_function",

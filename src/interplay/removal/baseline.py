@@ -1,39 +1,78 @@
 """Baseline removal: removed features take a fixed reference value, ``F(x, S) = f([x_S; r_{-S}])``.
 
+The reference is a summary of the background (mean, median, mode), zero, or given. Categorical (non-numeric)
+columns always take their mode (also under ``"zero"``), and a group of columns that forms a one-hot block (or
+contains a categorical column) takes the block's most frequent joint value (except a 0/1 block under
+``"zero"``, which stays zero), so every hybrid row is a valid input.
 Cost: one model row per coalition.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+import warnings
+
+from typing import Callable, Sequence
 
 import numpy as np
+
+from ._columns import joint_mode, numeric_columns, stack
 
 REFERENCES = ("mean", "median", "mode", "zero")
 
 
-def reference_vector(baseline, background: np.ndarray | None, n_features: int) -> np.ndarray:
-    """The reference: ``"mean"``, ``"median"``, ``"mode"`` of the background, ``"zero"``, or a given vector."""
+def _is_binary_block(block: np.ndarray) -> bool:
+    try:
+        values = np.unique(block.astype(float))
+    except (TypeError, ValueError):
+        return False
+    return bool(np.isin(values, (0.0, 1.0)).all())
+
+
+def reference_vector(baseline, background: np.ndarray | None, n_features: int,
+                     groups: Sequence[Sequence[int]] | None = None) -> np.ndarray:
+    """The reference: ``"mean"``, ``"median"``, ``"mode"`` of the background, ``"zero"``, or a given vector.
+
+    ``groups`` (lists of column indices) make multi-column groups take a joint value: the joint mode for
+    ``"mode"``, and for ``"mean"``/``"median"`` when the group is a 0/1 block or has a categorical column.
+    """
     if isinstance(baseline, str):
-        if baseline == "zero":
+        if baseline == "zero" and (background is None or background.dtype != object):
             return np.zeros(n_features)
         if baseline not in REFERENCES:
             raise ValueError(f"baseline: expected one of {list(REFERENCES)} or a vector, got {baseline!r}")
         if background is None:
             raise ValueError(f"baseline={baseline!r} needs background data to compute it; pass background=")
-        if baseline == "mean":
-            return background.mean(axis=0)
-        if baseline == "median":
-            return np.median(background, axis=0)
-        modes = np.empty(n_features)
+        numeric = numeric_columns(background)
+        if baseline == "mode":
+            continuous = [j for j in range(n_features) if numeric[j] and len(background) > 1
+                          and len(np.unique(background[:, j].astype(float))) == len(background)]
+            if continuous:
+                warnings.warn(f"baseline='mode': column(s) {continuous[:10]} have no repeated value, so their "
+                              "mode is arbitrary (the smallest value); 'median' or 'mean' suits continuous columns",
+                              UserWarning, stacklevel=3)
+        reference = np.empty(n_features, dtype=background.dtype)
         for j in range(n_features):  # per column, not per row or coalition
-            values, counts = np.unique(background[:, j], return_counts=True)
-            modes[j] = values[np.argmax(counts)]
-        return modes
-    reference = np.asarray(baseline, dtype=float).ravel()
+            column = background[:, j]
+            if baseline == "mode" or not numeric[j]:
+                reference[j] = joint_mode(column[:, None])[0]
+            elif baseline == "zero":
+                reference[j] = 0.0
+            elif baseline == "mean":
+                reference[j] = column.astype(float).mean()
+            else:
+                reference[j] = np.median(column.astype(float))
+        for group in groups or ():
+            group = list(group)
+            joint = baseline == "mode" or not numeric[group].all() or (
+                baseline != "zero" and _is_binary_block(background[:, group]))
+            if len(group) > 1 and joint:
+                reference[group] = joint_mode(background[:, group])
+        return reference if reference.dtype == object else reference.astype(float)
+    reference = np.asarray(baseline, dtype=object if background is not None and background.dtype == object
+                           else float).ravel()
     if reference.shape != (n_features,):
         raise ValueError(f"baseline: expected a vector of {n_features} values, got shape {np.shape(baseline)}")
-    if not np.isfinite(reference).all():
+    if reference.dtype != object and not np.isfinite(reference).all():
         raise ValueError("baseline: contains NaN or inf")
     return reference
 
@@ -43,10 +82,10 @@ def baseline_value_function(predict: Callable[[np.ndarray], np.ndarray], x: np.n
     """``v(S) = predict(where(S, x, reference))``, in chunks of at most ``max_rows`` model rows."""
 
     def value_fn(coalitions: np.ndarray) -> np.ndarray:
-        out = np.empty(len(coalitions))
+        parts = []
         for start in range(0, len(coalitions), max_rows):
             chunk = coalitions[start:start + max_rows]
-            out[start:start + len(chunk)] = predict(np.where(chunk, x, reference))
-        return out
+            parts.append(np.asarray(predict(np.where(chunk, x, reference))))
+        return stack(parts)
 
     return value_fn

@@ -5,7 +5,9 @@ For each coalition, background rows are ranked by their standardised Euclidean d
 features in ``S``; the ``n_neighbors`` nearest are kept, together with every row tied with the last one (so
 all rows at distance 0 are always kept: on discrete data this is the exact empirical conditional
 distribution whenever at least ``n_neighbors`` rows match). The model is averaged over hybrid rows
-``(x_S, b_{-S})`` of the kept rows ``b``. Cost: at most ``len(background)`` model rows per coalition.
+``(x_S, b_{-S})`` of the kept rows ``b``. Categorical (non-numeric) columns contribute a 0/1 mismatch to the
+squared distance. ``predict`` may return ``(N,)`` or ``(N, T)``; the value function then returns ``(k,)`` or
+``(k, T)``. Cost: at most ``len(background)`` model rows per coalition.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+
+from ._columns import numeric_columns, stack
 
 
 def default_n_neighbors(n_background: int) -> int:
@@ -26,13 +30,11 @@ def conditional_value_function(predict: Callable[[np.ndarray], np.ndarray], x: n
     """Value function of conditional removal with ``n_neighbors`` nearest background rows (ties kept)."""
     m, d = background.shape
     k = default_n_neighbors(m) if n_neighbors is None else min(int(n_neighbors), m)
-    scale = background.std(axis=0)
-    scale[scale == 0] = 1.0
-    squared = ((background - x) / scale) ** 2  # (m, d)
+    squared = _squared_terms(x, background)  # (m, d)
     per_chunk = max(1, max_rows // m)
 
     def value_fn(coalitions: np.ndarray) -> np.ndarray:
-        out = np.empty(len(coalitions))
+        parts = []
         for start in range(0, len(coalitions), per_chunk):
             chunk = coalitions[start:start + per_chunk]
             distances = chunk.astype(float) @ squared.T  # (c, m)
@@ -40,9 +42,27 @@ def conditional_value_function(predict: Callable[[np.ndarray], np.ndarray], x: n
             keep = distances <= kth[:, None] * (1 + 1e-12) + 1e-15
             coalition_idx, row_idx = np.nonzero(keep)
             rows = np.where(chunk[coalition_idx], x, background[row_idx])
-            preds = predict(rows)
-            sums = np.bincount(coalition_idx, weights=preds, minlength=len(chunk))
-            out[start:start + len(chunk)] = sums / keep.sum(axis=1)
-        return out
+            preds = np.asarray(predict(rows))
+            counts = keep.sum(axis=1)
+            if preds.ndim == 1:
+                parts.append(np.bincount(coalition_idx, weights=preds, minlength=len(chunk)) / counts)
+            else:  # several outputs: one weighted count per output column
+                parts.append(np.stack([np.bincount(coalition_idx, weights=preds[:, t], minlength=len(chunk))
+                                       for t in range(preds.shape[1])], axis=1) / counts[:, None])
+        return stack(parts)
 
     return value_fn
+
+
+def _squared_terms(x: np.ndarray, background: np.ndarray) -> np.ndarray:
+    """Per-feature squared distances ``(m, d)``: standardised for numeric columns, 0/1 mismatch otherwise."""
+    numeric = numeric_columns(background)
+    squared = np.empty(background.shape, dtype=float)
+    if numeric.any():
+        values = background[:, numeric].astype(float)
+        scale = values.std(axis=0)
+        scale[scale == 0] = 1.0
+        squared[:, numeric] = ((values - x[numeric].astype(float)) / scale) ** 2
+    if not numeric.all():
+        squared[:, ~numeric] = (background[:, ~numeric] != x[~numeric]).astype(float)
+    return squared

@@ -1,7 +1,10 @@
 """Marginal (interventional) removal: ``v(S) = mean_b f(x_S, b_{-S})`` over background rows ``b`` (lecture,
 "interventional SHAP"; Janzing et al. 2020).
 
-All (coalition x background) rows of a chunk are built as one array and sent to the model in one call.
+All (coalition x background) rows of a chunk are built as one array and sent to the model in one call. Rows
+may be an object array (raw categorical columns): each hybrid row takes whole values from ``x`` or from one
+background row, so every removed categorical feature keeps a valid value. ``predict`` may return ``(N,)`` or
+``(N, T)`` (several outputs explained at once); the value function then returns ``(k,)`` or ``(k, T)``.
 Cost: ``len(background)`` model rows per coalition.
 """
 
@@ -11,6 +14,8 @@ from typing import Callable
 
 import numpy as np
 
+from ._columns import stack
+
 
 def marginal_value_function(predict: Callable[[np.ndarray], np.ndarray], x: np.ndarray, background: np.ndarray,
                             *, max_rows: int = 65536) -> Callable[[np.ndarray], np.ndarray]:
@@ -19,12 +24,12 @@ def marginal_value_function(predict: Callable[[np.ndarray], np.ndarray], x: np.n
     per_chunk = max(1, max_rows // m)
 
     def value_fn(coalitions: np.ndarray) -> np.ndarray:
-        out = np.empty(len(coalitions))
+        parts = []
         for start in range(0, len(coalitions), per_chunk):
             chunk = coalitions[start:start + per_chunk]
             rows = np.where(chunk[:, None, :], x[None, None, :], background[None, :, :])
-            preds = predict(rows.reshape(-1, len(x)))
-            out[start:start + len(chunk)] = preds.reshape(len(chunk), m).mean(axis=1)
-        return out
+            preds = np.asarray(predict(rows.reshape(-1, len(x))))
+            parts.append(preds.reshape(len(chunk), m, *preds.shape[1:]).mean(axis=1))
+        return stack(parts)
 
     return value_fn

@@ -18,13 +18,14 @@ class OutputTransform:
     - ``prediction``: column ``target`` of the raw output (regression);
     - ``probability``: probability of class column ``target``;
     - ``log-odds``: ``log(p / (1 - p))`` of that probability;
-    - ``loss``: minus the loss against ``label``: log-loss ``log p[label]`` for classifiers, ``-(y - label)^2``
-      for regressors (utility = -loss).
+    - ``loss``: minus the loss against ``label``: log-loss ``log p[label]`` for classifiers, ``-(y[column] - label)^2``
+      for regressors (``regression=True``) (utility = -loss).
     """
 
     output: str
     column: int
     label: float | int | None = None
+    regression: bool = False
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         if self.output == "prediction":
@@ -35,7 +36,7 @@ class OutputTransform:
             p = np.clip(outputs[:, self.column], _EPS, 1 - _EPS)
             return np.log(p) - np.log1p(-p)
         if self.output == "loss":
-            if self.column < 0:  # regression loss
-                return -((outputs[:, 0] - float(self.label)) ** 2)
+            if self.regression:
+                return -((outputs[:, self.column] - float(self.label)) ** 2)
             return np.log(np.clip(outputs[:, self.column], _EPS, 1.0))
         raise ValueError(f"output: expected one of {list(OUTPUTS)}, got {self.output!r}")

@@ -1,0 +1,330 @@
+"""Results on disk: ``save(result, path)`` and ``load(path)``, exact round-trips, no pickle.
+
+Formats (chosen by the file's suffix):
+
+- ``.json``: one readable JSON document. Floats are written with Python's shortest round-trip ``repr``
+  (exact for every finite float64); arrays that hold NaN or infinities are stored as base64 of their
+  little-endian bytes, so they round-trip bit for bit too.
+- ``.npz``: the same JSON document as a text entry, with every array stored as a binary ``.npy`` entry of the
+  zip file: use it for big results (an :class:`~interplay.Explanation` of many rows).
+
+Both are loaded without unpickling anything (``numpy.load(..., allow_pickle=False)``), so opening a result
+file someone sent you runs no code. Every file records the result type, the format version and the version of
+interplay that wrote it; what was computed (method, budget, seed, removal, model output, data and model files)
+travels in the result's ``info`` mapping, which the command line fills in.
+
+``info`` may hold None, bools, ints, floats, strings, lists, tuples, dicts and numpy arrays/scalars (numpy
+scalars come back as Python numbers of equal value); anything else is stored as its ``repr`` with a warning.
+"""
+
+from __future__ import annotations
+
+import base64
+import io as _stdio
+import json
+import warnings
+import zipfile
+from dataclasses import MISSING, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .results import Attribution, BivariateExplanation, Explanation, Interactions
+
+FORMAT = "interplay-result"
+FORMAT_VERSION = 1
+RESULT_TYPES = {cls.__name__: cls for cls in (Attribution, Interactions, BivariateExplanation, Explanation)}
+SUFFIXES = (".json", ".npz")
+
+__all__ = ["FORMAT_VERSION", "load", "read_header", "save", "to_dict", "from_dict"]
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("interplay")
+    except Exception:  # not installed (running from a source tree)
+        from . import __version__
+
+        return __version__
+
+
+# ---------------------------------------------------------------------------------------------------- encoding
+class _Encoder:
+    """Turns result fields into JSON-ready values; arrays go inline (JSON) or to ``self.arrays`` (npz)."""
+
+    def __init__(self, inline_arrays: bool) -> None:
+        self.inline = inline_arrays
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def array(self, arr: np.ndarray) -> dict:
+        arr = np.asarray(arr)
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"cannot store an array of dtype {arr.dtype} (only bool, int and float arrays)")
+        if not self.inline:
+            key = f"a{len(self.arrays)}"
+            self.arrays[key] = arr
+            return {"__ndarray__": "npz", "key": key}
+        dtype = arr.dtype.newbyteorder("<")
+        out = {"__ndarray__": dtype.str, "shape": list(arr.shape)}
+        if arr.dtype.kind != "f" or np.isfinite(arr).all():
+            out["data"] = arr.ravel().tolist()  # repr of each float: exact
+        else:
+            out["base64"] = base64.b64encode(np.ascontiguousarray(arr, dtype=dtype).tobytes()).decode("ascii")
+        return out
+
+    def value(self, obj: Any, where: str) -> Any:
+        if obj is None or isinstance(obj, (bool, str)):
+            return obj
+        if isinstance(obj, (int, np.integer)) and not isinstance(obj, np.bool_):
+            return int(obj)
+        if isinstance(obj, (float, np.floating)):
+            obj = float(obj)
+            return obj if np.isfinite(obj) else {"__float__": repr(obj)}
+        if isinstance(obj, np.bool_):
+            return bool(obj)
+        if isinstance(obj, np.ndarray):
+            return self.array(obj)
+        if isinstance(obj, tuple):
+            return {"__tuple__": [self.value(v, f"{where}[{i}]") for i, v in enumerate(obj)]}
+        if isinstance(obj, list):
+            return [self.value(v, f"{where}[{i}]") for i, v in enumerate(obj)]
+        if isinstance(obj, dict):
+            if all(isinstance(k, str) and not k.startswith("__") for k in obj):
+                return {k: self.value(v, f"{where}[{k!r}]") for k, v in obj.items()}
+            return {"__dict__": [[self.value(k, where), self.value(v, f"{where}[{k!r}]")] for k, v in obj.items()]}
+        warnings.warn(f"{where}: {type(obj).__name__} is not a storable type; saving its repr as a string",
+                      stacklevel=4)
+        return repr(obj)
+
+
+class _Decoder:
+    def __init__(self, arrays: Any = None) -> None:
+        self.arrays = arrays
+
+    def value(self, obj: Any) -> Any:
+        if isinstance(obj, list):
+            return [self.value(v) for v in obj]
+        if not isinstance(obj, dict):
+            return obj
+        if "__ndarray__" in obj:
+            if obj["__ndarray__"] == "npz":
+                if self.arrays is None:
+                    raise ValueError("the file refers to an npz array entry but is not an npz file")
+                return np.array(self.arrays[obj["key"]])
+            dtype = np.dtype(obj["__ndarray__"])
+            if "base64" in obj:
+                flat = np.frombuffer(base64.b64decode(obj["base64"]), dtype=dtype)
+            else:
+                flat = np.array(obj["data"], dtype=dtype)
+            return flat.reshape(obj["shape"]).astype(dtype.newbyteorder("="))
+        if "__float__" in obj:
+            return float(obj["__float__"])
+        if "__tuple__" in obj:
+            return tuple(self.value(v) for v in obj["__tuple__"])
+        if "__dict__" in obj:
+            return {_hashable(self.value(k)): self.value(v) for k, v in obj["__dict__"]}
+        return {k: self.value(v) for k, v in obj.items()}
+
+
+def _hashable(key: Any) -> Any:
+    return tuple(_hashable(k) for k in key) if isinstance(key, (list, tuple)) else key
+
+
+def _subsets(mapping, enc: _Encoder) -> dict:
+    keys = list(mapping)
+    return {"__subsets__": [list(k) for k in keys], "values": enc.array(np.array([mapping[k] for k in keys],
+                                                                                dtype=float))}
+
+
+def _fields(result: Any, enc: _Encoder) -> dict:
+    out = {}
+    for f in fields(result):
+        value = getattr(result, f.name)
+        if isinstance(result, Interactions) and f.name in ("values", "std_errors") and value is not None:
+            out[f.name] = _subsets(value, enc)
+        elif isinstance(value, Attribution):
+            out[f.name] = {"__result__": "Attribution", "fields": _fields(value, enc)}
+        elif f.name == "info":
+            out[f.name] = enc.value(dict(value), "info")
+        elif f.name == "feature_names":
+            out[f.name] = [str(v) for v in value]
+        else:
+            out[f.name] = enc.value(value, f.name)
+    return out
+
+
+def _build(type_name: str, data: dict, dec: _Decoder) -> Any:
+    cls = RESULT_TYPES.get(type_name)
+    if cls is None:
+        raise ValueError(f"unknown result type {type_name!r}; expected one of {sorted(RESULT_TYPES)}")
+    kwargs = {}
+    for f in fields(cls):
+        if f.name not in data:
+            if f.default is not MISSING or f.default_factory is not MISSING:  # optional: keep the default
+                continue
+            raise ValueError(f"{type_name} file is missing the field {f.name!r}")
+        raw = data[f.name]
+        if isinstance(raw, dict) and "__subsets__" in raw:
+            values = dec.value(raw["values"])
+            kwargs[f.name] = {tuple(k): float(v) for k, v in zip(raw["__subsets__"], values)}
+        elif isinstance(raw, dict) and "__result__" in raw:
+            kwargs[f.name] = _build(raw["__result__"], raw["fields"], dec)
+        else:
+            kwargs[f.name] = dec.value(raw)
+    return cls(**kwargs)
+
+
+def to_dict(result: Any) -> dict:
+    """The JSON-ready document of ``result`` (arrays inline). ``from_dict(to_dict(r))`` equals ``r`` exactly."""
+    return _document(result, _Encoder(inline_arrays=True))
+
+
+def _document(result: Any, enc: _Encoder) -> dict:
+    type_name = type(result).__name__
+    if type_name not in RESULT_TYPES or not isinstance(result, RESULT_TYPES[type_name]):
+        raise TypeError(f"result: expected one of {sorted(RESULT_TYPES)}, got {type(result).__name__}")
+    return {"format": FORMAT, "format_version": FORMAT_VERSION, "type": type_name,
+            "interplay_version": _version(), "fields": _fields(result, enc)}
+
+
+def from_dict(document: dict, arrays: Any = None) -> Any:
+    """Rebuild a result from :func:`to_dict`'s document (``arrays``: the npz entries, for npz files)."""
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise ValueError(f"not an interplay result (expected format {FORMAT!r})")
+    version = document.get("format_version")
+    if not isinstance(version, int) or version > FORMAT_VERSION:
+        raise ValueError(f"result format version {version!r} is newer than this interplay understands "
+                         f"({FORMAT_VERSION}); upgrade interplay")
+    return _build(document.get("type"), document.get("fields", {}), _Decoder(arrays))
+
+
+# ---------------------------------------------------------------------------------------------------- files
+def _suffix(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise ValueError(f"path: expected a file name ending in {' or '.join(SUFFIXES)}, got {str(path)!r}")
+    return suffix
+
+
+def save(result: Any, path: str | Path) -> Path:
+    """Write ``result`` to ``path`` (``.json``: readable; ``.npz``: binary arrays, for big results).
+
+    Returns the path. ``load(path)`` gives back an equal result: same arrays bit for bit, same names, same
+    ``info``.
+    """
+    path = Path(path)
+    suffix = _suffix(path)
+    if suffix == ".json":
+        text = json.dumps(to_dict(result), indent=1, allow_nan=False)
+        path.write_text(text + "\n", encoding="utf-8")
+        return path
+    enc = _Encoder(inline_arrays=False)
+    document = _document(result, enc)
+    arrays = {f"array_{k}": v for k, v in enc.arrays.items()}
+    with open(path, "wb") as fh:
+        np.savez_compressed(fh, __document__=np.array(json.dumps(document, allow_nan=False)), **arrays)
+    return path
+
+
+def _read(path: str | Path) -> tuple[dict, Any]:
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"path: no such result file: {str(path)!r}")
+    suffix = _suffix(path)
+    try:
+        if suffix == ".json":
+            return json.loads(path.read_text(encoding="utf-8")), None
+        with np.load(path, allow_pickle=False) as npz:
+            if "__document__" not in npz.files:
+                raise ValueError("no __document__ entry")
+            document = json.loads(str(npz["__document__"]))
+            arrays = {k[len("array_"):]: npz[k] for k in npz.files if k.startswith("array_")}
+        return document, arrays
+    except (ValueError, OSError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
+        raise ValueError(f"{str(path)!r} is not a readable interplay result file ({exc})") from None
+
+
+def read_header(path: str | Path) -> dict:
+    """The file's metadata without building the result: type, format version, interplay version, and the
+    result's method, n_evaluations and info."""
+    document, arrays = _read(path)
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise ValueError(f"{str(path)!r} is not an interplay result file")
+    header = {k: document.get(k) for k in ("type", "format_version", "interplay_version")}
+    flds = document.get("fields", {})
+    header["method"] = flds.get("method")
+    header["info"] = _Decoder(arrays).value(flds.get("info", {}))
+    return header
+
+
+def load(path: str | Path) -> Any:
+    """Read a result written by :func:`save` (no pickle: loading runs no code from the file)."""
+    document, arrays = _read(path)
+    try:
+        return from_dict(document, arrays)
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"{str(path)!r} is a damaged interplay result file ({type(exc).__name__}: {exc})") from None
+    except ValueError as exc:
+        raise ValueError(f"{str(path)!r}: {exc}") from None
+
+
+# ---------------------------------------------------------------------------------------------------- converters
+_SHAPIQ_INDEX = {"sii": "SII", "bii": "BII", "stii": "STII", "moebius": "Moebius"}
+
+
+def to_shap(result: Any):
+    """A ``shap.Explanation`` with the same values (Attribution, Explanation, or a BivariateExplanation's
+    univariate Shapley values), so shap's plots work on interplay results. Needs ``shap``."""
+    try:
+        import shap
+    except ImportError:
+        raise ImportError("to_shap() needs the shap package: pip install shap") from None
+    if isinstance(result, BivariateExplanation):
+        result = result.univariate
+    if isinstance(result, Attribution):
+        data = result.info.get("x")
+        return shap.Explanation(values=np.array(result.values), base_values=result.baseline,
+                                data=None if data is None else np.asarray(data, dtype=float),
+                                feature_names=list(result.feature_names), error_std=result.std_errors)
+    if isinstance(result, Explanation):
+        return shap.Explanation(values=np.array(result.values), base_values=np.array(result.base_values),
+                                data=np.array(result.data), feature_names=list(result.feature_names),
+                                error_std=None if result.std_errors is None else np.array(result.std_errors))
+    raise TypeError(f"to_shap: expected an Attribution, Explanation or BivariateExplanation, "
+                    f"got {type(result).__name__}")
+
+
+def to_shapiq(result: Any):
+    """A ``shapiq.InteractionValues`` with the same values: Interactions (SII, BII, STII, Moebius) or an
+    Attribution (as order-1 ``SV``, or ``BV`` when ``info["kind"] == "banzhaf"``). Needs ``shapiq``.
+
+    shapiq stores the empty set's value as ``baseline_value``; interplay's baseline (``v(empty)``) is put there.
+    """
+    try:
+        import shapiq
+    except ImportError:
+        raise ImportError("to_shapiq() needs the shapiq package: pip install shapiq") from None
+    if isinstance(result, BivariateExplanation):
+        result = result.univariate
+    n = result.n_features
+    estimated = result.method != "exact"
+    budget = result.info.get("budget")
+    budget = int(budget) if isinstance(budget, (int, np.integer)) else None
+    if isinstance(result, Attribution):
+        index = "BV" if result.info.get("kind") == "banzhaf" else "SV"
+        values = {(): result.baseline, **{(i,): float(v) for i, v in enumerate(result.values)}}
+        return shapiq.InteractionValues(values, index=index, max_order=1, min_order=0, n_players=n,
+                                        estimated=estimated, estimation_budget=budget,
+                                        baseline_value=result.baseline)
+    if isinstance(result, Interactions):
+        if result.index not in _SHAPIQ_INDEX:
+            raise ValueError(f"to_shapiq: shapiq has no index matching {result.index!r}; "
+                             f"supported: {sorted(_SHAPIQ_INDEX)}")
+        values = {(): result.baseline, **{tuple(k): float(v) for k, v in result.values.items()}}
+        return shapiq.InteractionValues(values, index=_SHAPIQ_INDEX[result.index], max_order=result.order,
+                                        min_order=0, n_players=n, estimated=estimated,
+                                        estimation_budget=budget, baseline_value=result.baseline)
+    raise TypeError(f"to_shapiq: expected Interactions or an Attribution, got {type(result).__name__}")

@@ -1,0 +1,163 @@
+"""Images as games over regions: superpixels (scikit-image SLIC) or square patches.
+
+``v(S)`` = the model's utility on the image whose regions outside ``S`` take a baseline: ``"zero"``, the
+image's ``"mean"`` (per channel), a ``"blur"``-red copy (Gaussian, ``blur_sigma`` pixels), a number, or an
+image of the same shape. ``game.graph`` is the region adjacency graph (4-connectivity: two regions are adjacent
+when two of their pixels share an edge); for patches it is the patch grid, the graph of L-/C-Shapley on images.
+Masked images of a batch of coalitions are built as one array. Cost: one image per coalition.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_int
+from ..games import Game
+from ._common import ModalityExplainer, output_transform
+
+
+def patch_segments(shape: tuple[int, int], patch_size: int) -> np.ndarray:
+    """Label image of square ``patch_size`` patches (row-major; border patches may be smaller)."""
+    patch_size = check_int(patch_size, "patch_size", minimum=1)
+    rows = np.arange(shape[0]) // patch_size
+    cols = np.arange(shape[1]) // patch_size
+    return rows[:, None] * (cols.max() + 1) + cols[None, :]
+
+
+def slic_segments(image: np.ndarray, *, n_segments: int, compactness: float) -> np.ndarray:
+    """SLIC superpixels (scikit-image), labels ``0..k-1``."""
+    from skimage.segmentation import slic
+
+    channel_axis = -1 if image.ndim == 3 else None
+    return slic(image.astype(float), n_segments=n_segments, compactness=compactness, start_label=0,
+                channel_axis=channel_axis)
+
+
+def region_adjacency_graph(segments: np.ndarray):
+    """networkx graph over the labels ``0..k-1`` of ``segments``; an edge joins regions with touching pixels."""
+    import networkx as nx
+
+    segments = np.asarray(segments)
+    pairs = np.concatenate([
+        np.stack([segments[:, :-1].ravel(), segments[:, 1:].ravel()], axis=1),
+        np.stack([segments[:-1, :].ravel(), segments[1:, :].ravel()], axis=1),
+    ])
+    pairs = np.unique(np.sort(pairs[pairs[:, 0] != pairs[:, 1]], axis=1), axis=0)
+    graph = nx.Graph()
+    graph.add_nodes_from(range(int(segments.max()) + 1))
+    graph.add_edges_from(map(tuple, pairs.tolist()))
+    return graph
+
+
+def baseline_image(image: np.ndarray, baseline: Any, *, blur_sigma: float = 2.0) -> np.ndarray:
+    """The image that removed regions show: ``"zero"``, ``"mean"``, ``"blur"``, a number or an array."""
+    if isinstance(baseline, str):
+        if baseline == "zero":
+            return np.zeros_like(image)
+        if baseline == "mean":
+            mean = image.mean(axis=(0, 1), keepdims=True)
+            return np.broadcast_to(mean, image.shape).copy()
+        if baseline == "blur":
+            from scipy.ndimage import gaussian_filter
+
+            sigma = (blur_sigma, blur_sigma) + (0,) * (image.ndim - 2)
+            return gaussian_filter(image, sigma=sigma)
+        raise ValueError(f"baseline: expected 'zero', 'mean', 'blur', a number or an image, got {baseline!r}")
+    base = np.broadcast_to(np.asarray(baseline, dtype=float), image.shape).astype(float)
+    if not np.isfinite(base).all():
+        raise ValueError("baseline: contains NaN or inf")
+    return base
+
+
+class ImageGame(Game):
+    """A :class:`~interplay.games.Game` whose players are the regions of ``segments`` (``(H, W)`` labels)."""
+
+    graph_name = "grid"
+
+    def __init__(self, value_fn, image: np.ndarray, segments: np.ndarray, baseline: np.ndarray, *,
+                 batch_size: int | None = None) -> None:
+        self.image, self.segments, self.baseline = image, segments, baseline
+        n = int(segments.max()) + 1
+        super().__init__(value_fn, n, [f"region{i}" for i in range(n)], batch_size=batch_size)
+
+    @property
+    def graph(self):
+        """Region adjacency graph (networkx), node ``i`` = region ``i``."""
+        return region_adjacency_graph(self.segments)
+
+    def images(self, coalitions: Any) -> np.ndarray:
+        """The ``(k, H, W[, C])`` images the model sees for ``coalitions``."""
+        coalitions = np.atleast_2d(np.asarray(coalitions, dtype=bool))
+        return masked_images(self.image, self.segments, self.baseline, coalitions)
+
+
+def masked_images(image: np.ndarray, segments: np.ndarray, baseline: np.ndarray, coalitions: np.ndarray) -> np.ndarray:
+    """Present regions from ``image``, absent ones from ``baseline``: one array for all coalitions."""
+    keep = coalitions[:, segments]  # (k, H, W)
+    if image.ndim == 3:
+        keep = keep[..., None]
+    return np.where(keep, image[None], baseline[None])
+
+
+def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: int = 16, compactness: float = 1.0,
+               patch_size: int = 4, baseline: Any = "zero", blur_sigma: float = 2.0, target: Any = None,
+               output: str = "auto", classifier: bool | None = None, max_rows: int = 1024) -> ImageGame:
+    """The game of ``image`` (``(H, W)`` or ``(H, W, C)``) for a model on a batch of images ``(N, H, W[, C])``.
+
+    ``segments``: ``"slic"`` (``n_segments``, ``compactness``), ``"patches"`` (``patch_size``) or an
+    ``(H, W)`` integer label image. ``model``: a callable returning ``(N,)`` or ``(N, K)``, or an object with
+    ``predict_proba``/``predict`` on image batches. ``max_rows`` bounds the images per model call.
+    """
+    from ..models import as_model
+
+    model = as_model(model, classifier=classifier)
+    image = np.asarray(image, dtype=float)
+    if image.ndim not in (2, 3):
+        raise ValueError(f"image: expected (H, W) or (H, W, C), got shape {image.shape}")
+    if isinstance(segments, str):
+        if segments == "slic":
+            labels = slic_segments(image, n_segments=n_segments, compactness=compactness)
+        elif segments == "patches":
+            labels = patch_segments(image.shape[:2], patch_size)
+        else:
+            raise ValueError(f"segments: expected 'slic', 'patches' or a label image, got {segments!r}")
+    else:
+        labels = np.asarray(segments)
+        if labels.shape != image.shape[:2] or not np.issubdtype(labels.dtype, np.integer):
+            raise ValueError(f"segments: expected an integer label image of shape {image.shape[:2]}, "
+                             f"got {labels.dtype} {labels.shape}")
+    _, labels = np.unique(labels, return_inverse=True)  # labels 0..k-1
+    labels = labels.reshape(image.shape[:2])
+    base = baseline_image(image, baseline, blur_sigma=blur_sigma)
+    max_rows = check_int(max_rows, "max_rows", minimum=1)
+    transform = output_transform(model, model(image[None]), target, output)
+
+    def value_fn(coalitions: np.ndarray) -> np.ndarray:
+        out = np.empty(len(coalitions))
+        for start in range(0, len(coalitions), max_rows):
+            chunk = coalitions[start:start + max_rows]
+            out[start:start + len(chunk)] = transform(model(masked_images(image, labels, base, chunk)))
+        return out
+
+    value_fn.__name__ = f"image game of {model.name}"
+    return ImageGame(value_fn, image, labels, base)
+
+
+class ImageExplainer(ModalityExplainer):
+    """Explain an image model: ``ImageExplainer(model, segments="patches", patch_size=2).shapley(image)``.
+
+    Options as in :func:`image_game`.
+    """
+
+    def __init__(self, model: Any, *, segments: Any = "slic", n_segments: int = 16, compactness: float = 1.0,
+                 patch_size: int = 4, baseline: Any = "zero", blur_sigma: float = 2.0, target: Any = None,
+                 output: str = "auto", classifier: bool | None = None, max_rows: int = 1024) -> None:
+        super().__init__(model, target=target, output=output, classifier=classifier)
+        self.options = dict(segments=segments, n_segments=n_segments, compactness=compactness,
+                            patch_size=patch_size, baseline=baseline, blur_sigma=blur_sigma, max_rows=max_rows)
+
+    def game(self, image: Any) -> ImageGame:
+        """The game of ``image``."""
+        return image_game(self.model, image, target=self.target, output=self.output, **self.options)

@@ -1,0 +1,75 @@
+"""Modalities: token highlighting for text, region overlay for images."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._common import diverging_cmap, new_axes
+
+
+def _limit(values):
+    top = float(np.max(np.abs(values))) if len(values) else 0.0
+    return top or 1.0
+
+
+def text(tokens, values, *, ax=None, title: str | None = None, width: float = 60.0, fontsize: int = 12):
+    """Tokens written in order on coloured boxes: red for positive, blue for negative attribution, the stronger
+    the darker (symmetric scale). Lines wrap at about ``width`` characters."""
+    tokens = [str(t) for t in tokens]
+    values = np.asarray(values, dtype=float)
+    if values.shape != (len(tokens),):
+        raise ValueError(f"values: expected one value per token ({len(tokens)}), got shape {values.shape}")
+    lines, line, used = [], [], 0
+    for k, token in enumerate(tokens):
+        if line and used + len(token) + 1 > width:
+            lines.append(line)
+            line, used = [], 0
+        line.append(k)
+        used += len(token) + 1
+    if line:
+        lines.append(line)
+    ax = new_axes(ax, (min(0.13 * width, 12), 0.45 * len(lines) + 0.8))
+    cmap, limit = diverging_cmap(), _limit(values)
+    for row, members in enumerate(lines):
+        x = 0.0
+        for k in members:
+            shade = 0.5 + 0.5 * values[k] / limit
+            ax.text(x, -row, tokens[k], fontsize=fontsize, va="center", ha="left", family="monospace",
+                    bbox={"boxstyle": "round,pad=0.2", "fc": cmap(shade), "ec": "none"})
+            x += len(tokens[k]) + 1
+    ax.set_xlim(-0.5, width + 1)
+    ax.set_ylim(-len(lines) + 0.4, 0.6)
+    ax.set_axis_off()
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def image(img, segments, values, *, ax=None, title: str | None = None, alpha: float = 0.55,
+          boundaries: bool = True):
+    """The image with each region (``segments[y, x]`` = region id, ids ``0..len(values)-1``) tinted by its
+    attribution (red positive, blue negative, symmetric scale), region boundaries drawn."""
+    img = np.asarray(img)
+    segments = np.asarray(segments)
+    values = np.asarray(values, dtype=float)
+    if segments.shape != img.shape[:2]:
+        raise ValueError(f"segments: expected the image's height x width {img.shape[:2]}, got {segments.shape}")
+    if segments.min() < 0 or segments.max() >= len(values):
+        raise ValueError(f"segments: region ids must lie in 0..{len(values) - 1} (one value per region)")
+    ax = new_axes(ax, (5, 5 * img.shape[0] / max(img.shape[1], 1)))
+    shown = img.astype(float)
+    if shown.max() > 1.0:
+        shown = shown / 255.0
+    ax.imshow(shown, cmap="gray" if shown.ndim == 2 else None)
+    limit = _limit(values)
+    overlay = ax.imshow(values[segments], cmap=diverging_cmap(), vmin=-limit, vmax=limit, alpha=alpha)
+    if boundaries:
+        edge = np.zeros(segments.shape, dtype=bool)
+        edge[:-1] |= segments[:-1] != segments[1:]
+        edge[:, :-1] |= segments[:, :-1] != segments[:, 1:]
+        ax.imshow(np.ma.masked_where(~edge, edge), cmap="gray_r", vmin=0, vmax=1, alpha=0.6)
+    ax.figure.colorbar(overlay, ax=ax, shrink=0.8, label="attribution")
+    ax.set_axis_off()
+    if title:
+        ax.set_title(title)
+    return ax

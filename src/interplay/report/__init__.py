@@ -1,0 +1,229 @@
+"""A self-contained HTML report of interplay results: one file, no network, opens offline in any browser.
+
+``build_report(results)`` returns the HTML text, ``save_report(results, path)`` writes it. ``results`` is a list
+of result objects (or result files written by :func:`interplay.io.save`): Attributions, Interactions,
+BivariateExplanations of individual rows (grouped by ``info["row"]``) and Explanations of many rows. The page
+shows, per row: prediction and baseline, the attribution chart (plus the highlighted tokens when
+``info["tokens"]`` holds one token per feature, or the image with its regions tinted when ``info["image"]``
+and ``info["segments"]`` are given), the interaction heatmap, the directed
+explanation graph (hover, zoom, a gamma slider that recomputes the redundancy groups, sources and sinks in the
+browser) and tables of groups, sources, sinks and the PageRank ranking; for many rows, a summary.
+
+Safety: every user-supplied string (feature names, tokens, file names, titles) is either HTML-escaped or
+put into the page as JSON inside a ``<script type="application/json">`` block with ``<``, ``>`` and ``&``
+escaped, and the scripts write them with ``textContent`` only. A Content-Security-Policy allows only the
+page's own script (by hash) and no network access at all.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from ..plot import _analysis
+from ..results import Attribution, BivariateExplanation, Explanation, Interactions
+from ._assets import CSS, JS
+
+__all__ = ["build_report", "save_report"]
+
+MAX_DETAIL_ROWS = 200    # rows with their own section (row selector)
+MAX_SUMMARY_ROWS = 2000  # rows drawn in the summary chart
+_META_KEYS = ("model_file", "data_file", "method", "budget", "seed", "removal", "output", "target", "background",
+              "index", "interplay_version")
+
+
+def _json_for_html(obj: Any) -> str:
+    """JSON that cannot end a ``<script>`` block or open a comment: ``<``, ``>``, ``&`` as unicode escapes."""
+    text = json.dumps(obj, allow_nan=False, separators=(",", ":"))
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def _floats(values) -> list:
+    arr = np.asarray(values, dtype=float)
+    return np.where(np.isfinite(arr), arr, 0.0).tolist()
+
+
+def _load_all(results: Iterable[Any]) -> list:
+    from ..io import load
+
+    out = []
+    for item in results:
+        if isinstance(item, (str, Path)):
+            out.append(load(item))
+        else:
+            out.append(item)
+    return out
+
+
+def _row_key(result, default: Any) -> Any:
+    row = result.info.get("row", default)
+    return row if isinstance(row, (int, str)) else default
+
+
+def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
+    names: list[str] | None = None
+    rows: dict[Any, dict] = {}
+    summary = None
+    info: dict = {}
+    for result in results:
+        if not isinstance(result, (Attribution, Interactions, BivariateExplanation, Explanation)):
+            raise TypeError(f"results: expected interplay result objects or files, got {type(result).__name__}")
+        result_names = [str(n) for n in result.feature_names]
+        if names is None:
+            names = result_names
+        elif result_names != names:
+            raise ValueError("results: all results of one report must have the same features; got "
+                             f"{names[:5]}... and {result_names[:5]}...")
+        for key in _META_KEYS:
+            if key in result.info and key not in info:
+                info[key] = result.info[key]
+        if isinstance(result, Explanation):
+            summary = result if summary is None or len(result) > len(summary) else summary
+            labels = list(result.info.get("rows", range(len(result))))
+            predictions = list(result.info.get("predictions", []))
+            outputs = list(result.info.get("explained_outputs", []))
+            for k in range(min(len(result), MAX_DETAIL_ROWS)):
+                key = labels[k] if k < len(labels) else k
+                entry = rows.setdefault(key, {})
+                entry.setdefault("attribution", result[k])
+                entry.setdefault("data", result.data[k])
+                if k < len(predictions):
+                    entry.setdefault("prediction", predictions[k])
+                if k < len(outputs):
+                    entry.setdefault("explained_output", outputs[k])
+            continue
+        entry = rows.setdefault(_row_key(result, 0), {})
+        if isinstance(result, Attribution):
+            entry["attribution"] = result
+        elif isinstance(result, Interactions):
+            entry["interactions"] = result
+        else:
+            entry["bivariate"] = result
+            entry.setdefault("attribution", result.univariate)
+        if "x" in result.info:
+            entry.setdefault("data", result.info["x"])
+        for key in ("explained_output", "tokens", "image", "segments"):
+            if key in result.info:
+                entry.setdefault(key, result.info[key])
+        if isinstance(result.info.get("prediction"), (int, float)):
+            entry.setdefault("prediction", result.info["prediction"])
+    if names is None:
+        raise ValueError("results: nothing to report (no results given)")
+    return names, rows, summary, info
+
+
+def _image_payload(image: Any, segments: Any, n_regions: int) -> dict:
+    """An image (H, W[, 3], floats in [0, 1] or 0..255) and its region map (H, W), as base64 for the canvas."""
+    img = np.asarray(image, dtype=float)
+    seg = np.asarray(segments)
+    if img.ndim == 2:
+        img = np.repeat(img[..., None], 3, axis=2)
+    if img.ndim != 3 or img.shape[2] not in (3, 4) or seg.shape != img.shape[:2]:
+        raise ValueError(f"image: expected (H, W) or (H, W, 3) pixels and (H, W) segments, got {img.shape} "
+                         f"and {seg.shape}")
+    if seg.min() < 0 or seg.max() >= n_regions:
+        raise ValueError(f"segments: region ids must lie in 0..{n_regions - 1} (one attribution per region)")
+    if img.max() <= 1.0:
+        img = img * 255.0
+    rgb = np.clip(np.round(img[..., :3]), 0, 255).astype(np.uint8)
+    return {"height": int(seg.shape[0]), "width": int(seg.shape[1]),
+            "rgb": base64.b64encode(rgb.tobytes()).decode("ascii"),
+            "segments": base64.b64encode(seg.astype("<i4").tobytes()).decode("ascii")}
+
+
+def _row_payload(key: Any, entry: dict) -> dict:
+    payload: dict[str, Any] = {"label": key if isinstance(key, str) else f"row {key}"}
+    attribution = entry.get("attribution")
+    if attribution is not None:
+        values = np.asarray(attribution.values, dtype=float)
+        payload["attribution"] = _floats(values)
+        payload["baseline"] = float(attribution.baseline)
+        prediction = entry.get("prediction", attribution.info.get("prediction"))
+        payload["prediction"] = float(prediction) if isinstance(prediction, (int, float)) else \
+            float(attribution.baseline + values.sum())
+        payload["attribution_method"] = str(attribution.method)
+        if attribution.std_errors is not None:
+            payload["std_errors"] = _floats(attribution.std_errors)
+    if entry.get("explained_output") is not None:
+        payload["explained_output"] = str(entry["explained_output"])
+    tokens = entry.get("tokens")
+    if tokens is not None and attribution is not None and len(tokens) == len(attribution.values):
+        payload["tokens"] = [str(t) for t in tokens]
+    image, segments = entry.get("image"), entry.get("segments")
+    if image is not None and segments is not None and attribution is not None:
+        payload["image"] = _image_payload(image, segments, len(attribution.values))
+    data = entry.get("data")
+    if data is not None:
+        payload["data"] = _floats(np.ravel(np.asarray(data, dtype=float)))
+    interactions = entry.get("interactions")
+    if interactions is not None:
+        payload["interactions"] = {"index": str(interactions.index), "method": str(interactions.method),
+                                   "matrix": _floats(interactions.matrix)}
+    bivariate = entry.get("bivariate")
+    if bivariate is not None:
+        weights = np.array(bivariate.adjacency, dtype=float)
+        summary = _analysis.analyse(weights)
+        payload["graph"] = {"weights": _floats(weights), "pagerank": _floats(summary.pagerank),
+                            "gamma": summary.gamma, "method": str(bivariate.method)}
+    return payload
+
+
+def build_report(results: Iterable[Any], *, title: str = "interplay report",
+                 meta: Mapping[str, Any] | None = None) -> str:
+    """The report's HTML text. ``results``: result objects or paths of saved results; ``meta``: extra
+    key/value lines for the header (e.g. the command that produced the results)."""
+    from ..io import _version
+
+    results = _load_all(results)
+    names, rows, summary, info = _collect(results)
+    lines = {k: info[k] for k in _META_KEYS if k in info}
+    lines.setdefault("interplay_version", _version())
+    if meta:
+        lines.update(meta)
+    payload = {
+        "title": str(title),
+        "feature_names": names,
+        "rows": [_row_payload(key, rows[key]) for key in rows],
+        "meta": [[str(k), "(default)" if v is None else str(v)] for k, v in lines.items()],
+    }
+    if summary is not None and len(summary) > 1:
+        shown = slice(0, MAX_SUMMARY_ROWS)  # keeps the page light; the saved results hold every row
+        payload["summary"] = {"values": _floats(summary.values[shown]), "data": _floats(summary.data[shown]),
+                              "method": str(summary.method), "total_rows": len(summary)}
+    data_block = _json_for_html(payload)
+    script_hash = base64.b64encode(hashlib.sha256(JS.encode("utf-8")).digest()).decode("ascii")
+    csp = (f"default-src 'none'; script-src 'sha256-{script_hash}'; style-src 'unsafe-inline'; "
+           "img-src data:; base-uri 'none'; form-action 'none'")
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{html.escape(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(str(title))}</title>
+<style>{CSS}</style>
+</head>
+<body>
+<header><h1>{html.escape(str(title))}</h1><p class="sub">Shapley-family explanations by interplay</p></header>
+<main id="app"><noscript>This report draws its charts with JavaScript; please enable it.</noscript></main>
+<div id="tooltip" role="tooltip" hidden></div>
+<script type="application/json" id="interplay-data">{data_block}</script>
+<script>{JS}</script>
+</body>
+</html>
+"""
+
+
+def save_report(results: Iterable[Any], path: str | Path, *, title: str = "interplay report",
+                meta: Mapping[str, Any] | None = None) -> Path:
+    """Write :func:`build_report`'s page to ``path`` (UTF-8) and return the path."""
+    path = Path(path)
+    path.write_text(build_report(results, title=title, meta=meta), encoding="utf-8")
+    return path

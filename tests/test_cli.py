@@ -1,0 +1,210 @@
+"""The command line end to end: explain (skops, pickle with and without --trust-model), report, demo, errors."""
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("sklearn")
+pd = pytest.importorskip("pandas")
+sio = pytest.importorskip("skops.io")
+
+import interplay as ip  # noqa: E402
+from interplay import io  # noqa: E402
+from interplay.cli import main  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    import joblib
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.linear_model import LogisticRegression
+
+    tmp = tmp_path_factory.mktemp("cli")
+    data = load_breast_cancer(as_frame=True)
+    X = data.data.iloc[:80, :5]
+    X.columns = ["radius", "texture", "perimeter", "area", "<script>alert(1)</script>"]
+    model = LogisticRegression(max_iter=2000).fit(X, data.target.iloc[:80])
+    frame = X.assign(label=data.target.iloc[:80].to_numpy())
+    frame.to_csv(tmp / "data.csv", index=False)
+    frame.to_parquet(tmp / "data.parquet")
+    sio.dump(model, tmp / "model.skops")
+    joblib.dump(model, tmp / "model.joblib")
+    return {"dir": tmp, "model": model, "X": X}
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_help_reads_well():
+    result = run("--help")
+    assert result.exit_code == 0
+    assert "explain" in result.output and "report" in result.output and "demo" in result.output
+    result = run("explain", "--help")
+    assert result.exit_code == 0 and "--trust-model" in result.output and "runs code" in result.output
+    assert "--background" in result.output and "Example:" in result.output
+
+
+def test_explain_skops_end_to_end(files, tmp_path):
+    d = files["dir"]
+    out = tmp_path / "out"
+    result = run("explain", d / "model.skops", d / "data.csv", "--rows", "0,2-3", "--drop", "label",
+                 "--background", "20", "--index", "bii", "--seed", "3", "--out", out)
+    assert result.exit_code == 0, result.output
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["manifest.json", "report.html", "row-0-bii.json", "row-0-bivariate.json", "row-2-bii.json",
+                     "row-2-bivariate.json", "row-3-bii.json", "row-3-bivariate.json", "shapley.json"]
+    assert json.loads((out / "manifest.json").read_text())["results"] == [
+        "shapley.json", "row-0-bivariate.json", "row-0-bii.json", "row-2-bivariate.json", "row-2-bii.json",
+        "row-3-bivariate.json", "row-3-bii.json"]
+    expl = io.load(out / "shapley.json")
+    assert isinstance(expl, ip.Explanation) and len(expl) == 3
+    assert expl.info["rows"] == [0, 2, 3] and expl.info["seed"] == 3 and expl.info["removal"] == "marginal"
+    assert expl.info["model_file"] == "model.skops" and expl.info["interplay_version"] == ip.__version__
+    assert expl.info["output"] == "probability" and expl.info["method"] == "exact"
+    # the same numbers as the library gives directly, with the same background draw
+    X = files["X"]
+    rng = np.random.default_rng(3)
+    background = X.iloc[np.sort(rng.choice(len(X), size=20, replace=False))]
+    explainer = ip.Explainer(files["model"], background)
+    direct = ip.shapley(explainer.game(X.iloc[[2]]))
+    np.testing.assert_allclose(expl.values[1], direct.values, atol=1e-12)
+    biv = io.load(out / "row-2-bivariate.json")
+    assert biv.info["row"] == 2 and biv.info["prediction"] == pytest.approx(direct.baseline + direct.values.sum())
+    np.testing.assert_allclose(biv.univariate.values, direct.values, atol=1e-12)
+    inter = io.load(out / "row-2-bii.json")
+    assert inter.index == "bii" and inter.info["index"] == "bii"
+    html = (out / "report.html").read_text()
+    assert "<script>alert(1)</script>" not in html and "model.skops" in html
+    # and `interplay report` rebuilds a report from the folder (only this run's files, per the manifest)
+    ip.Attribution([1.0], 0.0, ["other"], 2, "exact").save(out / "stale.json")
+    result = run("report", out, "--out", tmp_path / "again.html", "--title", "again")
+    assert result.exit_code == 0, result.output
+    assert "again" in (tmp_path / "again.html").read_text()
+    result = run("report", *sorted(out.glob("row-*.json")), "--out", tmp_path / "rows.html")
+    assert result.exit_code == 0, result.output
+
+
+def test_pickle_needs_trust(files, tmp_path):
+    d = files["dir"]
+    result = run("explain", d / "model.joblib", d / "data.parquet", "--drop", "label", "--out", tmp_path / "o")
+    assert result.exit_code != 0
+    assert "runs code" in result.output and "--trust-model" in result.output
+    assert not (tmp_path / "o").exists()
+    result = run("explain", d / "model.joblib", d / "data.parquet", "--drop", "label", "--background", "10",
+                 "--trust-model", "--out", tmp_path / "o", "--target", "0", "--index", "none")
+    assert result.exit_code == 0, result.output
+    assert not list((tmp_path / "o").glob("row-*-none.json")) and (tmp_path / "o" / "row-0-bivariate.json").exists()
+    expl = io.load(tmp_path / "o" / "shapley.json")
+    assert expl.info["target"] == "0"
+    proba = files["model"].predict_proba(files["X"].iloc[[0]])[0, 0]
+    assert expl.info["predictions"][0] == pytest.approx(proba)
+
+
+def test_untrusted_skops_types_need_trust(files, tmp_path):
+    from sklearn.tree import DecisionTreeClassifier
+
+    tree = DecisionTreeClassifier(max_depth=2, random_state=0).fit(files["X"], np.arange(80) % 2)
+    sio.dump(tree, tmp_path / "tree.skops")
+    d = files["dir"]
+    result = run("explain", tmp_path / "tree.skops", d / "data.csv", "--drop", "label", "--out", tmp_path / "o")
+    assert result.exit_code != 0 and "does not trust" in result.output and "--trust-model" in result.output
+    result = run("explain", tmp_path / "tree.skops", d / "data.csv", "--drop", "label", "--background", "5",
+                 "--trust-model", "--out", tmp_path / "o")
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["missing.skops", "data.csv"], "model file not found"),
+    (["model.skops", "missing.csv"], "data file not found"),
+    (["data.csv", "data.csv"], "unknown model file type"),
+    (["bad.skops", "data.csv"], "not a readable skops file"),
+    (["model.skops", "model.joblib"], "unknown data file type"),
+    (["model.skops", "bad.csv"], "model needs column"),
+    (["model.skops", "text.csv"], "non-numeric"),
+    (["model.skops", "data.csv", "--drop", "label", "--rows", "1-x"], "row numbers like"),
+    (["model.skops", "data.csv", "--drop", "label", "--rows", "500"], "out of range"),
+    (["model.skops", "data.csv", "--drop", "nope"], "no column"),
+    (["model.skops", "data.csv", "--drop", "label", "--method", "magic"], "not available"),
+    (["model.skops", "data.csv", "--drop", "label", "--budget", "0"], "--budget"),
+    (["model.skops", "data.csv", "--drop", "label", "--budget", "8", "--method", "exact"], "budget"),
+    (["model.skops", "data.csv", "--drop", "label", "--removal", "magic"], "--removal"),
+    (["model.skops", "data.csv", "--drop", "label", "--target", "7"], "target"),
+])
+def test_bad_files_and_options(files, tmp_path, args, message):
+    d = files["dir"]
+    (tmp_path / "bad.skops").write_bytes(b"not a zip file")
+    (tmp_path / "bad.csv").write_text("a,b\n1,2\n")
+    pd.DataFrame({"radius": ["x"], "texture": [1], "perimeter": [1], "area": [1],
+                  "<script>alert(1)</script>": [1]}).to_csv(tmp_path / "text.csv", index=False)
+    resolved = [str(tmp_path / a) if (tmp_path / a).exists() or a.startswith("missing") or a.startswith("bad")
+                or a == "text.csv" else (str(d / a) if (d / a).exists() else a) for a in args]
+    result = run("explain", *resolved, "--out", tmp_path / "o")
+    assert result.exit_code != 0
+    assert message in result.output, result.output
+    assert "Traceback" not in result.output
+
+
+def test_report_errors(tmp_path):
+    result = run("report", tmp_path / "nothing.json", "--out", tmp_path / "r.html")
+    assert result.exit_code != 0 and "no such file" in result.output
+    (tmp_path / "x.json").write_text(json.dumps({"a": 1}))
+    result = run("report", tmp_path / "x.json", "--out", tmp_path / "r.html")
+    assert result.exit_code != 0 and "not an interplay result" in result.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run("report", empty, "--out", tmp_path / "r.html")
+    assert result.exit_code != 0 and "no result files" in result.output
+    a = ip.Attribution([1.0, 2.0], 0.0, ["a", "b"], 4, "exact")
+    b = ip.Attribution([1.0], 0.0, ["c"], 2, "exact")
+    a.save(tmp_path / "a.json")
+    b.save(tmp_path / "b.json")
+    result = run("report", tmp_path / "a.json", tmp_path / "b.json", "--out", tmp_path / "r.html")
+    assert result.exit_code != 0 and "same features" in result.output
+
+
+def test_demo_tour_writes_a_report(tmp_path):
+    result = run("demo", "--out", tmp_path / "tour")
+    assert result.exit_code == 0, result.output
+    assert "== tabular ==" in result.output and "Report:" in result.output
+    html = (tmp_path / "tour" / "report.html").read_text()
+    assert "diabetes: test row 0" in html and "interplay tour" in html
+
+
+def test_too_many_features_for_auto_says_what_to_do(tmp_path):
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(30, 15)), columns=[f"f{i}" for i in range(15)])
+    sio.dump(LinearRegression().fit(X, X.sum(axis=1)), tmp_path / "lin.skops")
+    X.to_csv(tmp_path / "wide.csv", index=False)
+    result = run("explain", tmp_path / "lin.skops", tmp_path / "wide.csv", "--out", tmp_path / "o")
+    if ip.available_methods("shapley") == ["exact"]:
+        assert result.exit_code != 0 and "too many for exact" in result.output
+    else:  # a sampling method is installed: auto picks it; interactions are skipped when none fits
+        assert result.exit_code == 0, result.output
+        expl = io.load(tmp_path / "o" / "shapley.json")
+        assert expl.method != "exact"
+        if ip.available_methods("interactions") == ["exact"]:
+            assert "no interaction estimator fits 15 features" in result.output
+
+
+def test_regression_model_and_budget_recorded(tmp_path):
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.normal(size=(40, 4)), columns=list("abcd"))
+    model = LinearRegression().fit(X, X @ np.array([1.0, -2.0, 0.5, 0.0]))
+    sio.dump(model, tmp_path / "lin.skops")
+    X.to_parquet(tmp_path / "x.parquet")
+    result = run("explain", tmp_path / "lin.skops", tmp_path / "x.parquet", "--rows", "all", "--budget", "64",
+                 "--removal", "baseline", "--out", tmp_path / "o")
+    assert result.exit_code == 0, result.output
+    expl = io.load(tmp_path / "o" / "shapley.json")
+    assert len(expl) == 40 and expl.info["budget"] == 64 and expl.info["removal"] == "baseline"
+    assert expl.info["output"] == "prediction"
+    # linear model, mean baseline: phi_j = w_j (x_j - mean_j)
+    expected = (X.to_numpy() - X.to_numpy().mean(axis=0)) * model.coef_
+    np.testing.assert_allclose(expl.values, expected, atol=1e-9)

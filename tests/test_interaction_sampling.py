@@ -1,0 +1,103 @@
+"""Sampled interaction indices (BII by MSR / Eq. 12 pairwise; SII, Shapley-Taylor, excess by permutations)."""
+
+import numpy as np
+import pytest
+
+import interplay as ip
+from interplay.synthetic import UnanimitySum, majority_game
+
+CASES = [("bii", "msr", 2), ("bii", "msr", 3), ("bii", "pairwise", 2), ("sii", "permutation", 2),
+         ("sii", "permutation", 3), ("stii", "permutation", 2), ("stii", "permutation", 3),
+         ("excess", "permutation", 2)]
+
+
+def _max_error(result, exact):
+    assert set(result.values) == set(exact)
+    return max(abs(result.values[k] - exact[k]) for k in exact)
+
+
+@pytest.mark.filterwarnings("ignore:.*too few samples")   # order-3 windows are rare at the smallest budget
+@pytest.mark.parametrize("index,method,order", CASES)
+def test_converges_to_closed_form_with_shrinking_error(index, method, order):
+    soum = UnanimitySum.random(7, n_terms=14, max_size=4, random_state=11)
+    exact = soum.interactions(index, order)
+    errors = []
+    for budget in (1000, 10000, 100000):
+        errors.append(np.mean([_max_error(ip.interactions(soum.game(), index=index, order=order, method=method,
+                                                          budget=budget, random_state=s), exact)
+                               for s in range(3)]))
+    assert errors[0] > errors[1] > errors[2], errors
+    assert errors[2] < 0.25 * errors[0]
+
+
+@pytest.mark.parametrize("index,method", [("bii", "pairwise"), ("sii", "permutation"), ("excess", "permutation"),
+                                          ("bii", "msr")])
+def test_unbiased_with_calibrated_standard_errors(index, method):
+    soum = UnanimitySum.random(6, n_terms=10, max_size=3, random_state=3)
+    exact = soum.interactions(index, 2)
+    keys = sorted(exact)
+    runs = [ip.interactions(soum.game(), index=index, order=2, method=method, budget=800, random_state=s)
+            for s in range(30)]
+    values = np.array([[r.values[k] for k in keys] for r in runs])
+    ses = np.array([[r.std_errors[k] for k in keys] for r in runs])
+    spread = values.std(axis=0, ddof=1)
+    target = np.array([exact[k] for k in keys])
+    assert np.all(np.abs(values.mean(axis=0) - target) <= 4.5 * spread / np.sqrt(len(runs)) + 1e-12)
+    np.testing.assert_allclose(ses.mean(axis=0), spread, rtol=0.5, atol=1e-9)
+
+
+def test_stii_lower_orders_are_exact_moebius_dividends():
+    soum = UnanimitySum.random(6, n_terms=12, max_size=3, random_state=0)
+    result = ip.interactions(soum.game(), index="stii", order=3, method="permutation", budget=3000, random_state=0)
+    for key, value in soum.interactions("moebius", 2).items():
+        assert result[key] == pytest.approx(value, abs=1e-12)
+        assert result.std_errors[key] == 0.0
+
+
+def test_majority_game_pairwise_bii_matches_erratum():
+    """Papers' README: n=6, quota 3 gives pairwise BII -0.125 (sign of 2k - n - 1)."""
+    result = ip.interactions(majority_game(6, 3), index="bii", order=2, method="pairwise", budget=60001,
+                             random_state=0)
+    for i, j in [(0, 1), (2, 5)]:
+        assert abs(result[(i, j)] + 0.125) < 4 * result.std_errors[(i, j)] + 1e-12
+
+
+@pytest.mark.filterwarnings("ignore:.*too few samples")
+@pytest.mark.parametrize("index,method,order", CASES)
+def test_budget_never_exceeded(index, method, order):
+    soum = UnanimitySum.random(9, n_terms=12, random_state=0)
+    calls = []
+    counting = ip.Game(lambda S: (calls.append(len(S)), soum.value(S))[1], 9, cache=False)
+    for budget in (2000, 7777):
+        calls.clear()
+        result = ip.interactions(counting, index=index, order=order, method=method, budget=budget, random_state=1)
+        assert result.n_evaluations == sum(calls) <= budget
+    with pytest.raises(ValueError, match="needs at least"):
+        ip.interactions(counting, index=index, order=order, method=method, budget=3)
+
+
+@pytest.mark.parametrize("index,method,order", CASES)
+@pytest.mark.parametrize("batch_size", [1, 7])
+def test_same_seed_same_result_for_any_batch_size(index, method, order, batch_size):
+    soum = UnanimitySum.random(6, n_terms=8, random_state=5)
+    kwargs = dict(index=index, order=order, method=method, budget=900, random_state=3)
+    reference = ip.interactions(soum.game(), **kwargs)
+    result = ip.interactions(soum.game(batch_size=batch_size), **kwargs)
+    for key, value in reference.values.items():
+        assert result.values[key] == pytest.approx(value, abs=1e-12)
+
+
+def test_bad_options():
+    game = UnanimitySum.random(5, random_state=0).game()
+    with pytest.raises(ValueError, match="index: method='msr' estimates"):
+        ip.interactions(game, index="sii", method="msr")
+    with pytest.raises(ValueError, match="index: method='permutation' estimates"):
+        ip.interactions(game, index="bii", method="permutation")
+    with pytest.raises(ValueError, match="order: the pairwise decomposition"):
+        ip.interactions(game, index="bii", order=3, method="pairwise")
+    with pytest.raises(ValueError, match="order: the Shapley excess"):
+        ip.interactions(game, index="excess", order=3, method="permutation")
+    with pytest.raises(ValueError, match="order"):
+        ip.interactions(game, index="sii", order=6, method="permutation")
+    with pytest.raises(ValueError, match="method"):
+        ip.interactions(game, index="sii", method="kernel-sii")

@@ -1,0 +1,168 @@
+"""Results on disk: exact round-trips (JSON and npz), clear errors, and the shap / shapiq converters."""
+
+import json
+from dataclasses import fields, replace
+
+import numpy as np
+import pytest
+
+import interplay as ip
+from interplay import io
+from interplay.synthetic import UnanimitySum
+
+
+def same(a, b):
+    """Exact equality of two results: same type, every field equal (arrays bit for bit, dict order kept)."""
+    assert type(a) is type(b)
+    for f in fields(a):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        same_value(x, y, f.name)
+
+
+def same_value(x, y, where):
+    if hasattr(x, "__dataclass_fields__"):
+        return same(x, y)
+    if isinstance(x, np.ndarray):
+        assert isinstance(y, np.ndarray) and x.dtype == y.dtype and x.shape == y.shape, where
+        assert x.tobytes() == y.tobytes(), where
+        return
+    if isinstance(x, dict):
+        assert isinstance(y, dict) and list(x) == list(y), where
+        for k in x:
+            same_value(x[k], y[k], f"{where}[{k!r}]")
+        return
+    if isinstance(x, (list, tuple)):
+        assert type(x) is type(y) and len(x) == len(y), where
+        for i, (u, v) in enumerate(zip(x, y)):
+            same_value(u, v, f"{where}[{i}]")
+        return
+    if isinstance(x, float):  # np.float64 is a float: same value bit for bit (NaN, -0.0 included)
+        assert isinstance(y, float) and np.float64(x).tobytes() == np.float64(y).tobytes(), (where, x, y)
+        return
+    assert type(x) is type(y) and x == y, (where, x, y)
+
+
+INFO = {"budget": 256, "seed": 7, "removal": "marginal", "output": "probability", "rows": [0, 3],
+        "pair": (1, 2), "nested": {"a": [1.5, None, True], 3: "int key"}, "array": np.arange(6.0).reshape(2, 3),
+        "ints": np.array([1, 2], dtype=np.int64), "nan": float("nan"), "__odd": "x", "tiny": 5e-324,
+        "text": "<script>alert(1)</script> \u00e9\u2028"}
+
+
+@pytest.fixture(scope="module")
+def results():
+    game = UnanimitySum.random(6, 8, 3, random_state=3).game()
+    shap = ip.shapley(game)
+    rng = np.random.default_rng(0)
+    noisy = replace(shap, values=shap.values + rng.normal(size=6) * 1e-3, std_errors=np.array([np.nan, np.inf,
+                    -np.inf, 0.0, -0.0, 1e-310]), info=INFO)
+    inter = ip.interactions(game, index="sii", order=3)
+    inter_se = replace(inter, std_errors={k: 0.1 * i for i, k in enumerate(inter.values)}, info=INFO)
+    biv = ip.bivariate(game)
+    biv = replace(biv, std_errors=np.full((6, 6), 1 / 3), info=INFO, univariate=noisy)
+    m = 40
+    expl = ip.Explanation(rng.normal(size=(m, 6)), rng.normal(size=m), rng.normal(size=(m, 6)), shap.feature_names,
+                          "exact", np.full(m, 64), std_errors=rng.random((m, 6)), info=INFO)
+    return {"attribution": shap, "noisy": noisy, "interactions": inter, "inter_se": inter_se, "bivariate": biv,
+            "explanation": expl}
+
+
+@pytest.mark.parametrize("suffix", [".json", ".npz"])
+@pytest.mark.parametrize("name", ["attribution", "noisy", "interactions", "inter_se", "bivariate", "explanation"])
+def test_round_trip_is_exact(results, name, suffix, tmp_path):
+    result = results[name]
+    path = result.save(tmp_path / f"r{suffix}")
+    back = io.load(path)
+    same(result, back)
+    same(result, type(result).load(path))
+    same(result, io.from_dict(json.loads(json.dumps(io.to_dict(result)))))
+
+
+def test_json_is_standard_and_carries_metadata(results, tmp_path):
+    path = io.save(results["noisy"], tmp_path / "a.json")
+    text = path.read_text()
+    json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
+    header = io.read_header(path)
+    assert header["type"] == "Attribution" and header["format_version"] == io.FORMAT_VERSION
+    assert header["interplay_version"] == ip.__version__
+    assert header["info"]["budget"] == 256 and header["info"]["removal"] == "marginal"
+
+
+def test_feature_names_survive(tmp_path):
+    names = ["<script>alert(1)</script>", "caf\u00e9", "a\"b", "x\ny"]
+    a = ip.Attribution([1.0, 2.0, 3.0, 4.0], 0.5, names, 16, "exact")
+    assert io.load(a.save(tmp_path / "a.json")).feature_names == tuple(names)
+
+
+def test_unstorable_info_warns_and_stores_repr(tmp_path):
+    a = ip.Attribution([1.0], 0.0, ["a"], 2, "exact", info={"obj": object()})
+    with pytest.warns(UserWarning, match="info\\['obj'\\]"):
+        a.save(tmp_path / "a.json")
+    assert io.load(tmp_path / "a.json").info["obj"].startswith("<object object")
+
+
+def test_errors(results, tmp_path):
+    a = results["attribution"]
+    with pytest.raises(ValueError, match=".json or .npz"):
+        a.save(tmp_path / "a.txt")
+    with pytest.raises(FileNotFoundError, match="no such result file"):
+        io.load(tmp_path / "missing.json")
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(ValueError, match="not a readable interplay result"):
+        io.load(tmp_path / "bad.json")
+    (tmp_path / "other.json").write_text('{"hello": 1}')
+    with pytest.raises(ValueError, match="not an interplay result"):
+        io.load(tmp_path / "other.json")
+    (tmp_path / "bad.npz").write_bytes(b"PK\x03\x04 garbage")
+    with pytest.raises(ValueError, match="not a readable"):
+        io.load(tmp_path / "bad.npz")
+    doc = io.to_dict(a)
+    doc["format_version"] = 99
+    (tmp_path / "new.json").write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="newer"):
+        io.load(tmp_path / "new.json")
+    del doc["fields"]["values"]
+    doc["format_version"] = 1
+    (tmp_path / "missing_field.json").write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="missing the field 'values'"):
+        io.load(tmp_path / "missing_field.json")
+    a.save(tmp_path / "attr.json")
+    with pytest.raises(TypeError, match="holds a Attribution, not a Interactions"):
+        ip.Interactions.load(tmp_path / "attr.json")
+    with pytest.raises(TypeError, match="expected one of"):
+        io.save({"values": [1]}, tmp_path / "x.json")
+
+
+def test_npz_loads_without_pickle(results, tmp_path):
+    path = results["explanation"].save(tmp_path / "e.npz")
+    with np.load(path, allow_pickle=False) as npz:  # would raise if any entry needed unpickling
+        assert "__document__" in npz.files and all(npz[k].dtype != object for k in npz.files)
+
+
+def test_to_shap(results):
+    shap = pytest.importorskip("shap")
+    a = results["attribution"]
+    e = a.to_shap()
+    assert isinstance(e, shap.Explanation)
+    np.testing.assert_array_equal(e.values, a.values)
+    assert e.base_values == a.baseline and list(e.feature_names) == list(a.feature_names)
+    ex = results["explanation"].to_shap()
+    np.testing.assert_array_equal(ex.values, results["explanation"].values)
+    np.testing.assert_array_equal(ex.data, results["explanation"].data)
+    np.testing.assert_array_equal(results["bivariate"].to_shap().values, results["bivariate"].univariate.values)
+
+
+def test_to_shapiq(results):
+    shapiq = pytest.importorskip("shapiq")
+    inter = results["interactions"]
+    iv = inter.to_shapiq()
+    assert isinstance(iv, shapiq.InteractionValues) and iv.index == "SII" and iv.max_order == 3
+    for key, value in inter.values.items():
+        assert iv[key] == pytest.approx(value, abs=1e-12)
+    assert iv.baseline_value == inter.baseline
+    sv = results["attribution"].to_shapiq()
+    assert sv.index == "SV"
+    for i, v in enumerate(results["attribution"].values):
+        assert sv[(i,)] == pytest.approx(v, abs=1e-12)
+    excess = replace(inter, index="excess")
+    with pytest.raises(ValueError, match="no index matching 'excess'"):
+        excess.to_shapiq()
