@@ -115,6 +115,15 @@ def interplay_game(model: Callable, x: np.ndarray, background: np.ndarray) -> ip
     return ip.Game(value_function(model, x, background), background.shape[1])
 
 
+# Estimators for structured data (a feature graph: sequences, image grids); tabular features have no graph.
+STRUCTURED = ("l-shapley", "c-shapley")
+
+
+def general_methods(kind: str = "shapley") -> list[str]:
+    """Registered interplay methods of ``kind`` except ``exact`` and the graph-based ones (``STRUCTURED``)."""
+    return [m for m in ip.available_methods(kind) if m != "exact" and m not in STRUCTURED]
+
+
 def versions() -> dict:
     out = {"python": platform.python_version(), "numpy": np.__version__}
     for mod in ("sklearn", "shap", "shapiq"):

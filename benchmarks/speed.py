@@ -30,7 +30,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import CountingModel, has, header, interplay_game, ip, table, value_function  # noqa: E402
+from _common import (STRUCTURED, CountingModel, general_methods, has, header, interplay_game, ip,  # noqa: E402
+                     table, value_function)
 
 from interplay.metrics import absolute_error  # noqa: E402
 
@@ -101,10 +102,7 @@ def runners(model: CountingModel, background: np.ndarray, d: int, *, include=Non
     """name -> run(x, budget, seed) -> (values, coalitions used)."""
     B = len(background)
     out = {}
-    for method in ip.available_methods("shapley"):
-        if method == "exact" and d > 12:
-            continue
-
+    for method in general_methods("shapley") + (["exact"] if d <= 12 else []):
         def run(x, budget, seed, method=method):
             r = ip.shapley(interplay_game(model, x, background), method=method,
                            budget=None if method == "exact" else budget, random_state=seed)
@@ -251,7 +249,8 @@ def main(features=FEATURES, *, out: str | None = None, command: str = "", log=pr
     if out:
         text = header("Speed at equal budget: interplay vs shap KernelExplainer vs shapiq KernelSHAP", command)
         text += (f"- total run time: {total:.0f} s; options {options or 'defaults'}; one BLAS thread\n"
-                 f"- interplay Shapley methods registered at run time: {ip.available_methods('shapley')}\n"
+                 f"- interplay Shapley methods registered at run time: {ip.available_methods('shapley')} "
+                 f"({list(STRUCTURED)} left out: they need a feature graph)\n"
                  "- ms = wall time per explanation; model ms = time inside the model's predict; ratio = ms / model ms;"
                  " evals = coalitions used (x background rows = model rows); AE vs exact ground truth\n\n")
         text += "## Models\n\n" + "".join(f"- {s}\n" for s in dict.fromkeys(descriptions))
