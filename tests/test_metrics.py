@@ -253,3 +253,16 @@ def test_inputs_are_checked():
         m.insertion_auc(lambda S: S.sum(1), [1, 2])
     with pytest.raises(ValueError, match="one row of scores per game"):
         m.posthoc_accuracy_by_ranking([game, game], [[1, 2]])
+
+
+def test_posthoc_with_the_redundancy_graph_end_to_end():
+    # kept iff (x0 or x1) and x2: x0, x1 mutually redundant; x3 a dummy (a sink of H)
+    game = ip.Game(lambda S: ((S[:, 0] | S[:, 1]) & S[:, 2]).astype(float), 4)
+    H = ip.bivariate(game).graph().redundancy()
+    assert H.groups() == [["x0", "x1"]]
+    curve = m.posthoc_accuracy_groups(game, [H.groups()], n_levels=2, random_state=0)
+    np.testing.assert_allclose(curve.accuracy, [1.0, 1.0])
+    out = m.posthoc_accuracy_sinks_sources(game, [H.sinks()], [H.sources()])
+    assert out["sink_masked"] == 1.0 and out["source_masked"] == 0.0
+    with pytest.raises(ValueError, match="unknown feature"):
+        m.posthoc_accuracy_sinks_sources(game, [["x9"]], [[0]])

@@ -58,16 +58,29 @@ def per_row_scores(scores: Any, games: list[Game], name: str = "scores") -> np.n
     return arr
 
 
-def as_index_lists(sets: Any, n: int, name: str) -> list[np.ndarray]:
-    """A list of feature-index lists -> list of int arrays, each index checked to lie in ``0..n-1``."""
+def as_index_lists(sets: Any, n: int, name: str, feature_names: Sequence[str] | None = None) -> list[np.ndarray]:
+    """Lists of features (indices, or names found in ``feature_names``) -> sorted int arrays in ``0..n-1``."""
     if isinstance(sets, np.ndarray) and sets.ndim == 1:
         sets = [sets]
+    names = list(feature_names) if feature_names is not None else []
     out = []
     for s in sets:
-        idx = np.asarray(list(s), dtype=np.int64) if not isinstance(s, np.ndarray) else s.astype(np.int64).ravel()
-        if idx.size and (idx.min() < 0 or idx.max() >= n):
-            raise ValueError(f"{name}: feature indices must lie in 0..{n - 1}, got {idx.tolist()}")
-        out.append(np.unique(idx))
+        if isinstance(s, (str, bytes)) or not isinstance(s, (Sequence, np.ndarray, set, frozenset)):
+            raise TypeError(f"{name}: expected lists of feature indices or names, got {s!r}")
+        idx = []
+        for f in s:
+            if isinstance(f, str):
+                if f not in names:
+                    raise ValueError(f"{name}: unknown feature {f!r}; known: {names}")
+                idx.append(names.index(f))
+            elif isinstance(f, (int, np.integer)) and not isinstance(f, bool):
+                idx.append(int(f))
+            else:
+                raise TypeError(f"{name}: expected feature indices or names, got {f!r}")
+        arr = np.asarray(idx, dtype=np.int64)
+        if arr.size and (arr.min() < 0 or arr.max() >= n):
+            raise ValueError(f"{name}: feature indices must lie in 0..{n - 1}, got {arr.tolist()}")
+        out.append(np.unique(arr))
     return out
 
 

@@ -11,7 +11,8 @@ and the game's value says whether the prediction survives. Two kinds of game wor
   the class predicted on the full row, for any number of classes (``threshold=1/2`` again).
 
 Each row's coalitions go to its game in one call. Feature sets (groups, sinks, sources) are plain lists of
-feature indices, one list per row, so any graph analysis can supply them.
+feature indices or names, one list per row, so any graph analysis can supply them (e.g.
+``RedundancyGraph.groups()``, ``.sinks()``, ``.sources()`` of :mod:`interplay.graph`).
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def posthoc_accuracy_groups(games: Any, groups: Any, *, n_levels: int = 5, thres
     present = np.ones((len(games), n_levels, n), dtype=bool)
     for r, row_groups in enumerate(rows):  # loop over rows and groups, not coalitions
         seen: set[int] = set()
-        for g in as_index_lists(row_groups, n, "groups"):
+        for g in as_index_lists(row_groups, n, "groups", games[r].feature_names):
             if seen.intersection(g.tolist()):
                 raise ValueError(f"groups: row {r} has overlapping groups; expected disjoint feature sets")
             seen.update(g.tolist())
@@ -127,8 +128,8 @@ def posthoc_accuracy_sinks_sources(games: Any, sinks: Any, sources: Any, *, thre
     source_rows = per_row(sources, len(games), "sources")
     present = np.ones((len(games), 2, n), dtype=bool)
     for r, (a, b) in enumerate(zip(sink_rows, source_rows)):
-        present[r, 0, as_index_lists([a], n, "sinks")[0]] = False
-        present[r, 1, as_index_lists([b], n, "sources")[0]] = False
+        present[r, 0, as_index_lists([a], n, "sinks", games[r].feature_names)[0]] = False
+        present[r, 1, as_index_lists([b], n, "sources", games[r].feature_names)[0]] = False
     acc = posthoc_accuracy(games, present, threshold=threshold)
     frac = (~present).mean(axis=(0, 2))
     return {"sink_masked": float(acc[0]), "source_masked": float(acc[1]),
