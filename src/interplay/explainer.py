@@ -163,6 +163,9 @@ class Explainer:
     # ------------------------------------------------------------------ explanations
     def _many(self, kind: str, X: Any, y: Any, method: str, budget: int | None, random_state: Any,
               options: dict) -> Explanation:
+        if method == "tree":  # exact tree algorithms (interplay.trees), no coalition sampling
+            from .trees.explain import explain_rows
+            return explain_rows(self, kind, X, y, budget=budget, **options)
         rows, _ = check_numeric_matrix(X, "X", n_columns=self.n_features)
         labels = [None] * len(rows) if y is None else list(np.ravel(y))
         if len(labels) != len(rows):
@@ -195,12 +198,18 @@ class Explainer:
                      budget: int | None = None, random_state: Any = None, y: Any = None,
                      **options) -> Interactions:
         """Interaction index of row ``x`` (see :func:`interplay.interactions`)."""
+        if method == "tree":
+            from .trees.explain import explain_interactions
+            return explain_interactions(self, x, index, order, y, budget=budget, **options)
         return api.interactions(self.game(x, y), index=index, order=order, method=method, budget=budget,
                                 random_state=random_state, **options)
 
     def bivariate(self, x: Any, method: str = "exact", budget: int | None = None, random_state: Any = None,
                   y: Any = None, **options) -> BivariateExplanation:
         """Bivariate Shapley matrix of row ``x`` (see :func:`interplay.bivariate`)."""
+        if method == "tree":
+            from .trees.explain import explain_bivariate
+            return explain_bivariate(self, x, y, budget=budget, **options)
         return api.bivariate(self.game(x, y), method=method, budget=budget, random_state=random_state, **options)
 
     def __repr__(self) -> str:

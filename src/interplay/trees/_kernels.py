@@ -1,0 +1,378 @@
+"""Compiled (numba) loops over tree nodes: prediction, interventional and path-dependent TreeSHAP.
+
+Every kernel takes the node arrays of :class:`~interplay.trees.ensemble.TreeEnsemble` (``ensemble.arrays()``)
+and loops over rows, background rows, trees and nodes inside compiled code. The derivations are in
+:mod:`interplay.trees.interventional` and :mod:`interplay.trees.path_dependent`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# mode bits of the interventional kernel
+SHAPLEY, PAIRS, BIVARIATE = 1, 2, 4
+
+
+@njit(cache=True, inline="always")
+def _goes_left(i, v, threshold, default_left, decision, missing, cat_bits):
+    d = decision[i]
+    if v != v:  # NaN
+        if missing[i] == 1:
+            v = 0.0
+        else:
+            return default_left[i]
+    if d == 2:  # categorical: bit v of the node's bitset
+        if v < 0.0:
+            return default_left[i]
+        c = int(v)
+        w = c >> 5
+        if w >= cat_bits.shape[1]:
+            return default_left[i]
+        return (cat_bits[i, w] >> np.uint32(c & 31)) & np.uint32(1) == np.uint32(1)
+    if missing[i] == 2 and abs(v) <= 1e-35:
+        return default_left[i]
+    if d == 1:
+        return v < threshold[i]
+    return v <= threshold[i]
+
+
+@njit(cache=True)
+def _directions(X, lo, hi, feature, threshold, default_left, decision, missing, cat_bits):
+    """``out[r, k] = True`` iff row ``r`` goes left at node ``lo + k`` (internal nodes of one tree)."""
+    out = np.zeros((X.shape[0], hi - lo), dtype=np.bool_)
+    for r in range(X.shape[0]):
+        for k in range(hi - lo):
+            i = lo + k
+            f = feature[i]
+            if f >= 0:
+                out[r, k] = _goes_left(i, X[r, f], threshold, default_left, decision, missing, cat_bits)
+    return out
+
+
+@njit(cache=True)
+def predict_rows(X, feature, threshold, left, right, default_left, decision, missing, cat_bits, value, roots,
+                 tree_output):
+    """Sum over trees of the leaf value each row reaches: ``(N, n_outputs)``."""
+    n_out = value.shape[1]
+    out = np.zeros((X.shape[0], n_out))
+    for r in range(X.shape[0]):
+        for t in range(roots.shape[0]):
+            i = roots[t]
+            while feature[i] >= 0:
+                if _goes_left(i, X[r, feature[i]], threshold, default_left, decision, missing, cat_bits):
+                    i = left[i]
+                else:
+                    i = right[i]
+            for k in range(n_out):
+                out[r, k] += value[i, k]
+    return out
+
+
+@njit(cache=True)
+def leaf_indices(X, feature, threshold, left, right, default_left, decision, missing, cat_bits, roots):
+    """``(N, n_trees)`` node index of the leaf each row reaches in each tree."""
+    out = np.empty((X.shape[0], roots.shape[0]), dtype=np.int64)
+    for r in range(X.shape[0]):
+        for t in range(roots.shape[0]):
+            i = roots[t]
+            while feature[i] >= 0:
+                if _goes_left(i, X[r, feature[i]], threshold, default_left, decision, missing, cat_bits):
+                    i = left[i]
+                else:
+                    i = right[i]
+            out[r, t] = i
+    return out
+
+
+@njit(cache=True)
+def max_depth(feature, left, right, roots):
+    """Largest number of internal nodes on a root-to-leaf path over all trees."""
+    depth = np.zeros(feature.shape[0], dtype=np.int64)
+    best = 0
+    for t in range(roots.shape[0]):
+        stack = [roots[t]]
+        depth[roots[t]] = 0
+        while len(stack) > 0:
+            i = stack.pop()
+            if feature[i] < 0:
+                best = max(best, depth[i])
+            else:
+                depth[left[i]] = depth[i] + 1
+                depth[right[i]] = depth[i] + 1
+                stack.append(left[i])
+                stack.append(right[i])
+    return best
+
+
+@njit(cache=True)
+def interventional(X, B, feature, threshold, left, right, default_left, decision, missing, cat_bits, value,
+                   roots, tree_output, cols, signs, mode, W, pow2, depth):
+    """Interventional TreeSHAP (with background data) and its closed-form pair indices.
+
+    For every row ``x`` of ``X``, background row ``b`` of ``B`` and tree, walk the nodes the hybrid rows
+    ``(x_S, b_{-S})`` can reach: where ``x`` and ``b`` go the same way there is one child; where they part on a
+    feature not yet decided, the ``x`` child puts the feature in ``P`` (must be present) and the ``b`` child in
+    ``N`` (must be absent). Each reached leaf with value ``v`` adds the closed forms of the game
+    ``v * 1[P subset S, N cap S empty] / |B|`` (see :mod:`interplay.trees.interventional`).
+
+    Returns ``phi (N, d)``, ``beta (N, d)`` (Banzhaf), and for ``mode & PAIRS``/``BIVARIATE`` (one row) the
+    pairwise SII, BII and bivariate ``(d, d)`` accumulators ``sii, bii, adj_corr`` and ``adj_base (d,)``.
+    """
+    n_rows = X.shape[0]
+    d = X.shape[1]
+    nb = B.shape[0]
+    phi = np.zeros((n_rows, d))
+    beta = np.zeros((n_rows, d))
+    pd = d if (mode & (PAIRS | BIVARIATE)) else 1
+    sii = np.zeros((pd, pd))
+    bii = np.zeros((pd, pd))
+    adj_corr = np.zeros((pd, pd))
+    adj_base = np.zeros(pd)
+    state = np.zeros(d, dtype=np.int8)  # 0 free, 1 in P, -1 in N
+    size = 2 * depth + 4
+    s_node = np.empty(size, dtype=np.int64)
+    s_depth = np.empty(size, dtype=np.int64)
+    s_feat = np.empty(size, dtype=np.int64)
+    s_new = np.empty(size, dtype=np.int8)
+    m_feat = np.empty(depth + 2, dtype=np.int64)
+    m_new = np.empty(depth + 2, dtype=np.int8)
+    r_feat = np.empty(depth + 2, dtype=np.int64)
+    r_sign = np.empty(depth + 2, dtype=np.int8)
+    inv_nb = 1.0 / nb
+    n_trees = roots.shape[0]
+    for t in range(n_trees):
+        lo = roots[t]
+        hi = roots[t + 1] if t + 1 < n_trees else feature.shape[0]
+        xdir = _directions(X, lo, hi, feature, threshold, default_left, decision, missing, cat_bits)
+        bdir = _directions(B, lo, hi, feature, threshold, default_left, decision, missing, cat_bits)
+        for r in range(n_rows):
+            col = cols[r]
+            if tree_output[t] >= 0 and tree_output[t] != col:
+                continue
+            scale = signs[r] * inv_nb
+            for bi in range(nb):
+                top = 0
+                s_node[0] = lo
+                s_depth[0] = 0
+                s_feat[0] = -1
+                s_new[0] = 0
+                cur = 0
+                while top >= 0:
+                    node = s_node[top]
+                    dep = s_depth[top]
+                    f_mod = s_feat[top]
+                    new = s_new[top]
+                    top -= 1
+                    while cur > dep:  # backtrack: undo the choices made below this depth
+                        cur -= 1
+                        if m_feat[cur] >= 0:
+                            state[m_feat[cur]] = 0
+                    m_feat[dep] = f_mod
+                    m_new[dep] = new
+                    if f_mod >= 0:
+                        state[f_mod] = new
+                    cur = dep + 1
+                    f = feature[node]
+                    if f >= 0:
+                        dx = xdir[r, node - lo]
+                        db = bdir[bi, node - lo]
+                        st = state[f]
+                        if st == 1 or (st == 0 and dx == db):
+                            go = dx
+                        elif st == -1:
+                            go = db
+                        else:  # x and b part on an undecided feature: both children
+                            top += 1
+                            s_node[top] = left[node] if db else right[node]
+                            s_depth[top] = dep + 1
+                            s_feat[top] = f
+                            s_new[top] = -1
+                            top += 1
+                            s_node[top] = left[node] if dx else right[node]
+                            s_depth[top] = dep + 1
+                            s_feat[top] = f
+                            s_new[top] = 1
+                            continue
+                        top += 1
+                        s_node[top] = left[node] if go else right[node]
+                        s_depth[top] = dep + 1
+                        s_feat[top] = -1
+                        s_new[top] = 0
+                        continue
+                    # leaf: the game v * 1[P subset S] * 1[N cap S empty]
+                    v = value[node, col] * scale
+                    if v == 0.0:
+                        continue
+                    p = 0
+                    q = 0
+                    nr = 0
+                    for k in range(cur):
+                        if m_feat[k] >= 0:
+                            r_feat[nr] = m_feat[k]
+                            r_sign[nr] = m_new[k]
+                            nr += 1
+                            if m_new[k] == 1:
+                                p += 1
+                            else:
+                                q += 1
+                    if nr == 0:
+                        continue
+                    wp = v * W[p - 1, q] if p > 0 else 0.0
+                    wn = v * W[p, q - 1] if q > 0 else 0.0
+                    for k in range(nr):
+                        if r_sign[k] == 1:
+                            phi[r, r_feat[k]] += wp
+                            beta[r, r_feat[k]] += v * pow2[nr - 1]
+                        else:
+                            phi[r, r_feat[k]] -= wn
+                            beta[r, r_feat[k]] -= v * pow2[nr - 1]
+                    if mode & PAIRS:
+                        for a in range(nr):
+                            for c in range(a + 1, nr):
+                                pa = p - (r_sign[a] == 1) - (r_sign[c] == 1)
+                                qa = q - (r_sign[a] == -1) - (r_sign[c] == -1)
+                                sgn = v * r_sign[a] * r_sign[c]
+                                i = r_feat[a]
+                                j = r_feat[c]
+                                sii[i, j] += sgn * W[pa, qa]
+                                bii[i, j] += sgn * pow2[nr - 2]
+                    if mode & BIVARIATE:
+                        for c in range(nr):
+                            j = r_feat[c]
+                            pa = p - (r_sign[c] == 1)
+                            qa = q - (r_sign[c] == -1)
+                            phij = r_sign[c] * v * W[pa, qa]
+                            basej = r_sign[c] * v * W[pa + 1, qa]
+                            adj_base[j] += basej
+                            for a in range(nr):
+                                i = r_feat[a]
+                                if a != c and r_sign[a] == 1:
+                                    adj_corr[i, j] += phij - basej
+                                else:
+                                    adj_corr[i, j] -= basej
+                # reset the feature states for the next background row
+                while cur > 0:
+                    cur -= 1
+                    if m_feat[cur] >= 0:
+                        state[m_feat[cur]] = 0
+    return phi, beta, sii, bii, adj_base, adj_corr
+
+
+@njit(cache=True)
+def path_dependent(X, feature, threshold, left, right, default_left, decision, missing, cat_bits, value,
+                   roots, tree_output, cover, cols, signs, depth):
+    """Path-dependent TreeSHAP (Lundberg et al. 2020, Alg. 2), computed leaf by leaf.
+
+    For a leaf with value ``v``, each distinct feature ``k`` on its path has ``o_k`` (1 iff ``x`` follows the
+    path at all of ``k``'s nodes) and ``z_k`` (product of the cover ratios child/parent at those nodes); the
+    leaf's game is ``v * prod_k (o_k if k in S else z_k)``. Its Shapley value for ``i`` is
+    ``v (o_i - z_i) sum_s q_s s! (m-1-s)! / m!`` where ``q`` are the coefficients of
+    ``prod_{k != i} (z_k + o_k t)`` (the polynomial form of EXTEND/UNWIND). Cost ``O(leaves * depth^2)``
+    per row and tree. Returns ``phi (N, d)`` and the expected values ``(N,)``.
+    """
+    n_rows = X.shape[0]
+    d = X.shape[1]
+    phi = np.zeros((n_rows, d))
+    expected = np.zeros(n_rows)
+    size = 2 * depth + 4
+    s_node = np.empty(size, dtype=np.int64)
+    s_depth = np.empty(size, dtype=np.int64)
+    path = np.empty(depth + 2, dtype=np.int64)
+    zf = np.ones(d)
+    of = np.ones(d)
+    seen = np.zeros(d, dtype=np.bool_)
+    r_feat = np.empty(depth + 2, dtype=np.int64)
+    poly = np.zeros(depth + 3)
+    quot = np.zeros(depth + 3)
+    # shap weights w[m][s] = s! (m-1-s)! / m!
+    wts = np.zeros((depth + 3, depth + 3))
+    for m in range(1, depth + 3):
+        for s in range(m):
+            lw = 0.0
+            for k in range(1, s + 1):
+                lw += np.log(k)
+            for k in range(1, m - s):
+                lw += np.log(k)
+            for k in range(1, m + 1):
+                lw -= np.log(k)
+            wts[m, s] = np.exp(lw)
+    n_trees = roots.shape[0]
+    for t in range(n_trees):
+        lo = roots[t]
+        hi = roots[t + 1] if t + 1 < n_trees else feature.shape[0]
+        xdir = _directions(X, lo, hi, feature, threshold, default_left, decision, missing, cat_bits)
+        for r in range(n_rows):
+            col = cols[r]
+            if tree_output[t] >= 0 and tree_output[t] != col:
+                continue
+            sign = signs[r]
+            top = 0
+            s_node[0] = lo
+            s_depth[0] = 0
+            while top >= 0:
+                node = s_node[top]
+                dep = s_depth[top]
+                top -= 1
+                path[dep] = node
+                if feature[node] >= 0:
+                    top += 1
+                    s_node[top] = left[node]
+                    s_depth[top] = dep + 1
+                    top += 1
+                    s_node[top] = right[node]
+                    s_depth[top] = dep + 1
+                    continue
+                v = value[node, col] * sign
+                if v == 0.0:
+                    continue
+                m = 0
+                for k in range(dep):
+                    par = path[k]
+                    child = path[k + 1]
+                    f = feature[par]
+                    if not seen[f]:
+                        seen[f] = True
+                        zf[f] = 1.0
+                        of[f] = 1.0
+                        r_feat[m] = f
+                        m += 1
+                    zf[f] *= cover[child] / cover[par] if cover[par] > 0 else 0.0
+                    went_left = xdir[r, par - lo]
+                    if went_left != (child == left[par]):
+                        of[f] = 0.0
+                # expected value of the leaf and the polynomial prod (z_k + o_k t)
+                ev = v
+                poly[:m + 1] = 0.0
+                poly[0] = 1.0
+                dead = False
+                for a in range(m):
+                    f = r_feat[a]
+                    z = zf[f]
+                    o = of[f]
+                    ev *= z
+                    if z == 0.0 and o == 0.0:
+                        dead = True
+                    for s in range(a + 1, 0, -1):
+                        poly[s] = poly[s] * z + poly[s - 1] * o
+                    poly[0] *= z
+                expected[r] += ev
+                if not dead:
+                    for a in range(m):
+                        f = r_feat[a]
+                        z = zf[f]
+                        o = of[f]
+                        if o != 0.0:
+                            quot[m - 1] = poly[m] / o
+                            for s in range(m - 1, 0, -1):
+                                quot[s - 1] = (poly[s] - z * quot[s]) / o
+                        else:
+                            for s in range(m):
+                                quot[s] = poly[s] / z
+                        total = 0.0
+                        for s in range(m):
+                            total += quot[s] * wts[m, s]
+                        phi[r, f] += v * (o - z) * total
+                for a in range(m):
+                    seen[r_feat[a]] = False
+    return phi, expected
