@@ -27,11 +27,19 @@ XCN[::6, 4] = np.nan
 XCN[::5, 0] = np.nan
 
 
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """The libraries' thread pools fight over a shared machine; one thread is faster and reproducible."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    with threadpoolctl.threadpool_limits(1):
+        yield
+
+
 def _core_game(fn, x, background):
-    """Exact enumeration of the marginal game of ``fn`` (a function of rows, NaN allowed)."""
-    values = np.array([np.mean(fn(np.where(mask[None, :], x[None, :], background)))
-                       for mask in ((np.arange(2**D)[:, None] >> np.arange(D)) & 1).astype(bool)])
-    return values
+    """All ``2**D`` values of the marginal game of ``fn`` (rows -> outputs, NaN allowed), in one model call."""
+    masks = ((np.arange(2**D)[:, None] >> np.arange(D)) & 1).astype(bool)
+    rows = np.where(masks[:, None, :], x[None, None, :], background[None, :, :]).reshape(-1, D)
+    return fn(rows).reshape(2**D, len(background)).mean(axis=1)
 
 
 def _check_against_core(ensemble, fn, data, *, column=0, sign=1.0, rows=(0, 3, 11), n_background=12):
@@ -93,7 +101,7 @@ lgb = pytest.importorskip("lightgbm")
 def test_xgboost_matches_core_exact_with_missing(kind):
     model, target = {"regressor": (xgb.XGBRegressor, Y), "binary": (xgb.XGBClassifier, Y2),
                      "multiclass": (xgb.XGBClassifier, Y3)}[kind]
-    model = model(n_estimators=12, max_depth=3, random_state=0).fit(XN, target)
+    model = model(n_estimators=12, max_depth=3, random_state=0, n_jobs=1).fit(XN, target)
     ensemble = as_ensemble(model)
     margin = lambda Z: np.asarray(model.predict(Z, output_margin=True), float).reshape(len(Z), -1)  # noqa: E731
     np.testing.assert_allclose(ensemble.predict(XN), margin(XN), atol=1e-5)
@@ -107,7 +115,7 @@ def test_xgboost_matches_core_exact_with_missing(kind):
 def test_lightgbm_matches_core_exact_with_missing(kind):
     model, target = {"regressor": (lgb.LGBMRegressor, Y), "binary": (lgb.LGBMClassifier, Y2),
                      "multiclass": (lgb.LGBMClassifier, Y3)}[kind]
-    model = model(n_estimators=10, num_leaves=8, min_child_samples=5, verbose=-1).fit(XN, target)
+    model = model(n_estimators=10, num_leaves=8, min_child_samples=5, verbose=-1, n_jobs=1).fit(XN, target)
     ensemble = as_ensemble(model)
     margin = lambda Z: np.asarray(model.predict(Z, raw_score=True), float).reshape(len(Z), -1)  # noqa: E731
     np.testing.assert_allclose(ensemble.predict(XN), margin(XN), atol=1e-10)
@@ -116,7 +124,7 @@ def test_lightgbm_matches_core_exact_with_missing(kind):
 
 
 def test_lightgbm_categorical_splits_and_booster():
-    model = lgb.LGBMRegressor(n_estimators=10, num_leaves=8, min_child_samples=5, verbose=-1)
+    model = lgb.LGBMRegressor(n_estimators=10, num_leaves=8, min_child_samples=5, verbose=-1, n_jobs=1)
     model.fit(XC, YC, categorical_feature=[4])
     ensemble = as_ensemble(model.booster_)  # the native Booster too
     assert (ensemble.decision == 2).any()
@@ -126,7 +134,7 @@ def test_lightgbm_categorical_splits_and_booster():
 
 
 def test_explainer_method_tree_equals_method_exact():
-    model = xgb.XGBClassifier(n_estimators=10, max_depth=3, random_state=0).fit(X, Y2)
+    model = xgb.XGBClassifier(n_estimators=10, max_depth=3, random_state=0, n_jobs=1).fit(X, Y2)
     explainer = ip.Explainer(model, X[:10], output="log-odds")  # binary booster: margin = log-odds
     tree = explainer.shapley(X[20:24], method="tree")
     ref = explainer.shapley(X[20:24], method="exact")

@@ -26,9 +26,9 @@ def _models():
         ("ExtraTreesClassifier", sk_ensemble.ExtraTreesClassifier(10, max_depth=5, random_state=0), X, Y3, 2),
         ("GradientBoostingRegressor", sk_ensemble.GradientBoostingRegressor(n_estimators=20, random_state=0),
          X, Y, None),
-        ("XGBRegressor", xgb.XGBRegressor(n_estimators=20, max_depth=4, random_state=0), XN, Y, None),
-        ("XGBClassifier", xgb.XGBClassifier(n_estimators=10, max_depth=4, random_state=0), XN, Y3, 1),
-        ("LGBMRegressor", lgb.LGBMRegressor(n_estimators=20, num_leaves=12, verbose=-1), XN, Y, None),
+        ("XGBRegressor", xgb.XGBRegressor(n_estimators=20, max_depth=4, random_state=0, n_jobs=1), XN, Y, None),
+        ("XGBClassifier", xgb.XGBClassifier(n_estimators=10, max_depth=4, random_state=0, n_jobs=1), XN, Y3, 1),
+        ("LGBMRegressor", lgb.LGBMRegressor(n_estimators=20, num_leaves=12, verbose=-1, n_jobs=1), XN, Y, None),
     ]
 
 
