@@ -354,15 +354,17 @@ def interventional(X, B, feature, threshold, left, right, default_left, decision
 
 @njit(cache=True)
 def path_dependent(X, feature, threshold, left, right, default_left, decision, missing, cat_bits, value,
-                   roots, tree_output, cover, cols, signs, depth):
+                   roots, tree_output, ratio, cols, signs, depth):
     """Path-dependent TreeSHAP (Lundberg et al. 2020, Alg. 2), computed leaf by leaf.
 
     For a leaf with value ``v``, each distinct feature ``k`` on its path has ``o_k`` (1 iff ``x`` follows the
-    path at all of ``k``'s nodes) and ``z_k`` (product of the cover ratios child/parent at those nodes); the
-    leaf's game is ``v * prod_k (o_k if k in S else z_k)``. Its Shapley value for ``i`` is
-    ``v (o_i - z_i) sum_s q_s s! (m-1-s)! / m!`` where ``q`` are the coefficients of
-    ``prod_{k != i} (z_k + o_k t)`` (the polynomial form of EXTEND/UNWIND). Cost ``O(leaves * depth^2)``
-    per row and tree. Returns ``phi (N, d)`` and the expected values ``(N,)``.
+    path at all of ``k``'s nodes) and ``z_k`` (product of the cover ratios child/parent at those nodes,
+    ``ratio[child]``); the leaf's game is ``v * prod_k (o_k if k in S else z_k)``. Its Shapley value for ``i``
+    is ``v (o_i - z_i) sum_s q_s s! (m-1-s)! / m!`` where ``q`` are the coefficients of
+    ``prod_{k != i} (z_k + o_k t)`` (the polynomial form of EXTEND/UNWIND). Features with ``o_k = 0`` only scale
+    the polynomial, and all get the same value ``-v sum_s c_s s! (m-1-s)! / m!``; only features with ``o_k = 1``
+    need a division by ``(z_k + t)``. Cost ``O(leaves * depth^2)`` per row and tree at most.
+    Returns ``phi (N, d)`` and the expected values ``(N,)``.
     """
     n_rows = X.shape[0]
     d = X.shape[1]
@@ -377,7 +379,6 @@ def path_dependent(X, feature, threshold, left, right, default_left, decision, m
     seen = np.zeros(d, dtype=np.bool_)
     r_feat = np.empty(depth + 2, dtype=np.int64)
     poly = np.zeros(depth + 3)
-    quot = np.zeros(depth + 3)
     # shap weights w[m][s] = s! (m-1-s)! / m!
     wts = np.zeros((depth + 3, depth + 3))
     for m in range(1, depth + 3):
@@ -430,42 +431,43 @@ def path_dependent(X, feature, threshold, left, right, default_left, decision, m
                         of[f] = 1.0
                         r_feat[m] = f
                         m += 1
-                    zf[f] *= cover[child] / cover[par] if cover[par] > 0 else 0.0
-                    went_left = xdir[r, par - lo]
-                    if went_left != (child == left[par]):
+                    zf[f] *= ratio[child]
+                    if xdir[r, par - lo] != (child == left[par]):
                         of[f] = 0.0
-                # expected value of the leaf and the polynomial prod (z_k + o_k t)
+                # prod over o=0 features of z (a scale), polynomial prod over o=1 features of (z + t)
+                scale = 1.0
                 ev = v
-                poly[:m + 1] = 0.0
+                deg = 0
                 poly[0] = 1.0
-                dead = False
                 for a in range(m):
                     f = r_feat[a]
                     z = zf[f]
-                    o = of[f]
                     ev *= z
-                    if z == 0.0 and o == 0.0:
-                        dead = True
-                    for s in range(a + 1, 0, -1):
-                        poly[s] = poly[s] * z + poly[s - 1] * o
-                    poly[0] *= z
+                    if of[f] == 0.0:
+                        scale *= z
+                    else:
+                        deg += 1
+                        poly[deg] = 0.0
+                        for s in range(deg, 0, -1):
+                            poly[s] = poly[s] * z + poly[s - 1]
+                        poly[0] *= z
                 expected[r] += ev
-                if not dead:
+                if scale != 0.0:
+                    total0 = 0.0
+                    for s in range(deg + 1):
+                        total0 += poly[s] * wts[m, s]
                     for a in range(m):
                         f = r_feat[a]
-                        z = zf[f]
-                        o = of[f]
-                        if o != 0.0:
-                            quot[m - 1] = poly[m] / o
-                            for s in range(m - 1, 0, -1):
-                                quot[s - 1] = (poly[s] - z * quot[s]) / o
+                        if of[f] == 0.0:
+                            phi[r, f] -= v * scale * total0
                         else:
-                            for s in range(m):
-                                quot[s] = poly[s] / z
-                        total = 0.0
-                        for s in range(m):
-                            total += quot[s] * wts[m, s]
-                        phi[r, f] += v * (o - z) * total
+                            z = zf[f]
+                            q = poly[deg]  # synthetic division by (z + t), from the top
+                            total = q * wts[m, deg - 1]
+                            for s in range(deg - 1, 0, -1):
+                                q = poly[s] - z * q
+                                total += q * wts[m, s - 1]
+                            phi[r, f] += v * scale * (1.0 - z) * total
                 for a in range(m):
                     seen[r_feat[a]] = False
     return phi, expected

@@ -25,6 +25,17 @@ from .ensemble import TreeEnsemble
 from .interventional import _checked, _columns, _depth
 
 
+def cover_ratios(ensemble: TreeEnsemble) -> np.ndarray:
+    """``cover[node] / cover[parent]`` for every node (1 at the roots; 0 under a parent with zero cover)."""
+    ratio = np.ones(ensemble.n_nodes)
+    internal = np.flatnonzero(ensemble.feature >= 0)
+    parent_cover = ensemble.cover[internal]
+    for child in (ensemble.left[internal], ensemble.right[internal]):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio[child] = np.where(parent_cover > 0, ensemble.cover[child] / parent_cover, 0.0)
+    return ratio
+
+
 def path_dependent_shapley(ensemble: TreeEnsemble, X, *, column=0, sign=1.0) -> tuple[np.ndarray, np.ndarray]:
     """Path-dependent TreeSHAP values ``(N, d)`` and expected values ``(N,)`` (``v(empty)``, from the covers)."""
     X = _checked(ensemble, X, "X")
@@ -32,5 +43,5 @@ def path_dependent_shapley(ensemble: TreeEnsemble, X, *, column=0, sign=1.0) -> 
     if np.any(ensemble.cover[ensemble.roots] <= 0):
         raise ValueError("model: path-dependent TreeSHAP needs positive node covers (sample weights)")
     depth = _depth(ensemble)
-    phi, expected = K.path_dependent(X, *ensemble.arrays(), ensemble.cover, cols, signs, depth)
+    phi, expected = K.path_dependent(X, *ensemble.arrays(), cover_ratios(ensemble), cols, signs, depth)
     return phi, expected + signs * ensemble.base[cols]
