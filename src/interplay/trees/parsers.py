@@ -232,6 +232,8 @@ def from_xgboost(model) -> TreeEnsemble:
     n_out = max(n_class, n_target, 1)
     builder = _Builder(n_out)
     for tree, group in zip(trees_json, info):
+        if int(tree.get("tree_param", {}).get("size_leaf_vector", "1")) > 1:
+            raise ValueError("model: XGBoost vector-leaf trees (multi_strategy='multi_output_tree') are not supported")
         if any(int(s) != 0 for s in tree.get("split_type", [])):
             raise ValueError("model: XGBoost categorical splits are not supported by the tree methods yet")
         left = np.asarray(tree["left_children"], np.int64)
