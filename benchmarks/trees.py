@@ -31,7 +31,7 @@ def _time(fn, repeats=3):
     return float(np.median(times)), out
 
 
-def _data(n_features, n_rows=4000, seed=0):
+def _data(n_features, n_rows=2500, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n_rows, n_features))
     k = min(n_features, 10)
@@ -141,7 +141,7 @@ def main():
                 times, nonzero = [], 0
                 for r in range(3):
                     start = time.perf_counter()
-                    indices = interventional_indices(ensemble, X[3000 + r], X[:n_background])
+                    indices = interventional_indices(ensemble, X[2200 + r], X[:n_background])
                     times.append(time.perf_counter() - start)
                     nonzero = int(np.count_nonzero(np.abs(indices.adjacency) > 1e-12))
                 say(f"| {n_background} | {np.median(times):.3f} | {nonzero} |")
