@@ -91,8 +91,11 @@ def test_sklearn_families_match_core_exact(name, make, data, target, how):
 def test_hist_gradient_boosting_categorical_with_missing():
     model = sk_ensemble.HistGradientBoostingRegressor(max_iter=10, categorical_features=[4]).fit(XCN, YC)
     ensemble = as_ensemble(model)
-    assert (ensemble.decision == 2).any()
+    assert (ensemble.decision == 3).any()
     np.testing.assert_allclose(ensemble.predict(XCN)[:, 0], model._raw_predict(XCN)[:, 0], atol=1e-10)
+    odd = XCN.copy()
+    odd[:, 4] = [-1.0, 2.5, 9.0, 3.0] * (len(odd) // 4)  # negative, non-integer, unseen, known categories
+    np.testing.assert_allclose(ensemble.predict(odd)[:, 0], model._raw_predict(odd)[:, 0], atol=1e-10)
     _check_against_core(ensemble, lambda Z: model._raw_predict(Z)[:, 0], XCN, rows=(0, 5, 6))
 
 
@@ -133,6 +136,9 @@ def test_lightgbm_categorical_splits_and_booster():
     assert (ensemble.decision == 2).any()
     margin = lambda Z: model.predict(Z, raw_score=True)  # noqa: E731
     np.testing.assert_allclose(ensemble.predict(XCN)[:, 0], margin(XCN), atol=1e-10)
+    odd = XCN.copy()
+    odd[:, 4] = [-1.0, 2.5, 9.0, 3.0] * (len(odd) // 4)  # negative, non-integer, unseen, known categories
+    np.testing.assert_allclose(ensemble.predict(odd)[:, 0], margin(odd), atol=1e-10)
     _check_against_core(ensemble, margin, XCN, rows=(0, 5, 6, 7))
 
 

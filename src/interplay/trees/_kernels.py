@@ -29,7 +29,7 @@ def _numeric_left(v, thr, d, m, dl):
 
 
 @njit(cache=True)
-def _category_left(i, v, dl, m, cat_bits):
+def _category_left(i, v, dl, m, cat_bits, exact):
     if v != v:
         if m != 1:
             return dl
@@ -37,6 +37,8 @@ def _category_left(i, v, dl, m, cat_bits):
     if v < 0.0:
         return dl
     c = int(v)
+    if exact and c != v:  # HistGradientBoosting: a non-integer is an unknown category
+        return dl
     w = c >> 5
     if w >= cat_bits.shape[1]:
         return dl
@@ -47,8 +49,8 @@ def _category_left(i, v, dl, m, cat_bits):
 def _goes_left(i, v, threshold, default_left, decision, missing, cat_bits):
     """Does value ``v`` go to the left child of node ``i``? (NaN, zero-as-missing and categories included.)"""
     d = decision[i]
-    if d == 2:
-        return _category_left(i, v, default_left[i], missing[i], cat_bits)
+    if d >= 2:
+        return _category_left(i, v, default_left[i], missing[i], cat_bits, d == 3)
     return _numeric_left(v, threshold[i], d, missing[i], default_left[i])
 
 

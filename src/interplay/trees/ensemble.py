@@ -5,9 +5,9 @@ All trees are stored node by node in flat arrays (children hold absolute node in
 - ``feature`` (int32; ``-1`` at leaves), ``threshold`` (float64), ``left``/``right`` (int32);
 - ``default_left`` (bool): where a missing value (NaN) goes;
 - ``decision`` (int8): ``0`` = ``x <= threshold`` goes left (scikit-learn, LightGBM), ``1`` = ``x < threshold``
-  goes left (XGBoost), ``2`` = categorical: ``x`` in the node's category set goes left (LightGBM,
-  HistGradientBoosting); NaN and negative categories follow ``default_left`` (HistGradientBoosting) or go
-  right (LightGBM, encoded by ``default_left=False``);
+  goes left (XGBoost), ``2`` = categorical: ``int(x)`` in the node's category set goes left (LightGBM), ``3``
+  = categorical, integers only (HistGradientBoosting: a non-integer is an unknown category); NaN, negative and
+  unknown categories follow ``default_left`` (``False`` for LightGBM, which sends them right);
 - ``missing`` (int8): ``0`` NaN follows ``default_left``; ``1`` NaN is read as ``0.0`` (LightGBM
   ``missing_type=None``); ``2`` NaN and zero follow ``default_left`` (LightGBM ``missing_type=Zero``);
 - ``cat_bits`` (uint32, ``(n_nodes, n_words)``): bitset of the categories that go left (categorical nodes);

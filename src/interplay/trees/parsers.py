@@ -15,6 +15,10 @@ XGBoost, LightGBM (sklearn wrappers and ``Booster``)   ``"margin"`` (``output_ma
                                                        ``raw_score=True``; binary: log-odds of class 1)
 =====================================================  ================================================
 
+Not read (an error says so): XGBoost categorical splits, vector leaves and ``dart``; LightGBM linear trees;
+pandas categorical columns (pass the integer category codes instead). Categories: LightGBM sends NaN,
+negative and unseen categories right; HistGradientBoosting sends them where missing values go.
+
 For regressors with the identity link (squared error) the margin is the prediction. The constant part
 (``init``/``base_score``/``boost_from_average``) is read by comparing the library's own margin with the sum
 of the trees on one row, so every objective's link is handled the same way.
@@ -92,12 +96,19 @@ class _Builder:
 
 
 def _with_offset(builder: _Builder, n_features: int, margin_fn, **kwargs) -> TreeEnsemble:
-    """Build, then set ``base`` = the library's margin minus the sum of the trees (one row of zeros)."""
+    """Build, then set ``base`` = the library's margin minus the sum of the trees (one row of zeros), and check
+    on a few other rows that the arrays reproduce the library's margin (catches unsupported model features,
+    e.g. LightGBM linear trees)."""
     ensemble = builder.build(n_features, **kwargs)
-    row = np.zeros((1, n_features))
-    margin = np.asarray(margin_fn(row), dtype=float).reshape(1, -1)
-    base = margin[0] - ensemble.predict(row)[0]
-    return builder.build(n_features, base=base, **kwargs)
+    rows = np.vstack([np.zeros((1, n_features)), np.random.default_rng(0).normal(size=(4, n_features)) * 2])
+    margin = np.asarray(margin_fn(rows), dtype=float).reshape(len(rows), -1)
+    base = margin[0] - ensemble.predict(rows[:1])[0]
+    ensemble = builder.build(n_features, base=base, **kwargs)
+    error = np.abs(ensemble.predict(rows) - margin).max()
+    if not error <= 1e-4 * (1.0 + np.abs(margin).max()):
+        raise ValueError(f"model: the tree arrays read from {ensemble.source} do not reproduce its raw output "
+                         f"(max difference {error:.3g}); this model uses a feature the tree methods do not read")
+    return ensemble
 
 
 # ---------------------------------------------------------------------------------------------- scikit-learn
@@ -207,7 +218,7 @@ def from_sklearn_hgb(model) -> TreeEnsemble:
                         left=nodes["left"].astype(np.int64), right=nodes["right"].astype(np.int64),
                         default_left=nodes["missing_go_to_left"].astype(bool), value=nodes["value"],
                         cover=nodes["count"].astype(float), output=k if n_out > 1 else -1,
-                        decision=np.where(cat, 2, 0), cat_bits=bits)
+                        decision=np.where(cat, 3, 0), cat_bits=bits)
     return _with_offset(builder, int(model.n_features_in_), _sklearn_raw(model), float32_inputs=False,
                         output="margin", source=f"sklearn.{type(model).__name__}")
 
@@ -286,6 +297,8 @@ def from_lightgbm(model) -> TreeEnsemble:
         cats: dict[int, list[int]] = {}
         for i, node in enumerate(order):
             if "split_index" not in node:
+                if node.get("leaf_coeff"):
+                    raise ValueError("model: LightGBM linear trees (linear_tree=True) are not supported")
                 cols["value"][i] = node["leaf_value"]
                 cols["cover"][i] = node.get("leaf_count", node.get("leaf_weight", 0.0))
                 continue
