@@ -160,6 +160,24 @@ def test_explainer_method_tree_equals_method_exact():
                                explainer.shapley(X[30:32], method="exact").values, atol=1e-12)
 
 
+def test_default_target_is_each_rows_predicted_class():
+    model = lgb.LGBMClassifier(n_estimators=8, num_leaves=8, verbose=-1, n_jobs=1).fit(X, Y3)
+    rows = X[40:60]
+    result = ip.Explainer(model, X[:10]).shapley(rows, method="tree")
+    predicted = np.argmax(model.predict_proba(rows), axis=1)
+    assert len(set(predicted.tolist())) > 1
+    expected, base = interventional_shapley(as_ensemble(model), rows, X[:10], column=predicted)
+    np.testing.assert_allclose(result.values, expected, atol=1e-12)
+    margins = model.predict(rows, raw_score=True)[np.arange(len(rows)), predicted]
+    np.testing.assert_allclose(result.base_values + result.values.sum(axis=1), margins, atol=1e-9)
+    binary = xgb.XGBClassifier(n_estimators=6, max_depth=3, n_jobs=1).fit(X, Y2)
+    result = ip.Explainer(binary, X[:10]).shapley(rows, method="tree")  # class 0 rows: minus the margin
+    predicted = binary.predict(rows)
+    margin = binary.predict(rows, output_margin=True)
+    np.testing.assert_allclose(result.base_values + result.values.sum(axis=1),
+                               np.where(predicted == 1, margin, -margin), atol=1e-5)
+
+
 def test_method_tree_accepts_missing_rows_and_rejects_what_it_cannot_do():
     model = sk_ensemble.HistGradientBoostingRegressor(max_iter=5).fit(XN, Y)
     explainer = ip.Explainer(model, X[:8])

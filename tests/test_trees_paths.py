@@ -29,10 +29,12 @@ def _models():
         ("XGBRegressor", xgb.XGBRegressor(n_estimators=20, max_depth=4, random_state=0, n_jobs=1), XN, Y, None),
         ("XGBClassifier", xgb.XGBClassifier(n_estimators=10, max_depth=4, random_state=0, n_jobs=1), XN, Y3, 1),
         ("LGBMRegressor", lgb.LGBMRegressor(n_estimators=20, num_leaves=12, verbose=-1, n_jobs=1), XN, Y, None),
+        ("LGBMClassifier", lgb.LGBMClassifier(n_estimators=8, num_leaves=8, verbose=-1, n_jobs=1), XN, Y3, 1),
+        ("HistGradientBoostingRegressor", sk_ensemble.HistGradientBoostingRegressor(max_iter=10), XN, Y, None),
     ]
 
 
-@pytest.mark.parametrize("index", range(6))
+@pytest.mark.parametrize("index", range(8))
 def test_path_dependent_matches_shap(index):
     shap = pytest.importorskip("shap")
     name, model, data, target, column = _models()[index]
