@@ -178,6 +178,18 @@ def test_default_target_is_each_rows_predicted_class():
                                np.where(predicted == 1, margin, -margin), atol=1e-5)
 
 
+def test_several_targets_give_one_result_each():
+    forest = sk_ensemble.RandomForestClassifier(5, max_depth=4, random_state=0).fit(X, Y3)
+    explainer = ip.Explainer(forest, X[:10], target="all")
+    results = explainer.shapley(X[50:53], method="tree")
+    assert sorted(results) == [0, 1, 2]
+    for label, result in results.items():
+        expected, _ = interventional_shapley(as_ensemble(forest), X[50:53], X[:10], column=label)
+        np.testing.assert_allclose(result.values, expected, atol=1e-12)
+    graphs = ip.Explainer(forest, X[:10], target=[2, 0]).bivariate(X[50], method="tree")
+    assert list(graphs) == [2, 0]
+
+
 def test_method_tree_accepts_missing_rows_and_rejects_what_it_cannot_do():
     model = sk_ensemble.HistGradientBoostingRegressor(max_iter=5).fit(XN, Y)
     explainer = ip.Explainer(model, X[:8])

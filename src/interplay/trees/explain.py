@@ -41,10 +41,24 @@ def _ensemble(explainer) -> TreeEnsemble:
     return ensemble
 
 
-def _targets(explainer, ensemble: TreeEnsemble, rows: np.ndarray, y: Any) -> tuple[np.ndarray, np.ndarray, str]:
-    """Ensemble output column and sign per row, following the Explainer's ``target`` rules."""
+def _check_supported(explainer, y: Any) -> None:
     if explainer.output == "loss" or y is not None:
         raise ValueError("output: method='tree' explains the model's output, not a loss; use output='auto'")
+    if getattr(explainer, "groups", None) is not None:
+        raise ValueError("groups: method='tree' explains single input columns; drop groups= (or sum the tree "
+                         "values of a group's columns yourself, which is not the group's Shapley value)")
+    if getattr(explainer, "raw", False):
+        raise ValueError("background: method='tree' needs numeric columns (the trees' own encoding)")
+
+
+def _is_multi(target: Any) -> bool:
+    return isinstance(target, (list, tuple, np.ndarray)) or (isinstance(target, str) and target == "all")
+
+
+def _target_sets(explainer, ensemble: TreeEnsemble, rows: np.ndarray) -> tuple[bool, list, str]:
+    """``(multi, [(key, columns, signs, labels)], output)``: for each explained target, the ensemble output
+    column and sign of every row, following the Explainer's ``target`` rules (``None``: each row's predicted
+    class; a label or index; a list of them or ``"all"``: one result per target)."""
     model = explainer.model
     if ensemble.output == "margin":
         if explainer.output == "prediction" and model.kind == "classifier":
@@ -52,27 +66,47 @@ def _targets(explainer, ensemble: TreeEnsemble, rows: np.ndarray, y: Any) -> tup
     elif explainer.output == "log-odds":
         raise ValueError(f"output: {ensemble.source} averages its trees' {ensemble.output}; the tree method "
                          "explains that, not its log-odds (use output='auto')")
-    if explainer.target is None:
+    classes = list(model.classes) if model.classes is not None else None
+    binary_margin = ensemble.output == "margin" and model.kind == "classifier" and ensemble.n_outputs == 1
+    n_labels = len(classes) if classes is not None else (2 if binary_margin else ensemble.n_outputs)
+    n = len(rows)
+
+    def fixed(label):
+        column = explainer._class_column(label, n_labels, "target")
+        return (label, np.full(n, column, dtype=np.int64), [label] * n)
+
+    target = explainer.target
+    if target is None:
         if model.kind == "classifier":
             # the ensemble ranks classes as the model does (probabilities, or margins), NaN included
             outputs = ensemble.predict(rows)
             if outputs.shape[1] == 1:  # binary booster: class 1 iff its margin is positive
                 outputs = np.hstack([np.zeros_like(outputs), outputs])
-            columns = np.argmax(outputs, axis=1)
+            columns = np.argmax(outputs, axis=1).astype(np.int64)
+            labels = [classes[c] if classes is not None else int(c) for c in columns]
+            sets = [(None, columns, labels)]
         else:
             if ensemble.n_outputs > 1:
                 raise ValueError(f"target: the model returns {ensemble.n_outputs} outputs; choose one with target=")
-            columns = np.zeros(len(rows), dtype=np.int64)
+            sets = [(None, np.zeros(n, dtype=np.int64), [0] * n)]
+    elif isinstance(target, str) and target == "all":
+        sets = [fixed(label) for label in (classes if classes is not None else range(n_labels))]
+    elif _is_multi(target):
+        if len(target) == 0:
+            raise ValueError("target: expected at least one output")
+        sets = [fixed(label) for label in target]
     else:
-        n_classes = len(model.classes) if model.classes is not None else ensemble.n_outputs
-        columns = np.full(len(rows), explainer._class_column(explainer.target, n_classes, "target"))
-    signs = np.ones(len(rows))
+        sets = [fixed(target)]
     what = ensemble.output
-    if ensemble.output == "margin" and model.kind == "classifier" and ensemble.n_outputs == 1:
-        signs = np.where(columns == 1, 1.0, -1.0)  # binary booster: log-odds of class 1, minus for class 0
-        columns = np.zeros(len(rows), dtype=np.int64)
-        what = "margin (log-odds of the explained class)"
-    return columns.astype(np.int64), signs, what
+    out = []
+    for key, columns, labels in sets:
+        signs = np.ones(n)
+        if binary_margin:  # one margin column: log-odds of class 1, minus it for class 0
+            signs = np.where(columns == 1, 1.0, -1.0)
+            columns = np.zeros(n, dtype=np.int64)
+            what = "margin (log-odds of the explained class)"
+        out.append((key, columns, signs, labels))
+    return _is_multi(target), out, what
 
 
 def _background(explainer, ensemble: TreeEnsemble) -> np.ndarray:
@@ -89,69 +123,87 @@ def _rows(explainer, X, name: str) -> np.ndarray:
     return rows
 
 
+def _names(explainer, n: int) -> tuple:
+    return explainer.feature_names or tuple(f"x{i}" for i in range(n))
+
+
 def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | None = None,
-                 tree_path_dependent: bool = False, **options) -> Explanation:
-    """``Explainer.shapley``/``banzhaf`` with ``method="tree"`` (no sampling, ``budget`` unused)."""
+                 tree_path_dependent: bool = False, **options):
+    """``Explainer.shapley``/``banzhaf`` with ``method="tree"`` (no sampling, ``budget`` unused).
+
+    Returns an :class:`Explanation` (a dict of them, keyed by target, for a list of targets or ``"all"``)."""
     if options:
         raise TypeError(f"method='tree' takes no options {sorted(options)} (only tree_path_dependent=)")
     if kind not in ("shapley", "banzhaf"):
         raise ValueError(f"method='tree' supports shapley, banzhaf, interactions and bivariate, not {kind!r}")
+    _check_supported(explainer, y)
     ensemble = _ensemble(explainer)
     rows = _rows(explainer, X, "X")
-    columns, signs, what = _targets(explainer, ensemble, rows, y)
-    if tree_path_dependent:
-        if kind != "shapley":
-            raise ValueError("tree_path_dependent=True: only Shapley values (path-dependent TreeSHAP)")
-        values, base = path_dependent_shapley(ensemble, rows, column=columns, sign=signs)
-        variant = "path-dependent"
-    else:
-        background = _background(explainer, ensemble)
-        values, base = interventional_shapley(ensemble, rows, background, column=columns, sign=signs,
-                                              banzhaf=kind == "banzhaf")
-        variant = "interventional"
-    names = explainer.feature_names or tuple(f"x{i}" for i in range(rows.shape[1]))
-    return Explanation(values=values, base_values=base, data=rows, feature_names=names, method="tree",
-                       n_evaluations=np.zeros(len(rows), dtype=np.int64),
-                       info={"removal": explainer.removal, "output": what, "tree": variant, "kind": kind,
-                             "model": ensemble.source})
+    multi, sets, what = _target_sets(explainer, ensemble, rows)
+    if tree_path_dependent and kind != "shapley":
+        raise ValueError("tree_path_dependent=True: only Shapley values (path-dependent TreeSHAP)")
+    results = {}
+    for key, columns, signs, labels in sets:
+        if tree_path_dependent:
+            values, base = path_dependent_shapley(ensemble, rows, column=columns, sign=signs)
+        else:
+            values, base = interventional_shapley(ensemble, rows, _background(explainer, ensemble),
+                                                  column=columns, sign=signs, banzhaf=kind == "banzhaf")
+        info = {"removal": explainer.removal, "output": what, "kind": kind, "model": ensemble.source,
+                "tree": "path-dependent" if tree_path_dependent else "interventional",
+                "targets": [t.item() if isinstance(t, np.generic) else t for t in labels]}
+        results[key] = Explanation(values=values, base_values=base, data=rows,
+                                   feature_names=_names(explainer, rows.shape[1]), method="tree",
+                                   n_evaluations=np.zeros(len(rows), dtype=np.int64), info=info)
+    return results if multi else next(iter(results.values()))
 
 
-def _one(explainer, x, y):
+def _per_target(explainer, x, y, make):
+    _check_supported(explainer, y)
     ensemble = _ensemble(explainer)
     row = _rows(explainer, x, "x")
     if len(row) != 1:
         raise ValueError(f"x: expected one row, got {len(row)}")
-    columns, signs, what = _targets(explainer, ensemble, row, y)
-    indices = interventional_indices(ensemble, row, _background(explainer, ensemble), column=int(columns[0]),
-                                     sign=float(signs[0]))
-    names = explainer.feature_names or tuple(f"x{i}" for i in range(row.shape[1]))
-    info = {"removal": explainer.removal, "output": what, "tree": "interventional", "model": ensemble.source}
-    return indices, names, info
+    multi, sets, what = _target_sets(explainer, ensemble, row)
+    background = _background(explainer, ensemble)
+    names = _names(explainer, row.shape[1])
+    results = {}
+    for key, columns, signs, labels in sets:
+        indices = interventional_indices(ensemble, row, background, column=int(columns[0]), sign=float(signs[0]))
+        info = {"removal": explainer.removal, "output": what, "tree": "interventional", "model": ensemble.source,
+                "target": labels[0].item() if isinstance(labels[0], np.generic) else labels[0]}
+        results[key] = make(indices, names, info)
+    return results if multi else next(iter(results.values()))
 
 
 def explain_interactions(explainer, x: Any, index: str, order: int, y: Any = None, *, budget: int | None = None,
-                         **options) -> Interactions:
+                         **options):
     """``Explainer.interactions(x, index="sii"|"bii", order=1|2, method="tree")``: exact, closed forms."""
     if options:
         raise TypeError(f"method='tree' takes no options {sorted(options)}")
     if index not in ("sii", "bii") or order not in (1, 2):
         raise ValueError(f"index/order: method='tree' computes index='sii' or 'bii' with order 1 or 2, "
                          f"got index={index!r}, order={order!r}")
-    indices, names, info = _one(explainer, x, y)
-    single = indices.shapley if index == "sii" else indices.banzhaf
-    pairs = indices.sii if index == "sii" else indices.bii
-    values = {(i,): float(v) for i, v in enumerate(single)}
-    if order == 2:
-        iu, ju = np.triu_indices(len(single), 1)
-        values.update(zip(zip(iu.tolist(), ju.tolist()), pairs[iu, ju].tolist()))
-    return Interactions(values, index, order, indices.base, names, 0, "tree", info=info)
+
+    def make(indices, names, info):
+        single = indices.shapley if index == "sii" else indices.banzhaf
+        pairs = indices.sii if index == "sii" else indices.bii
+        values = {(i,): float(v) for i, v in enumerate(single)}
+        if order == 2:
+            iu, ju = np.triu_indices(len(single), 1)
+            values.update(zip(zip(iu.tolist(), ju.tolist()), pairs[iu, ju].tolist()))
+        return Interactions(values, index, order, indices.base, names, 0, "tree", info=info)
+
+    return _per_target(explainer, x, y, make)
 
 
-def explain_bivariate(explainer, x: Any, y: Any = None, *, budget: int | None = None,
-                      **options) -> BivariateExplanation:
+def explain_bivariate(explainer, x: Any, y: Any = None, *, budget: int | None = None, **options):
     """``Explainer.bivariate(x, method="tree")``: the exact Bivariate Shapley matrix from closed forms."""
     if options:
         raise TypeError(f"method='tree' takes no options {sorted(options)}")
-    indices, names, info = _one(explainer, x, y)
-    univariate = Attribution(indices.shapley, indices.base, names, 0, "tree", info=info)
-    return BivariateExplanation(indices.adjacency, univariate, names, 0, "tree", info=info)
+
+    def make(indices, names, info):
+        univariate = Attribution(indices.shapley, indices.base, names, 0, "tree", info=info)
+        return BivariateExplanation(indices.adjacency, univariate, names, 0, "tree", info=info)
+
+    return _per_target(explainer, x, y, make)
