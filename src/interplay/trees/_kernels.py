@@ -87,22 +87,6 @@ def predict_rows(X, feature, threshold, left, right, default_left, decision, mis
 
 
 @njit(cache=True)
-def leaf_indices(X, feature, threshold, left, right, default_left, decision, missing, cat_bits, roots):
-    """``(N, n_trees)`` node index of the leaf each row reaches in each tree."""
-    out = np.empty((X.shape[0], roots.shape[0]), dtype=np.int64)
-    for r in range(X.shape[0]):
-        for t in range(roots.shape[0]):
-            i = roots[t]
-            while feature[i] >= 0:
-                if _goes_left(i, X[r, feature[i]], threshold, default_left, decision, missing, cat_bits):
-                    i = left[i]
-                else:
-                    i = right[i]
-            out[r, t] = i
-    return out
-
-
-@njit(cache=True)
 def max_depth(feature, left, right, roots):
     """Largest number of internal nodes on a root-to-leaf path over all trees."""
     depth = np.zeros(feature.shape[0], dtype=np.int64)
