@@ -49,9 +49,12 @@ otherwise). With ``W(a, e) = a! e! / (a + e + 1)!``:
   of ``R``: ``O(|R|^2)`` work, never ``O(n)`` per leaf; ``A = 1 base^T + corrections``.
 
 Summing over reached leaves, trees and background rows (divided by ``|B|``) gives exact values for any number
-of features; only leaves reachable by some hybrid are visited. Cost per explained row:
-``O(|B| * trees * reached leaves * depth)`` for Shapley/Banzhaf, times ``depth`` more for the pair indices,
-and no model evaluations. Ground truth: ``interplay.estimators.exact`` on ``Explainer(...).game(x)``.
+of features; only leaves reachable by some hybrid are visited. All background rows walk a tree together as a
+bitset, and rows that reach a leaf with the same ``(P, N)`` share one closed-form update. Cost per explained
+row: at most ``O(trees * reached (node, P, N) states * (|B| / 64 + depth))`` for Shapley/Banzhaf (``depth^2``
+instead of ``depth`` for the pair indices and the bivariate matrix), plus ``O(|B| * nodes)`` once per call for
+the background's directions; no model evaluations. Ground truth: ``interplay.estimators.exact`` on
+``Explainer(...).game(x)`` (tests/test_trees*.py).
 """
 
 from __future__ import annotations
