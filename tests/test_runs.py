@@ -14,7 +14,7 @@ import pytest
 
 import interplay as ip
 from interplay.estimators import _registry
-from interplay.runs import load_run, open_run, run
+from interplay.runs import load_run, open_run, resume_run, run
 from test_runs_models import NAMES, DieOnce, NoisyModel, _noisy, nonlinear, other_model, slow_nonlinear
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -77,8 +77,14 @@ def test_random_method_seeded_per_row(data, tmp_path, noisy):
         np.testing.assert_array_equal(got.values, expected.values)
         np.testing.assert_array_equal(got.std_errors, expected.std_errors)
     other = tmp_path / "seed8"
-    run(explainer, X, "test-noisy", out=other, chunk_size=5, n_jobs=1, random_state=8)
+    run(explainer, X, "test-noisy", out=other, chunk_size=5, n_jobs=1, random_state=8, progress=True)
     assert not np.allclose(load_run(other).values, expected.values)
+    # resume_run reads the options back from the manifest, so they must survive JSON
+    run(explainer, X, "test-noisy", out=tmp_path / "json", chunk_size=5, n_jobs=1, scale=[1, 2])
+    assert resume_run(explainer, X, tmp_path / "json", n_jobs=1).complete
+    run(explainer, X, "test-noisy", out=tmp_path / "array", chunk_size=5, n_jobs=1, scale=np.ones(2))
+    with pytest.raises(ValueError, match="not plain JSON"):
+        resume_run(explainer, X, tmp_path / "array", n_jobs=1)
 
 
 def test_files_and_dataframes_give_the_same_rows(data, reference, tmp_path):
@@ -170,7 +176,7 @@ def test_sigkill_then_resume_gives_exactly_the_uninterrupted_run(data, tmp_path)
     assert 3 <= len(recorded["chunks"]) < 12 and not recorded["complete"]
 
     explainer = _explainer(slow_nonlinear, background=background)
-    resumed = run(explainer, X, out=out, chunk_size=4, n_jobs=1)
+    resumed = resume_run(explainer, X, out, n_jobs=2)  # what `interplay explain --resume` calls
     full = run(explainer, X, out=tmp_path / "full", chunk_size=4, n_jobs=1)
     assert resumed.complete
     rows, values = _rows_and_values(out)

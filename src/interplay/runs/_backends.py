@@ -9,6 +9,7 @@ Results come back in completion order; the caller writes them (chunks are identi
 from __future__ import annotations
 
 import os
+import warnings
 from collections import deque
 from typing import Any, Iterable, Iterator
 
@@ -16,6 +17,8 @@ from ._compute import Task, explain_chunk
 from ._sources import Chunk
 
 BACKENDS = ("local", "ray")
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+               "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 _WORKER: dict = {}
 
@@ -65,8 +68,11 @@ class LocalBackend:
     def _start(self):
         from joblib.externals.loky import ProcessPoolExecutor
 
+        # like joblib: cap the BLAS/OpenMP threads of each worker so that n_jobs workers do not oversubscribe
+        threads = str(max(1, (os.cpu_count() or 1) // self.n_jobs))
+        env = {var: os.environ.get(var, threads) for var in THREAD_VARS}
         return ProcessPoolExecutor(max_workers=self.n_jobs, initializer=_init_worker,
-                                   initargs=(self.payload, self.task))
+                                   initargs=(self.payload, self.task), env=env)
 
     def map_unordered(self, chunks: Iterable[Chunk]) -> Iterator[tuple[Chunk, dict]]:
         from concurrent.futures import FIRST_COMPLETED, wait
@@ -141,8 +147,12 @@ class RayBackend:
                 )
             ray.init(address=ray_address)
             self._connected_here = True
+        cpus = int(ray.cluster_resources().get("CPU", 0))
         if n_jobs is None or n_jobs < 0:
-            n_jobs = max(1, int(ray.cluster_resources().get("CPU", 1)))
+            n_jobs = max(1, cpus)
+        elif n_jobs > cpus:
+            warnings.warn(f"n_jobs={n_jobs} actors need {n_jobs} CPUs, the Ray cluster has {cpus}; chunks queued on "
+                          "actors that cannot be placed wait until the cluster grows", RuntimeWarning, stacklevel=4)
         self.n_jobs = n_jobs
         self.payload_ref = ray.put(payload)  # the model and background go to the object store once
         self.task = task

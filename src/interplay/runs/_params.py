@@ -28,6 +28,17 @@ def dumps_explainer(explainer: Any) -> bytes:
         ) from None
 
 
+def _plain_json(value: Any) -> bool:
+    """Whether ``value`` survives a JSON round trip unchanged (so a resume can read the options back)."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return True
+    if isinstance(value, list):
+        return all(_plain_json(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain_json(v) for k, v in value.items())
+    return False
+
+
 def _sha(*parts: bytes) -> str:
     digest = hashlib.sha256()
     for part in parts:
@@ -55,8 +66,14 @@ def model_fingerprint(explainer: Any, model_tag: str | None) -> str:
 
 
 def data_fingerprint(rows: np.ndarray, labels: list | None) -> str:
-    """SHA-256 of one chunk's rows (float64 bytes) and labels."""
-    return _sha(_array_bytes(rows), repr(labels).encode())
+    """SHA-256 of one chunk's rows (float64 bytes) and labels (float64 bytes if numeric, else their text)."""
+    if labels is None:
+        label_bytes = b"none"
+    else:
+        array = np.asarray(labels)
+        label_bytes = (_array_bytes(array) if array.dtype.kind in "biuf"
+                       else repr([str(v) for v in labels]).encode())
+    return _sha(_array_bytes(rows), label_bytes)
 
 
 def run_parameters(explainer: Any, *, kind: str, method: str, budget: int | None, entropy: int,
@@ -69,6 +86,7 @@ def run_parameters(explainer: Any, *, kind: str, method: str, budget: int | None
         "budget": budget,
         "seed_entropy": str(entropy),
         "options": json.dumps(options, sort_keys=True, default=repr),
+        "options_plain_json": _plain_json(options),
         "removal": explainer.removal,
         "output": explainer.output,
         "target": repr(explainer.target),

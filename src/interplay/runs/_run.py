@@ -10,6 +10,7 @@ flight; running the same call again finishes the rest, giving exactly the rows a
 from __future__ import annotations
 
 import datetime
+import json
 import sys
 import warnings
 from typing import Any
@@ -126,7 +127,8 @@ def run(explainer: Explainer, X: Any, method: str = "exact", *, out: Any, kind: 
         if manifest is None:
             manifest = {"format": FORMAT, "params": params, "chunks": {}, "n_rows": source.n_rows,
                         "complete": False,
-                        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+                        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                        "versions": _versions()}
         else:
             refuse_mixing(manifest["params"], params, repr(store.root))
             if manifest.get("n_rows") is not None and source.n_rows is not None \
@@ -195,9 +197,43 @@ def _execute(explainer, payload, source, first, chunks, manifest, store, *, back
     store.write_manifest(manifest)
 
 
+def resume_run(explainer: Explainer, X: Any, out: Any, *, y: Any = None, backend: str = "local",
+               n_jobs: int | None = None, ray_address: str | None = None, progress: bool | None = None) -> Run:
+    """Finish the run in ``out`` with the parameters recorded in its manifest (for ``interplay explain --resume``).
+
+    Only the explainer and the rows must be given again (the same ones: both are checked against the
+    fingerprints in the manifest); ``kind``, ``method``, ``budget``, options, ``chunk_size``, the seed, a label
+    column and a model tag come from the manifest. Labels given as an array must be passed again as ``y``.
+    The backend and the number of workers may differ from the first attempt: results do not depend on them.
+    """
+    params = Run(out).params
+    options = json.loads(params["options"])
+    if not params.get("options_plain_json", False):
+        raise ValueError(f"out: the run in {out!r} was made with options {params['options']} that are not plain "
+                         "JSON; call ip.run(...) again with the same options to resume it")
+    if params["labels"] == "given" and y is None:
+        raise ValueError("y: the run was made with labels given as an array; pass the same y= to resume it")
+    if params["labels"] not in ("given", "none"):
+        y = params["labels"]
+    tag = params["model"][len("tag:"):] if params["model"].startswith("tag:") else None
+    return run(explainer, X, params["method"], out=out, kind=params["kind"], backend=backend,
+               chunk_size=params["chunk_size"], n_jobs=n_jobs, budget=params["budget"], random_state=None,
+               resume=True, y=y, store_data=params["store_data"], model_tag=tag, ray_address=ray_address,
+               progress=progress, **options)
+
+
+def _versions() -> dict:
+    import pyarrow
+
+    from .. import __version__
+
+    return {"interplay": __version__, "numpy": np.__version__, "pyarrow": pyarrow.__version__,
+            "python": sys.version.split()[0]}
+
+
 def _chain(first, rest):
     yield first
     yield from rest
 
 
-__all__ = ["run"]
+__all__ = ["resume_run", "run"]
