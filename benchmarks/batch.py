@@ -6,9 +6,11 @@ numpy function: the cost per row is the explanation machinery, not the model). R
 1,000 background rows), so a coalition costs one model row. For a linear model under baseline removal the
 Shapley value is ``w * (x - mean)`` exactly, and every method must find it: the script checks it on the rows.
 
-Peak memory: ``resource.getrusage`` maximum resident set size of this process (the driver: reading, writing,
-manifest) and of its reaped children (the loky workers). Ray workers are not children of this process; their
-memory is not included (the driver's is).
+Throughput: wall-clock rows/s, and rows per CPU-second (user + system time of this process and its reaped
+worker processes), which does not depend on how busy a shared machine is and is what extrapolates to a cluster.
+Peak memory: the peak resident set size (``VmHWM`` in ``/proc``) of this process (the driver: reading, writing,
+manifest) during the run (reset just before it), and the largest peak among its worker processes / Ray actor
+processes (polled every 0.5 s). Outside Linux the driver's ``resource.getrusage`` maximum is shown instead.
 
 Examples (1,000,000 rows take ~30 min on 2 cores; measure a subset and extrapolate, as batch.md does)::
 
@@ -27,6 +29,7 @@ import resource
 import shutil
 import sys
 import tempfile
+import threading
 import time
 
 import numpy as np
@@ -44,7 +47,65 @@ def linear(X):
 WEIGHTS = np.ones(1)
 
 
-def write_data(path: str, rows: int, features: int, seed: int = 0, batch: int = 100_000) -> None:
+def _cpu_seconds() -> float:
+    """User + system CPU time of this process and of its reaped children (the loky workers, after shutdown)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _status_kib(pid: int | str, field: str) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+class WorkerMemory(threading.Thread):
+    """Polls /proc (Linux) for the peak RSS (VmHWM) of this process's descendants and of Ray actor processes."""
+
+    def __init__(self, interval: float = 0.5) -> None:
+        super().__init__(daemon=True)
+        self.interval, self.peak_kib, self.stop = interval, 0, threading.Event()
+
+    def _workers(self) -> list[str]:
+        me, parents, names = str(os.getpid()), {}, {}
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            parents[pid] = str(_status_kib(pid, "PPid"))
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                    names[pid] = fh.read().decode(errors="replace")
+            except OSError:
+                names[pid] = ""
+        out = []
+        for pid in parents:
+            node, seen = pid, 0
+            while node in parents and node != me and seen < 50:
+                node, seen = parents[node], seen + 1
+            if (node == me and pid != me) or "_RayWorker" in names[pid]:
+                out.append(pid)
+        return out
+
+    def run(self) -> None:
+        while not self.stop.wait(self.interval):
+            for pid in self._workers():
+                self.peak_kib = max(self.peak_kib, _status_kib(pid, "VmHWM"))
+
+
+def _reset_peak_rss() -> bool:
+    """Reset this process's peak RSS (Linux: write 5 to /proc/self/clear_refs) so VmHWM covers the run only."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def write_data(path: str, rows: int, features: int, seed: int = 0, batch: int = 10_000) -> None:
     rng = np.random.default_rng(seed)
     names = [f"f{j}" for j in range(features)]
     with pq.ParquetWriter(path, pa.schema([(n, pa.float64()) for n in names])) as writer:
@@ -93,14 +154,22 @@ def main() -> None:
             ray.init(num_cpus=args.n_jobs, include_dashboard=False, log_to_driver=False,
                      runtime_env={"env_vars": {"PYTHONPATH": src}})
             print(f"ray.init: {time.perf_counter() - started:.1f} s (not counted)")
+        reset = _reset_peak_rss()
+        workers = WorkerMemory()
+        workers.start()
         load_before = os.getloadavg()
+        cpu_before = _cpu_seconds()
         started = time.perf_counter()
         result = run(explainer, data, method, out=out, backend=args.backend, n_jobs=args.n_jobs,
                      chunk_size=args.chunk_size, budget=budget, random_state=0, progress=False)
         seconds = time.perf_counter() - started
+        cpu = _cpu_seconds() - cpu_before
         load_after = os.getloadavg()
-        driver = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        workers.stop.set()
+        workers.join()
+        driver = (_status_kib("self", "VmHWM") if reset else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        driver /= 1024
+        children = workers.peak_kib / 1024
         # correctness on the first part: w * (x - mean(background))
         first = next(open_run(out).iter_tables())
         names = result.feature_names
@@ -115,7 +184,9 @@ def main() -> None:
               f"budget={budget} features={args.features} rows={args.rows}")
         print(f"time {seconds:.1f} s, {rate:.0f} rows/s ({rate / args.n_jobs:.0f} rows/s per worker), "
               f"evaluations/row {result.n_evaluations / args.rows:.0f}, max |error| {error:.1e}")
-        print(f"peak RSS: driver {driver:.0f} MiB, largest child {children:.0f} MiB; parts on disk "
+        if args.backend == "local":  # Ray workers are not children of this process: their CPU is not counted
+            print(f"CPU time {cpu:.1f} s (this process + its workers): {args.rows / cpu:.0f} rows per CPU-second")
+        print(f"peak RSS during the run: driver {driver:.0f} MiB, largest worker {children:.0f} MiB; parts on disk "
               f"{disk / 2**20:.1f} MiB ({disk / args.rows:.0f} B/row)")
         print(f"extrapolated to {args.target_rows:,} rows: {args.target_rows / rate / 60:.1f} min on "
               f"{args.n_jobs} workers")

@@ -24,9 +24,9 @@ _WORKER: dict = {}
 
 
 def _init_worker(payload: bytes, task: Task) -> None:
-    import cloudpickle
+    from ._params import cloudpickle
 
-    _WORKER["explainer"] = cloudpickle.loads(payload)
+    _WORKER["explainer"] = cloudpickle().loads(payload)
     _WORKER["task"] = task
 
 

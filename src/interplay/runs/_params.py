@@ -14,12 +14,19 @@ from typing import Any
 import numpy as np
 
 
+def cloudpickle():
+    """cloudpickle (pickles lambdas and functions of ``__main__`` by value); joblib's vendored copy if absent."""
+    try:
+        import cloudpickle as module
+    except ImportError:  # pragma: no cover - joblib always ships one
+        from joblib.externals import cloudpickle as module
+    return module
+
+
 def dumps_explainer(explainer: Any) -> bytes:
     """The explainer (model, background, settings) as cloudpickle bytes; a clear error when it cannot be pickled."""
-    import cloudpickle
-
     try:
-        return cloudpickle.dumps(explainer)
+        return cloudpickle().dumps(explainer)
     except Exception as exc:  # pickling raises many types (TypeError, PicklingError, AttributeError...)
         raise TypeError(
             f"model: cannot be pickled ({type(exc).__name__}: {exc}). Batch runs send the model to worker "
@@ -59,10 +66,8 @@ def model_fingerprint(explainer: Any, model_tag: str | None) -> str:
         if not isinstance(model_tag, str) or not model_tag:
             raise TypeError(f"model_tag: expected a non-empty string, got {model_tag!r}")
         return f"tag:{model_tag}"
-    import cloudpickle
-
     model = explainer.model
-    return "sha256:" + _sha(cloudpickle.dumps((model.fn, model.kind, model.classes, model.columns)))
+    return "sha256:" + _sha(cloudpickle().dumps((model.fn, model.kind, model.classes, model.columns)))
 
 
 def data_fingerprint(rows: np.ndarray, labels: list | None) -> str:

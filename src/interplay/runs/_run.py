@@ -10,6 +10,7 @@ flight; running the same call again finishes the rest, giving exactly the rows a
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import sys
 import warnings
@@ -102,11 +103,7 @@ def run(explainer: Explainer, X: Any, method: str = "exact", *, out: Any, kind: 
 
     payload = dumps_explainer(explainer)  # picklability checked before anything is written
     source = open_source(X, feature_names=explainer.feature_names, n_features=explainer.n_features, y=y)
-    chunks = source.chunks(chunk_size)
-    first = next(chunks, None)
-    if first is None or source.n_rows == 0:
-        raise ValueError("X: expected at least one row to explain, got none")
-    n_features = first.rows.shape[1]
+    data_sha256, n_rows, n_features = _scan(source, chunk_size)  # one streaming pass: checks and fingerprint
     names = list(explainer.feature_names or check_feature_names(source.columns, n_features))
     labels = y if isinstance(y, str) else ("given" if y is not None else "none")
 
@@ -124,17 +121,15 @@ def run(explainer: Explainer, X: Any, method: str = "exact", *, out: Any, kind: 
         params = run_parameters(explainer, kind=kind, method=method, budget=budget, entropy=entropy,
                                 options=options, feature_names=names, chunk_size=chunk_size,
                                 store_data=store_data, labels=labels, model_tag=model_tag)
+        params["data"] = f"sha256:{data_sha256}"
+        params["n_rows"] = n_rows
         if manifest is None:
-            manifest = {"format": FORMAT, "params": params, "chunks": {}, "n_rows": source.n_rows,
+            manifest = {"format": FORMAT, "params": params, "chunks": {}, "n_rows": n_rows,
                         "complete": False,
                         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                         "versions": _versions()}
         else:
             refuse_mixing(manifest["params"], params, repr(store.root))
-            if manifest.get("n_rows") is not None and source.n_rows is not None \
-                    and manifest["n_rows"] != source.n_rows:
-                raise ValueError(f"X: has {source.n_rows} rows, the run in {store.root!r} has "
-                                 f"{manifest['n_rows']}; refusing to mix results of different data")
         store.remove_temporaries()
         bad = [k for k, entry in manifest["chunks"].items() if not store.part_ok(entry)]
         for k in bad:
@@ -143,7 +138,7 @@ def run(explainer: Explainer, X: Any, method: str = "exact", *, out: Any, kind: 
             del manifest["chunks"][k]
         manifest["complete"] = False
         store.write_manifest(manifest)
-        _execute(explainer, payload, source, first, chunks, manifest, store, backend=backend, n_jobs=n_jobs,
+        _execute(explainer, payload, source.chunks(chunk_size), manifest, store, backend=backend, n_jobs=n_jobs,
                  task=Task(kind, method, budget, entropy, dict(options)), names=names, store_data=store_data,
                  chunk_size=chunk_size, ray_address=ray_address, progress=progress)
     finally:
@@ -151,7 +146,7 @@ def run(explainer: Explainer, X: Any, method: str = "exact", *, out: Any, kind: 
     return Run(store.root)
 
 
-def _execute(explainer, payload, source, first, chunks, manifest, store, *, backend, n_jobs, task, names,
+def _execute(explainer, payload, chunks, manifest, store, *, backend, n_jobs, task, names,
              store_data, chunk_size, ray_address, progress) -> None:
     done = manifest["chunks"]
     seen = {"rows": 0, "chunks": 0}
@@ -159,7 +154,7 @@ def _execute(explainer, payload, source, first, chunks, manifest, store, *, back
     bar = _progress(progress, manifest.get("n_rows"), done_rows)
 
     def pending():
-        for chunk in _chain(first, chunks):
+        for chunk in chunks:
             index = chunk.start // chunk_size
             seen["rows"] = chunk.start + len(chunk.rows)
             seen["chunks"] = index + 1
@@ -231,9 +226,21 @@ def _versions() -> dict:
             "python": sys.version.split()[0]}
 
 
-def _chain(first, rest):
-    yield first
-    yield from rest
+def _scan(source, chunk_size: int) -> tuple[str, int, int]:
+    """Read the input once (one chunk at a time): check every row, count them, fingerprint them all.
+
+    Reading twice costs seconds for a million rows, little next to explaining them, and lets a resumed run
+    refuse changed data before it computes anything (the per-chunk fingerprints are checked again later).
+    """
+    digest = hashlib.sha256()
+    n_rows, n_features = 0, None
+    for chunk in source.chunks(chunk_size):
+        digest.update(data_fingerprint(chunk.rows, chunk.labels).encode())
+        n_rows += len(chunk.rows)
+        n_features = chunk.rows.shape[1]
+    if n_rows == 0:
+        raise ValueError("X: expected at least one row to explain, got none")
+    return digest.hexdigest(), n_rows, n_features
 
 
 __all__ = ["resume_run", "run"]

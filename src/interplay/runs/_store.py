@@ -83,8 +83,10 @@ class Store:
 
     # -------------------------------------------------------------- locking
     def lock(self) -> None:
-        import fcntl
-
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no advisory lock, one writer is the user's job
+            return
         self._lock_fd = os.open(os.path.join(self.root, ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
