@@ -12,7 +12,8 @@ Peak memory: the peak resident set size (``VmHWM`` in ``/proc``) of this process
 manifest) during the run (reset just before it), and the largest peak among its worker processes / Ray actor
 processes (polled every 0.5 s). Outside Linux the driver's ``resource.getrusage`` maximum is shown instead.
 
-Examples (1,000,000 rows take ~30 min on 2 cores; measure a subset and extrapolate, as batch.md does)::
+Examples (1,000,000 rows took ~40 min on the shared 2-core machine; measure a subset and extrapolate, as
+benchmarks/results/batch.md does)::
 
     PYTHONPATH=src python benchmarks/batch.py --rows 20000 --n-jobs 1
     PYTHONPATH=src python benchmarks/batch.py --rows 100000 --n-jobs 2
@@ -47,10 +48,10 @@ def linear(X):
 WEIGHTS = np.ones(1)
 
 
-def _cpu_seconds() -> float:
-    """User + system CPU time of this process and of its reaped children (the loky workers, after shutdown)."""
+def _cpu_seconds() -> tuple[float, float]:
+    """User + system CPU time of this process, and of its reaped children (the loky workers, after shutdown)."""
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
 
 
 def _status_kib(pid: int | str, field: str) -> int:
@@ -163,7 +164,8 @@ def main() -> None:
         result = run(explainer, data, method, out=out, backend=args.backend, n_jobs=args.n_jobs,
                      chunk_size=args.chunk_size, budget=budget, random_state=0, progress=False)
         seconds = time.perf_counter() - started
-        cpu = _cpu_seconds() - cpu_before
+        driver_cpu, workers_cpu = (a - b for a, b in zip(_cpu_seconds(), cpu_before))
+        cpu = driver_cpu + workers_cpu
         load_after = os.getloadavg()
         workers.stop.set()
         workers.join()
@@ -185,7 +187,11 @@ def main() -> None:
         print(f"time {seconds:.1f} s, {rate:.0f} rows/s ({rate / args.n_jobs:.0f} rows/s per worker), "
               f"evaluations/row {result.n_evaluations / args.rows:.0f}, max |error| {error:.1e}")
         if args.backend == "local":  # Ray workers are not children of this process: their CPU is not counted
-            print(f"CPU time {cpu:.1f} s (this process + its workers): {args.rows / cpu:.0f} rows per CPU-second")
+            print(f"CPU time {cpu:.1f} s (driver {driver_cpu:.1f} s + workers {workers_cpu:.1f} s): "
+                  f"{args.rows / cpu:.0f} rows per CPU-second; the driver alone (read, fingerprint, write) "
+                  f"{args.rows / max(driver_cpu, 1e-9):.0f} rows per CPU-second")
+        else:
+            print(f"driver CPU time {driver_cpu:.1f} s ({args.rows / max(driver_cpu, 1e-9):.0f} rows per CPU-second)")
         print(f"peak RSS during the run: driver {driver:.0f} MiB, largest worker {children:.0f} MiB; parts on disk "
               f"{disk / 2**20:.1f} MiB ({disk / args.rows:.0f} B/row)")
         print(f"extrapolated to {args.target_rows:,} rows: {args.target_rows / rate / 60:.1f} min on "
