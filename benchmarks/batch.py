@@ -19,6 +19,7 @@ benchmarks/results/batch.md does)::
     PYTHONPATH=src python benchmarks/batch.py --rows 100000 --n-jobs 2
     PYTHONPATH=src python benchmarks/batch.py --rows 50000 --backend ray --n-jobs 2
     PYTHONPATH=src python benchmarks/batch.py --rows 20000 --features 8 --method exact
+    PYTHONPATH=src python benchmarks/batch.py --rows 1000000 --driver-only
 """
 
 from __future__ import annotations
@@ -106,6 +107,14 @@ def _reset_peak_rss() -> bool:
         return False
 
 
+def _free_chunk(explainer, task, chunk) -> dict:
+    """Stand-in for the explanation of a chunk (``--driver-only``): the right shapes, no work."""
+    m = len(chunk.rows)
+    return {"start": chunk.start, "row": np.arange(chunk.start, chunk.start + m, dtype=np.int64),
+            "base_value": np.zeros(m), "n_evaluations": np.zeros(m, dtype=np.int64), "values": chunk.rows / 2,
+            "std_errors": None, "adjacency": None}
+
+
 def write_data(path: str, rows: int, features: int, seed: int = 0, batch: int = 10_000) -> None:
     rng = np.random.default_rng(seed)
     names = [f"f{j}" for j in range(features)]
@@ -125,6 +134,9 @@ def main() -> None:
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--chunk-size", type=int, default=2000)
     parser.add_argument("--target-rows", type=int, default=1_000_000, help="rows to extrapolate to")
+    parser.add_argument("--driver-only", action="store_true",
+                        help="replace the explanation by a free stand-in (values = x / 2) to measure the driver alone: "
+                             "reading, fingerprinting, Parquet parts and manifest (forces n_jobs=1)")
     parser.add_argument("--keep", default=None, help="keep the run in this folder (default: a temp folder)")
     args = parser.parse_args()
 
@@ -136,10 +148,15 @@ def main() -> None:
     budget = args.budget
     if budget is None and method != "exact":
         budget = 2 + 2 * (args.features - 1)  # two permutations: exact for an additive game
-    if method == "exact" and args.features > 14:
+    if method == "exact" and args.features > 14 and not args.driver_only:
         sys.exit(f"exact Shapley over {args.features} features costs 2**{args.features} model rows per row; "
                  "use --features <= 14 or a sampling method")
 
+    if args.driver_only:
+        from interplay.runs import _backends
+
+        _backends.explain_chunk = _free_chunk
+        args.n_jobs, args.backend = 1, "local"
     work = tempfile.mkdtemp(prefix="interplay-batch-")
     try:
         data = os.path.join(work, "X.parquet")
@@ -177,7 +194,8 @@ def main() -> None:
         names = result.feature_names
         values = np.column_stack([first.column(f"value.{n}").to_numpy() for n in names])
         x = np.column_stack([first.column(f"data.{n}").to_numpy() for n in names])
-        error = np.abs(values - WEIGHTS * (x - background.mean(axis=0))).max()
+        truth = x / 2 if args.driver_only else WEIGHTS * (x - background.mean(axis=0))
+        error = np.abs(values - truth).max()
         disk = sum(os.path.getsize(os.path.join(out, "parts", f)) for f in os.listdir(os.path.join(out, "parts")))
         rate = args.rows / seconds
         print(f"python {platform.python_version()}, numpy {np.__version__}, pyarrow {pa.__version__}, "
