@@ -160,7 +160,7 @@ def test_sigkill_then_resume_gives_exactly_the_uninterrupted_run(data, tmp_path)
     script.write_text(KILL_SCRIPT.format(src=SRC, tests=HERE, data=str(tmp_path / "data.npz"), out=str(out)))
     env = dict(os.environ, INTERPLAY_TEST_SLEEP="0.02")  # ~0.2 s per chunk
     proc = subprocess.Popen([sys.executable, str(script)], env=env)
-    manifest = out / "manifest.json"
+    manifest = out / "run-manifest.json"
     deadline = time.monotonic() + 60
     done = 0
     while time.monotonic() < deadline and proc.poll() is None:
@@ -290,10 +290,10 @@ def test_unfinished_run_is_not_loaded_as_complete(data, tmp_path):
     background, X = data
     explainer = _explainer(background=background)
     run(explainer, X, out=tmp_path, chunk_size=5, n_jobs=1)
-    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    manifest = json.loads((tmp_path / "run-manifest.json").read_text())
     del manifest["chunks"]["2"]
     manifest["complete"] = False
-    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    (tmp_path / "run-manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(ValueError, match="not finished"):
         load_run(tmp_path)
     assert len(open_run(tmp_path).table()) == len(X) - 5  # finished rows stay readable

@@ -1,6 +1,6 @@
 """Batch runs: explain millions of rows in chunks, locally (loky) or on Ray, resumable, results in Parquet.
 
-``run(explainer, X, out=DIR)`` writes ``DIR/manifest.json`` and one Parquet part per chunk; ``load_run(DIR)``
+``run(explainer, X, out=DIR)`` writes ``DIR/run-manifest.json`` and one Parquet part per chunk; ``load_run(DIR)``
 reads the whole run back as an :class:`~interplay.Explanation`; ``open_run(DIR)`` gives streamed aggregates
 (global importance, cohort explanation graphs) and table views; ``resume_run(explainer, X, DIR)`` finishes an
 interrupted run with the parameters recorded in its manifest.

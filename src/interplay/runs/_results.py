@@ -4,7 +4,7 @@ Parts are ordinary Parquet files, so any Parquet reader works too, e.g. DuckDB::
 
     SELECT avg(abs("value.age")) AS age FROM read_parquet('DIR/parts/*.parquet');
 
-(Only parts listed in ``DIR/manifest.json`` are finished; a folder being written may also hold parts of chunks
+(Only parts listed in ``DIR/run-manifest.json`` are finished; a folder being written may also hold parts of chunks
 still being recorded, so prefer :meth:`Run.table` or read the manifest's list of files.)
 """
 

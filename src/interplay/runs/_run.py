@@ -59,7 +59,7 @@ def run(explainer: Explainer, X: Any, method: str = "exact", *, out: Any, kind: 
         The estimator and its options, as in :func:`interplay.shapley` (``kind="shapley"``),
         :func:`interplay.banzhaf` or :func:`interplay.bivariate`.
     out:
-        Output folder: ``manifest.json`` and ``parts/part-*.parquet`` (one per chunk).
+        Output folder: ``run-manifest.json`` and ``parts/part-*.parquet`` (one per chunk).
     kind:
         ``"shapley"`` (default), ``"banzhaf"`` or ``"bivariate"`` (also stores each row's explanation graph).
     backend:

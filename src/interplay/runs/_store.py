@@ -2,7 +2,7 @@
 
 Layout::
 
-    DIR/manifest.json            parameters of the run + one entry per finished chunk (file, rows, sha256)
+    DIR/run-manifest.json            parameters of the run + one entry per finished chunk (file, rows, sha256)
     DIR/parts/part-000042.parquet
 
 Every file is written to a temporary name in the same directory, flushed and fsync'ed, then renamed over its
@@ -20,7 +20,7 @@ import json
 import os
 from typing import Any
 
-MANIFEST = "manifest.json"
+MANIFEST = "run-manifest.json"
 PARTS = "parts"
 FORMAT = "interplay-run/1"
 
