@@ -1,6 +1,6 @@
 """interplay: Shapley-family explanations of black-box models, and how features act together."""
 
-from . import graph, modalities, plot, synthetic
+from . import graph, modalities, plot, runs, synthetic
 from .api import banzhaf, bivariate, interactions, shapley
 from .estimators import available_methods
 from .explainer import Explainer
@@ -8,6 +8,7 @@ from .games import Game
 from .graph import ExplanationGraph, RedundancyGraph, mean_graph
 from .io import load, save
 from .report import build_report, save_report
+from .runs import load_run, open_run, resume_run, run
 from .results import Attribution, BivariateExplanation, Explanation, Interactions
 
 __version__ = "0.1.0"
@@ -28,9 +29,14 @@ __all__ = [
     "graph",
     "interactions",
     "load",
+    "load_run",
     "mean_graph",
     "modalities",
+    "open_run",
     "plot",
+    "resume_run",
+    "run",
+    "runs",
     "save",
     "save_report",
     "shapley",

@@ -361,6 +361,9 @@ class Explainer:
 
     def _many(self, kind: str, X: Any, y: Any, method: str, budget: int | None, random_state: Any,
               options: dict) -> Explanation | dict[Any, Explanation]:
+        if method == "tree":  # exact tree algorithms (interplay.trees), no coalition sampling
+            from .trees.explain import explain_rows
+            return explain_rows(self, kind, X, y, budget=budget, **options)
         rows = self._rows(X, "X")
         labels = [None] * len(rows) if y is None else list(np.ravel(y))
         if len(labels) != len(rows):
@@ -427,12 +430,18 @@ class Explainer:
                      budget: int | None = None, random_state: Any = None, y: Any = None,
                      **options) -> Interactions | dict[Any, Interactions]:
         """Interaction index of row ``x`` (see :func:`interplay.interactions`)."""
+        if method == "tree":
+            from .trees.explain import explain_interactions
+            return explain_interactions(self, x, index, order, y, budget=budget, **options)
         return self._one("interactions", x, y, random_state, index=index, order=order, method=method,
                          budget=budget, **options)
 
     def bivariate(self, x: Any, method: str = "exact", budget: int | None = None, random_state: Any = None,
                   y: Any = None, **options) -> BivariateExplanation | dict[Any, BivariateExplanation]:
         """Bivariate Shapley matrix of row ``x`` (see :func:`interplay.bivariate`)."""
+        if method == "tree":
+            from .trees.explain import explain_bivariate
+            return explain_bivariate(self, x, y, budget=budget, **options)
         return self._one("bivariate", x, y, random_state, method=method, budget=budget, **options)
 
     def __repr__(self) -> str:

@@ -1,0 +1,216 @@
+"""Where chunks are computed: in this process, in local worker processes (joblib's loky), or on Ray.
+
+Every backend receives the explainer once as pickled bytes (cloudpickle), unpickles it once per worker and keeps
+it for all the chunks that worker computes (loky: a worker initializer; Ray: long-lived actors fed from one
+``ray.put``). At most ``2 * n_workers`` chunks are in flight, so memory stays bounded however many rows there are.
+Results come back in completion order; the caller writes them (chunks are identified by their first row).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections import deque
+from typing import Any, Iterable, Iterator
+
+from ._compute import Task, explain_chunk
+from ._sources import Chunk
+
+BACKENDS = ("local", "ray")
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+               "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+_WORKER: dict = {}
+
+
+def _init_worker(payload: bytes, task: Task) -> None:
+    from ._params import cloudpickle
+
+    _WORKER["explainer"] = cloudpickle().loads(payload)
+    _WORKER["task"] = task
+
+
+def _work(chunk: Chunk) -> dict:
+    return explain_chunk(_WORKER["explainer"], _WORKER["task"], chunk)
+
+
+def resolve_n_jobs(n_jobs: int | None) -> int:
+    """``None`` or ``-1``: all CPUs; ``-k``: all but ``k - 1``."""
+    cpus = os.cpu_count() or 1
+    if n_jobs is None:
+        return cpus
+    return max(1, cpus + 1 + n_jobs) if n_jobs < 0 else n_jobs
+
+
+class InlineBackend:
+    """Compute chunks one after another in this process (``n_jobs=1``)."""
+
+    def __init__(self, explainer: Any, task: Task) -> None:
+        self.explainer, self.task = explainer, task
+
+    def map_unordered(self, chunks: Iterable[Chunk]) -> Iterator[tuple[Chunk, dict]]:
+        for chunk in chunks:
+            yield chunk, explain_chunk(self.explainer, self.task, chunk)
+
+    def close(self) -> None:
+        pass
+
+
+class LocalBackend:
+    """``n_jobs`` loky worker processes (no cluster needed). If a worker dies (killed, out of memory), the pool is
+    restarted and the chunks in flight are computed again (at most 3 times)."""
+
+    def __init__(self, payload: bytes, task: Task, n_jobs: int) -> None:
+        self.n_jobs, self.payload, self.task = n_jobs, payload, task
+        self.restarts_left = 3
+        self.executor = self._start()
+
+    def _start(self):
+        from joblib.externals.loky import ProcessPoolExecutor
+
+        # like joblib: cap the BLAS/OpenMP threads of each worker so that n_jobs workers do not oversubscribe
+        threads = str(max(1, (os.cpu_count() or 1) // self.n_jobs))
+        env = {var: os.environ.get(var, threads) for var in THREAD_VARS}
+        return ProcessPoolExecutor(max_workers=self.n_jobs, initializer=_init_worker,
+                                   initargs=(self.payload, self.task), env=env)
+
+    def map_unordered(self, chunks: Iterable[Chunk]) -> Iterator[tuple[Chunk, dict]]:
+        from concurrent.futures import FIRST_COMPLETED, wait
+        from concurrent.futures.process import BrokenProcessPool
+
+        chunks = iter(chunks)
+        running: dict = {}
+        retry: deque = deque()
+        while True:
+            while len(running) < 2 * self.n_jobs:
+                chunk = retry.popleft() if retry else next(chunks, None)
+                if chunk is None:
+                    break
+                running[self.executor.submit(_work, chunk)] = chunk
+            if not running:
+                return
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                chunk = running.pop(future)
+                try:
+                    result = future.result()
+                except BrokenProcessPool:
+                    if self.restarts_left <= 0:
+                        raise
+                    self.restarts_left -= 1
+                    retry.extend([chunk, *running.values()])
+                    running.clear()
+                    self.executor.shutdown(wait=False, kill_workers=True)
+                    self.executor = self._start()
+                    break
+                yield chunk, result
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True, kill_workers=True)
+
+
+class _RayWorker:
+    """A long-lived Ray actor holding the unpickled explainer."""
+
+    def __init__(self, payload: bytes, task: Task) -> None:
+        _init_worker(payload, task)
+
+    def explain(self, chunk: Chunk) -> dict:
+        return _work(chunk)
+
+
+def _import_ray():
+    try:
+        import ray
+    except ImportError:
+        raise ImportError("backend='ray' needs Ray: pip install 'ray>=2.9' (or 'interplay[ray]')") from None
+    return ray
+
+
+class RayBackend:
+    """Long-lived actors on an existing Ray cluster: the one ``ray.init`` already connected to, or ``ray_address``.
+
+    The library never starts Ray with settings of its own: without ``ray.init`` and without ``ray_address`` it
+    raises an error saying how to connect. ``n_jobs``: number of actors (default: the cluster's CPUs).
+    """
+
+    def __init__(self, payload: bytes, task: Task, n_jobs: int | None, ray_address: str | None) -> None:
+        ray = _import_ray()
+        self.ray = ray
+        self._connected_here = False
+        if not ray.is_initialized():
+            if ray_address is None:
+                raise RuntimeError(
+                    "backend='ray': Ray is not initialised. Connect first with ray.init() (a local instance) or "
+                    "ray.init(address='auto' | 'ray://<head>:10001') (a cluster), or pass "
+                    "ray_address='auto' | 'ray://<head>:10001' to ip.run"
+                )
+            ray.init(address=ray_address)
+            self._connected_here = True
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        if n_jobs is None or n_jobs < 0:
+            n_jobs = max(1, cpus)
+        elif n_jobs > cpus:
+            warnings.warn(f"n_jobs={n_jobs} actors need {n_jobs} CPUs, the Ray cluster has {cpus}; chunks queued on "
+                          "actors that cannot be placed wait until the cluster grows", RuntimeWarning, stacklevel=4)
+        self.n_jobs = n_jobs
+        self.payload_ref = ray.put(payload)  # the model and background go to the object store once
+        self.task = task
+        self.actor_class = ray.remote(num_cpus=1)(_RayWorker)
+        self.actors = [self._new_actor() for _ in range(n_jobs)]
+        self.replacements_left = 3 * n_jobs
+
+    def _new_actor(self):
+        return self.actor_class.remote(self.payload_ref, self.task)
+
+    def map_unordered(self, chunks: Iterable[Chunk]) -> Iterator[tuple[Chunk, dict]]:
+        """Chunks go to idle actors; a chunk whose actor died (preempted node) is resubmitted to a new actor."""
+        ray = self.ray
+        chunks = iter(chunks)
+        idle = deque(self.actors * 2)  # two chunks queued per actor keeps every actor busy
+        running: dict = {}
+        retry: deque = deque()
+        replaced: dict = {}
+        while True:
+            while idle:
+                chunk = retry.popleft() if retry else next(chunks, None)
+                if chunk is None:
+                    break
+                actor = idle.popleft()
+                running[actor.explain.remote(chunk)] = (actor, chunk)
+            if not running:
+                return
+            done, _ = ray.wait(list(running), num_returns=1)
+            for ref in done:
+                actor, chunk = running.pop(ref)
+                try:
+                    result = ray.get(ref)
+                except ray.exceptions.RayActorError:
+                    if actor not in replaced:
+                        if self.replacements_left <= 0:
+                            raise
+                        self.replacements_left -= 1
+                        replaced[actor] = self._new_actor()
+                        self.actors = [replaced.get(a, a) for a in self.actors]
+                        idle = deque(replaced.get(a, a) for a in idle)
+                    idle.append(replaced[actor])
+                    retry.append(chunk)
+                    continue
+                idle.append(actor)
+                yield chunk, result
+
+    def close(self) -> None:
+        for actor in getattr(self, "actors", []):
+            self.ray.kill(actor)
+        self.actors = []
+        if self._connected_here:
+            self.ray.shutdown()
+
+
+def make_backend(backend: str, *, explainer: Any, payload: bytes, task: Task, n_jobs: int | None,
+                 ray_address: str | None):
+    """The backend object for ``backend`` (``"local"`` or ``"ray"``)."""
+    if backend == "ray":
+        return RayBackend(payload, task, n_jobs, ray_address)
+    n = resolve_n_jobs(n_jobs)
+    return InlineBackend(explainer, task) if n == 1 else LocalBackend(payload, task, n)

@@ -1,0 +1,53 @@
+"""The work of one chunk: explain each of its rows with the row's own seed (the only code workers run).
+
+Row ``i`` (global index) is explained exactly as :meth:`interplay.Explainer.shapley` explains it:
+``api.<kind>(explainer.game(x_i, y_i), method, budget, random_state=row_seed(entropy, i), **options)``.
+Cost per row: that of the method on one game (``2**d`` coalitions for ``method="exact"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import api
+from ._seeding import row_seed
+from ._sources import Chunk
+
+KINDS = ("shapley", "banzhaf", "bivariate")
+
+
+@dataclass(frozen=True)
+class Task:
+    """What every row of a run computes (the same for all chunks)."""
+
+    kind: str
+    method: str
+    budget: int | None
+    entropy: int
+    options: dict = field(default_factory=dict)
+
+
+def explain_chunk(explainer: Any, task: Task, chunk: Chunk) -> dict:
+    """Arrays for the rows of ``chunk``: ``row``, ``base_value``, ``n_evaluations``, ``values`` ``(m, d)``,
+    ``std_errors`` ``(m, d)`` or ``None``, and ``adjacency`` ``(m, d, d)`` for ``kind="bivariate"``."""
+    estimate = getattr(api, task.kind)
+    labels = chunk.labels if chunk.labels is not None else [None] * len(chunk.rows)
+    results = [estimate(explainer.game(x, y), method=task.method, budget=task.budget,
+                        random_state=row_seed(task.entropy, chunk.start + k), **task.options)
+               for k, (x, y) in enumerate(zip(chunk.rows, labels))]
+    attributions = [r.univariate for r in results] if task.kind == "bivariate" else results
+    std = None
+    if all(a.std_errors is not None for a in attributions):
+        std = np.array([a.std_errors for a in attributions], dtype=float)
+    return {
+        "start": chunk.start,
+        "row": np.arange(chunk.start, chunk.start + len(chunk.rows), dtype=np.int64),
+        "base_value": np.array([a.baseline for a in attributions], dtype=float),
+        "n_evaluations": np.array([r.n_evaluations for r in results], dtype=np.int64),
+        "values": np.array([a.values for a in attributions], dtype=float),
+        "std_errors": std,
+        "adjacency": np.array([r.adjacency for r in results], dtype=float) if task.kind == "bivariate" else None,
+    }

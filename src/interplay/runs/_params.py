@@ -1,0 +1,119 @@
+"""A run's parameters as recorded in its manifest, and the check that refuses to mix different runs.
+
+The model is identified by the SHA-256 of its pickled bytes (cloudpickle), or by a ``model_tag`` the user gives
+(use one when the same model pickles to different bytes in different processes). The background/reference data
+and the removal settings are hashed too; the explained rows are checked chunk by chunk (``data_sha256``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import numpy as np
+
+
+def cloudpickle():
+    """cloudpickle (pickles lambdas and functions of ``__main__`` by value); joblib's vendored copy if absent."""
+    try:
+        import cloudpickle as module
+    except ImportError:  # pragma: no cover - joblib always ships one
+        from joblib.externals import cloudpickle as module
+    return module
+
+
+def dumps_explainer(explainer: Any) -> bytes:
+    """The explainer (model, background, settings) as cloudpickle bytes; a clear error when it cannot be pickled."""
+    try:
+        return cloudpickle().dumps(explainer)
+    except Exception as exc:  # pickling raises many types (TypeError, PicklingError, AttributeError...)
+        raise TypeError(
+            f"model: cannot be pickled ({type(exc).__name__}: {exc}). Batch runs send the model to worker "
+            "processes and fingerprint it to resume safely: use a model defined at module level (not a closure "
+            "over an open file, lock, connection or generator), or wrap it in a picklable class"
+        ) from None
+
+
+def _plain_json(value: Any) -> bool:
+    """Whether ``value`` survives a JSON round trip unchanged (so a resume can read the options back)."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return True
+    if isinstance(value, list):
+        return all(_plain_json(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain_json(v) for k, v in value.items())
+    return False
+
+
+def _sha(*parts: bytes) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part)
+    return digest.hexdigest()
+
+
+def _array_bytes(a: np.ndarray | None) -> bytes:
+    if a is None:
+        return b"none"
+    a = np.ascontiguousarray(a, dtype=float)
+    return repr(a.shape).encode() + a.tobytes()
+
+
+def model_fingerprint(explainer: Any, model_tag: str | None) -> str:
+    """``"tag:<model_tag>"``, or the SHA-256 of the pickled model function (without its usage counters)."""
+    if model_tag is not None:
+        if not isinstance(model_tag, str) or not model_tag:
+            raise TypeError(f"model_tag: expected a non-empty string, got {model_tag!r}")
+        return f"tag:{model_tag}"
+    model = explainer.model
+    return "sha256:" + _sha(cloudpickle().dumps((model.fn, model.kind, model.classes, model.columns)))
+
+
+def data_fingerprint(rows: np.ndarray, labels: list | None) -> str:
+    """SHA-256 of one chunk's rows (float64 bytes) and labels (float64 bytes if numeric, else their text)."""
+    if labels is None:
+        label_bytes = b"none"
+    else:
+        array = np.asarray(labels)
+        label_bytes = (_array_bytes(array) if array.dtype.kind in "biuf"
+                       else repr([str(v) for v in labels]).encode())
+    return _sha(_array_bytes(rows), label_bytes)
+
+
+def run_parameters(explainer: Any, *, kind: str, method: str, budget: int | None, entropy: int,
+                   options: dict, feature_names: list[str], chunk_size: int, store_data: bool, labels: str,
+                   model_tag: str | None) -> dict:
+    """Everything that determines the numbers of a run (JSON-able). Two runs may share a folder iff equal."""
+    return {
+        "kind": kind,
+        "method": method,
+        "budget": budget,
+        "seed_entropy": str(entropy),
+        "options": json.dumps(options, sort_keys=True, default=repr),
+        "options_plain_json": _plain_json(options),
+        "removal": explainer.removal,
+        "output": explainer.output,
+        "target": repr(explainer.target),
+        "n_neighbors": explainer.n_neighbors,
+        "background": "sha256:" + _sha(_array_bytes(explainer.background), _array_bytes(explainer.reference)),
+        "model": model_fingerprint(explainer, model_tag),
+        "feature_names": list(feature_names),
+        "chunk_size": chunk_size,
+        "store_data": store_data,
+        "labels": labels,
+    }
+
+
+def refuse_mixing(recorded: dict, current: dict, where: str) -> None:
+    """Raise a ValueError naming every parameter in which ``current`` differs from the ``recorded`` run."""
+    keys = sorted(set(recorded) | set(current))
+    diffs = [f"{k}: run has {recorded.get(k)!r}, this call has {current.get(k)!r}"
+             for k in keys if recorded.get(k) != current.get(k)]
+    if diffs:
+        raise ValueError(
+            f"out: {where} holds a run with different parameters; refusing to mix results of different runs.\n  "
+            + "\n  ".join(diffs)
+            + "\nUse another out= folder, or the recorded parameters to resume (random_state=None reuses the "
+              "recorded seed)."
+        )

@@ -1,0 +1,165 @@
+"""Reading a run back: the whole Explanation, a pyarrow/pandas table, or streamed aggregates.
+
+Parts are ordinary Parquet files, so any Parquet reader works too, e.g. DuckDB::
+
+    SELECT avg(abs("value.age")) AS age FROM read_parquet('DIR/parts/*.parquet');
+
+(Only parts listed in ``DIR/run-manifest.json`` are finished; a folder being written may also hold parts of chunks
+still being recorded, so prefer :meth:`Run.table` or read the manifest's list of files.)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from ..results import Attribution, BivariateExplanation, Explanation
+from ._store import Store
+from ._table import FIXED, adjacency, matrix, value_columns
+
+
+class Run:
+    """A run folder (finished or not). Aggregates stream over the parts, one at a time (bounded memory)."""
+
+    def __init__(self, out: Any) -> None:
+        self.store = Store(out, create=False)
+        self.manifest = self.store.read_manifest()
+        self.path = self.store.root
+        self.params: dict = self.manifest["params"]
+        self.feature_names: tuple[str, ...] = tuple(self.params["feature_names"])
+        self.kind: str = self.params["kind"]
+        self.method: str = self.params["method"]
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.manifest.get("complete"))
+
+    @property
+    def n_rows(self) -> int:
+        """Rows finished so far (all rows when the run is complete)."""
+        return sum(e["rows"][1] - e["rows"][0] for e in self.manifest["chunks"].values())
+
+    @property
+    def n_evaluations(self) -> int:
+        return sum(e["n_evaluations"] for e in self.manifest["chunks"].values())
+
+    def _entries(self) -> list[dict]:
+        return [self.manifest["chunks"][k] for k in sorted(self.manifest["chunks"], key=int)]
+
+    def iter_tables(self, columns: Sequence[str] | None = None) -> Iterator:
+        """The finished parts as pyarrow Tables, in row order (one part in memory at a time)."""
+        for entry in self._entries():
+            yield self.store.read_part(entry, columns=None if columns is None else list(columns))
+
+    def table(self, columns: Sequence[str] | None = None):
+        """All finished rows as one pyarrow Table, sorted by ``row`` (see :mod:`interplay.runs._table`)."""
+        import pyarrow as pa
+
+        tables = list(self.iter_tables(columns))
+        if not tables:
+            raise ValueError(f"out: the run in {self.path!r} has no finished chunk yet")
+        return pa.concat_tables(tables)
+
+    def to_pandas(self, columns: Sequence[str] | None = None):
+        """All finished rows as a pandas DataFrame indexed by ``row``."""
+        return self.table(columns).to_pandas().set_index("row")
+
+    def _require_complete(self) -> None:
+        if not self.complete:
+            n = self.manifest.get("n_rows")
+            raise ValueError(f"out: the run in {self.path!r} is not finished ({self.n_rows} of "
+                             f"{n if n is not None else '?'} rows); resume it with ip.run(..., out=...) "
+                             "or read the finished rows with open_run(out).table()")
+
+    def explanation(self) -> Explanation:
+        """The whole run as an :class:`Explanation` (all rows in memory). For ``kind="bivariate"``,
+        ``values`` are the univariate Shapley values and ``info["adjacency"]`` the ``(m, d, d)`` graphs."""
+        self._require_complete()
+        table = self.table()
+        names = self.feature_names
+        stored = self.params["store_data"]
+        has_se = value_columns(names, "se")[0] in table.column_names
+        info = {k: v for k, v in self.params.items() if k not in ("feature_names",)}
+        info["out"] = self.path
+        if self.kind == "bivariate":
+            info["adjacency"] = adjacency(table, names)
+        return Explanation(
+            values=matrix(table, value_columns(names, "value")),
+            base_values=table.column("base_value").to_numpy(),
+            data=matrix(table, value_columns(names, "data")) if stored else np.full((table.num_rows, len(names)),
+                                                                                      np.nan),
+            feature_names=names, method=self.method, n_evaluations=table.column("n_evaluations").to_numpy(),
+            std_errors=matrix(table, value_columns(names, "se")) if has_se else None, info=info,
+        )
+
+    def _select(self, rows: Any) -> np.ndarray | None:
+        """``rows`` (None, boolean mask over the run's rows, or row indices) as a sorted index array."""
+        if rows is None:
+            return None
+        rows = np.asarray(rows)
+        n = self.manifest.get("n_rows") or self.n_rows
+        if rows.dtype == bool:
+            if rows.shape != (n,):
+                raise ValueError(f"rows: a boolean mask needs {n} entries (one per row of the run), got {rows.shape}")
+            return np.flatnonzero(rows)
+        if not np.issubdtype(rows.dtype, np.integer):
+            raise TypeError(f"rows: expected None, a boolean mask or integer row indices, got dtype {rows.dtype}")
+        return np.unique(rows)
+
+    def _sums(self, rows: Any, columns: list[str], absolute: bool) -> tuple[np.ndarray, int]:
+        self._require_complete()
+        index = self._select(rows)
+        total, count = np.zeros(len(columns)), 0
+        for table in self.iter_tables(["row", *columns]):
+            block = matrix(table, columns)
+            if index is not None:
+                row = table.column("row").to_numpy()
+                block = block[np.isin(row, index, assume_unique=True)]
+            total += (np.abs(block) if absolute else block).sum(axis=0)
+            count += len(block)
+        if count == 0:
+            raise ValueError("rows: selects no row of the run")
+        return total, count
+
+    def global_importance(self, rows: Any = None) -> np.ndarray:
+        """Mean ``|value|`` per feature over all rows, or over a cohort (``rows``: mask or indices)."""
+        total, count = self._sums(rows, value_columns(self.feature_names, "value"), absolute=True)
+        return total / count
+
+    def mean_attribution(self, rows: Any = None) -> Attribution:
+        """Mean signed values and mean base value over all rows or a cohort."""
+        cols = value_columns(self.feature_names, "value")
+        total, count = self._sums(rows, ["base_value", *cols], absolute=False)
+        return Attribution(total[1:] / count, total[0] / count, self.feature_names, self.n_evaluations,
+                           self.method, info={"rows": count, "mean_over_rows": True})
+
+    def cohort_graph(self, rows: Any = None) -> BivariateExplanation:
+        """The cohort's explanation graph: mean adjacency over its rows (``kind="bivariate"`` runs only)."""
+        if self.kind != "bivariate":
+            raise ValueError(f"cohort_graph: needs a run with kind='bivariate', this run has kind={self.kind!r}")
+        from ._table import adjacency_columns, pair_index
+
+        cols = adjacency_columns(self.feature_names)
+        total, count = self._sums(rows, cols, absolute=False)
+        d = len(self.feature_names)
+        mean = np.zeros((d, d))
+        i, j = pair_index(d)
+        mean[i, j] = total / count
+        return BivariateExplanation(mean, self.mean_attribution(rows), self.feature_names, self.n_evaluations,
+                                    self.method, info={"rows": count, "mean_over_rows": True})
+
+    def __repr__(self) -> str:
+        state = "complete" if self.complete else "unfinished"
+        return (f"Run({self.path!r}, kind={self.kind!r}, method={self.method!r}, rows={self.n_rows}, {state}, "
+                f"parts={len(self.manifest['chunks'])})")
+
+
+def open_run(out: Any) -> Run:
+    """A handle on the run in folder ``out`` (finished or not): tables, aggregates, manifest."""
+    return Run(out)
+
+
+def load_run(out: Any) -> Explanation:
+    """The finished run in folder ``out`` as one :class:`Explanation` (all rows in memory)."""
+    return Run(out).explanation()

@@ -1,0 +1,246 @@
+"""``run``: explain every row of a (possibly huge) dataset in chunks, locally or on Ray, resumably.
+
+Flow: check everything once (model picklable, output writable, columns, parameters) -> record the parameters in
+the manifest (or check them against the recorded run) -> stream chunks of rows from the input, skipping finished
+chunks (after checking their rows are the same) -> compute the others on the backend -> write each finished chunk
+as a Parquet part and record it in the manifest. Killing the process at any point loses at most the chunks in
+flight; running the same call again finishes the rest, giving exactly the rows and values of an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import sys
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_choice, check_feature_names, check_int
+from ..estimators import get_estimator
+from ..explainer import Explainer
+from ._backends import BACKENDS, make_backend
+from ._compute import KINDS, Task
+from ._params import data_fingerprint, dumps_explainer, refuse_mixing, run_parameters
+from ._results import Run
+from ._seeding import draw_entropy
+from ._sources import open_source
+from ._store import FORMAT, Store
+from ._table import to_table
+
+
+def _progress(progress: bool | None, total: int | None, initial: int):
+    show = progress if progress is not None else sys.stderr.isatty()
+    if not show:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover
+        return None
+    return tqdm(total=total, initial=initial, unit="row", desc="explaining", smoothing=0.05)
+
+
+def run(explainer: Explainer, X: Any, method: str = "exact", *, out: Any, kind: str = "shapley",
+        backend: str = "local", chunk_size: int = 1000, n_jobs: int | None = None, budget: int | None = None,
+        random_state: Any = None, resume: bool = True, y: Any = None, store_data: bool = True,
+        model_tag: str | None = None, ray_address: str | None = None, progress: bool | None = None,
+        **options) -> Run:
+    """Explain every row of ``X`` with ``explainer``, chunk by chunk, writing results to the folder ``out``.
+
+    Parameters
+    ----------
+    explainer:
+        An :class:`interplay.Explainer` (model, background, removal, output).
+    X:
+        Rows to explain: a 2-D array, a DataFrame, or the path of a CSV or Parquet file (read in batches).
+    method, budget, options:
+        The estimator and its options, as in :func:`interplay.shapley` (``kind="shapley"``),
+        :func:`interplay.banzhaf` or :func:`interplay.bivariate`.
+    out:
+        Output folder: ``run-manifest.json`` and ``parts/part-*.parquet`` (one per chunk).
+    kind:
+        ``"shapley"`` (default), ``"banzhaf"`` or ``"bivariate"`` (also stores each row's explanation graph).
+    backend:
+        ``"local"`` (joblib's loky worker processes; ``n_jobs=1`` computes in this process) or ``"ray"`` (actors on
+        the cluster ``ray.init`` connected to, or on ``ray_address``; the library never starts Ray itself).
+    chunk_size:
+        Rows per chunk (= per Parquet part, and the unit of work lost on a crash). Results do not depend on it.
+    n_jobs:
+        Worker processes / Ray actors (default: all CPUs of the machine / cluster). Results do not depend on it.
+    random_state:
+        Seed. Row ``i`` gets ``SeedSequence(entropy, spawn_key=(i,))`` as in :meth:`Explainer.shapley`, so the
+        numbers equal ``explainer.shapley(X, method, budget, random_state)`` for any chunking and backend.
+    resume:
+        If ``out`` holds a run: ``True`` finishes it (the parameters must be the same, else an error lists the
+        differences; finished chunks are kept after their checksums are verified, corrupt ones recomputed);
+        ``False`` raises instead of touching it.
+    y:
+        Labels for ``output="loss"``: one per row, or the name of a label column of a DataFrame/file.
+    store_data:
+        Also store the explained inputs (``data.<feature>`` columns), so :func:`load_run` can return them.
+    model_tag:
+        A name for the model's version, used instead of its pickled bytes to recognise it when resuming.
+    progress:
+        Show a progress bar (default: when stderr is a terminal).
+
+    Returns a :class:`Run` (read results with ``.explanation()``, ``.table()``, ``.global_importance()``...).
+    Cost: that of ``method`` on one game per row (e.g. ``2**d`` coalitions per row for ``"exact"``).
+    """
+    if not isinstance(explainer, Explainer):
+        raise TypeError(f"explainer: expected an interplay.Explainer, got {type(explainer).__name__}")
+    kind = check_choice(kind, "kind", KINDS)
+    get_estimator(kind, method)  # unknown method -> error listing the known ones
+    budget = check_int(budget, "budget", minimum=1, allow_none=True)
+    chunk_size = check_int(chunk_size, "chunk_size", minimum=1)
+    backend = check_choice(backend, "backend", BACKENDS)
+    n_jobs = check_int(n_jobs, "n_jobs", allow_none=True)
+    if n_jobs == 0:
+        raise ValueError("n_jobs: expected a positive number of workers, -1 for all CPUs, or None; got 0")
+    if not isinstance(resume, bool):
+        raise TypeError(f"resume: expected True or False, got {resume!r}")
+
+    payload = dumps_explainer(explainer)  # picklability checked before anything is written
+    source = open_source(X, feature_names=explainer.feature_names, n_features=explainer.n_features, y=y)
+    data_sha256, n_rows, n_features = _scan(source, chunk_size)  # one streaming pass: checks and fingerprint
+    names = list(explainer.feature_names or check_feature_names(source.columns, n_features))
+    labels = y if isinstance(y, str) else ("given" if y is not None else "none")
+
+    store = Store(out, create=True)
+    store.lock()
+    try:
+        manifest = store.read_manifest()
+        if manifest is not None and not resume:
+            raise ValueError(f"out: {store.root!r} already holds a run and resume=False; choose another folder, "
+                             "delete it, or pass resume=True to finish it")
+        if manifest is not None and random_state is None:
+            entropy = int(manifest["params"]["seed_entropy"])
+        else:
+            entropy = draw_entropy(random_state)
+        params = run_parameters(explainer, kind=kind, method=method, budget=budget, entropy=entropy,
+                                options=options, feature_names=names, chunk_size=chunk_size,
+                                store_data=store_data, labels=labels, model_tag=model_tag)
+        params["data"] = f"sha256:{data_sha256}"
+        params["n_rows"] = n_rows
+        if manifest is None:
+            manifest = {"format": FORMAT, "params": params, "chunks": {}, "n_rows": n_rows,
+                        "complete": False,
+                        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                        "versions": _versions()}
+        else:
+            refuse_mixing(manifest["params"], params, repr(store.root))
+        store.remove_temporaries()
+        bad = [k for k, entry in manifest["chunks"].items() if not store.part_ok(entry)]
+        for k in bad:
+            warnings.warn(f"out: part {manifest['chunks'][k]['file']} is missing, truncated or corrupt "
+                          "(checksum mismatch); recomputing it", RuntimeWarning, stacklevel=2)
+            del manifest["chunks"][k]
+        manifest["complete"] = False
+        store.write_manifest(manifest)
+        _execute(explainer, payload, source.chunks(chunk_size), manifest, store, backend=backend, n_jobs=n_jobs,
+                 task=Task(kind, method, budget, entropy, dict(options)), names=names, store_data=store_data,
+                 chunk_size=chunk_size, ray_address=ray_address, progress=progress)
+    finally:
+        store.unlock()
+    return Run(store.root)
+
+
+def _execute(explainer, payload, chunks, manifest, store, *, backend, n_jobs, task, names,
+             store_data, chunk_size, ray_address, progress) -> None:
+    done = manifest["chunks"]
+    seen = {"rows": 0, "chunks": 0}
+    done_rows = sum(e["rows"][1] - e["rows"][0] for e in done.values())
+    bar = _progress(progress, manifest.get("n_rows"), done_rows)
+
+    def pending():
+        for chunk in chunks:
+            index = chunk.start // chunk_size
+            seen["rows"] = chunk.start + len(chunk.rows)
+            seen["chunks"] = index + 1
+            entry = done.get(str(index))
+            if entry is None:
+                yield chunk
+            elif entry["data_sha256"] != data_fingerprint(chunk.rows, chunk.labels) \
+                    or entry["rows"] != [chunk.start, chunk.start + len(chunk.rows)]:
+                raise ValueError(f"X: rows {chunk.start}..{chunk.start + len(chunk.rows) - 1} differ from those "
+                                 f"of the run in {store.root!r}; refusing to mix results of different data")
+
+    engine = make_backend(backend, explainer=explainer, payload=payload, task=task, n_jobs=n_jobs,
+                          ray_address=ray_address)
+    try:
+        for chunk, result in engine.map_unordered(pending()):
+            index = chunk.start // chunk_size
+            entry = store.write_part(index, to_table(result, names, chunk.rows if store_data else None))
+            entry.update(rows=[chunk.start, chunk.start + len(chunk.rows)],
+                         data_sha256=data_fingerprint(chunk.rows, chunk.labels),
+                         n_evaluations=int(result["n_evaluations"].sum()))
+            done[str(index)] = entry
+            store.write_manifest(manifest)
+            if bar is not None:
+                bar.update(len(chunk.rows))
+    finally:
+        engine.close()
+        if bar is not None:
+            bar.close()
+    extra = sorted(int(k) for k in done if int(k) >= seen["chunks"])
+    if extra:
+        raise ValueError(f"X: has {seen['rows']} rows, fewer than the run in {store.root!r} (which has chunks "
+                         f"{extra}); refusing to mix results of different data")
+    manifest["n_rows"] = seen["rows"]
+    manifest["complete"] = True
+    store.write_manifest(manifest)
+
+
+def resume_run(explainer: Explainer, X: Any, out: Any, *, y: Any = None, backend: str = "local",
+               n_jobs: int | None = None, ray_address: str | None = None, progress: bool | None = None) -> Run:
+    """Finish the run in ``out`` with the parameters recorded in its manifest (for ``interplay explain --resume``).
+
+    Only the explainer and the rows must be given again (the same ones: both are checked against the
+    fingerprints in the manifest); ``kind``, ``method``, ``budget``, options, ``chunk_size``, the seed, a label
+    column and a model tag come from the manifest. Labels given as an array must be passed again as ``y``.
+    The backend and the number of workers may differ from the first attempt: results do not depend on them.
+    """
+    params = Run(out).params
+    options = json.loads(params["options"])
+    if not params.get("options_plain_json", False):
+        raise ValueError(f"out: the run in {out!r} was made with options {params['options']} that are not plain "
+                         "JSON; call ip.run(...) again with the same options to resume it")
+    if params["labels"] == "given" and y is None:
+        raise ValueError("y: the run was made with labels given as an array; pass the same y= to resume it")
+    if params["labels"] not in ("given", "none"):
+        y = params["labels"]
+    tag = params["model"][len("tag:"):] if params["model"].startswith("tag:") else None
+    return run(explainer, X, params["method"], out=out, kind=params["kind"], backend=backend,
+               chunk_size=params["chunk_size"], n_jobs=n_jobs, budget=params["budget"], random_state=None,
+               resume=True, y=y, store_data=params["store_data"], model_tag=tag, ray_address=ray_address,
+               progress=progress, **options)
+
+
+def _versions() -> dict:
+    import pyarrow
+
+    from .. import __version__
+
+    return {"interplay": __version__, "numpy": np.__version__, "pyarrow": pyarrow.__version__,
+            "python": sys.version.split()[0]}
+
+
+def _scan(source, chunk_size: int) -> tuple[str, int, int]:
+    """Read the input once (one chunk at a time): check every row, count them, fingerprint them all.
+
+    Reading twice costs seconds for a million rows, little next to explaining them, and lets a resumed run
+    refuse changed data before it computes anything (the per-chunk fingerprints are checked again later).
+    """
+    digest = hashlib.sha256()
+    n_rows, n_features = 0, None
+    for chunk in source.chunks(chunk_size):
+        digest.update(data_fingerprint(chunk.rows, chunk.labels).encode())
+        n_rows += len(chunk.rows)
+        n_features = chunk.rows.shape[1]
+    if n_rows == 0:
+        raise ValueError("X: expected at least one row to explain, got none")
+    return digest.hexdigest(), n_rows, n_features
+
+
+__all__ = ["resume_run", "run"]

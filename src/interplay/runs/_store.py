@@ -1,0 +1,161 @@
+"""A run's directory: Parquet parts written atomically, and a JSON manifest that records them.
+
+Layout::
+
+    DIR/run-manifest.json            parameters of the run + one entry per finished chunk (file, rows, sha256)
+    DIR/parts/part-000042.parquet
+
+Every file is written to a temporary name in the same directory, flushed and fsync'ed, then renamed over its
+final name with ``os.replace`` (atomic on POSIX), and the directory is fsync'ed: after a crash a file is either
+absent or complete. A part counts as finished only once the manifest (written after the part) lists it with its
+SHA-256; a part whose bytes do not match (truncated, corrupted) is recomputed. One run at a time may write to a
+directory (an advisory ``fcntl`` lock on ``DIR/.lock``, released by the OS if the process dies).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+from typing import Any
+
+MANIFEST = "run-manifest.json"
+PARTS = "parts"
+FORMAT = "interplay-run/1"
+
+
+def _fsync_dir(path: str) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that ``path`` is never seen half-written (temp file, fsync, replace)."""
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.tmp-{os.getpid()}")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(folder)
+
+
+def sha256_file(path: str) -> str | None:
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+class Store:
+    """The output directory of one run (see the module docstring)."""
+
+    def __init__(self, out: Any, *, create: bool) -> None:
+        self.root = os.path.abspath(os.fspath(out))
+        self.parts = os.path.join(self.root, PARTS)
+        self._lock_fd = None
+        if create:
+            try:
+                os.makedirs(self.parts, exist_ok=True)
+                probe = os.path.join(self.root, f".probe-{os.getpid()}")
+                with open(probe, "wb") as fh:
+                    fh.write(b"ok")
+                os.remove(probe)
+            except OSError as exc:
+                raise ValueError(f"out: cannot write to the output directory {self.root!r} "
+                                 f"({type(exc).__name__}: {exc.strerror or exc}); choose a writable folder") from None
+        elif not os.path.isfile(os.path.join(self.root, MANIFEST)):
+            raise ValueError(f"out: {self.root!r} holds no run (no {MANIFEST}); run ip.run(..., out=...) first")
+
+    # -------------------------------------------------------------- locking
+    def lock(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no advisory lock, one writer is the user's job
+            return
+        self._lock_fd = os.open(os.path.join(self.root, ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+            raise RuntimeError(f"out: another process is writing to {self.root!r}; wait for it or use another "
+                               "folder") from None
+
+    def unlock(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # closing releases the flock
+            self._lock_fd = None
+
+    def remove_temporaries(self) -> None:
+        """Delete temporary files left by a crashed writer."""
+        for folder in (self.root, self.parts):
+            for name in os.listdir(folder):
+                if name.startswith(".") and ".tmp-" in name:
+                    try:
+                        os.remove(os.path.join(folder, name))
+                    except OSError:  # pragma: no cover
+                        pass
+
+    # -------------------------------------------------------------- manifest
+    def read_manifest(self) -> dict | None:
+        path = os.path.join(self.root, MANIFEST)
+        if not os.path.exists(path):
+            return None
+        try:
+            with open(path, encoding="utf-8") as fh:
+                manifest = json.load(fh)
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"out: unreadable manifest {path!r} ({exc}); move the folder away and start again") from None
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+            raise ValueError(f"out: {path!r} is not an interplay run manifest (format {FORMAT!r})")
+        return manifest
+
+    def write_manifest(self, manifest: dict) -> None:
+        data = json.dumps(manifest, indent=1, sort_keys=True).encode()
+        atomic_write(os.path.join(self.root, MANIFEST), data)
+
+    # -------------------------------------------------------------- parts
+    def part_path(self, index: int) -> str:
+        return os.path.join(self.parts, f"part-{index:06d}.parquet")
+
+    def write_part(self, index: int, table) -> dict:
+        """Write one chunk's table; return its manifest entry (file, sha256, bytes)."""
+        import pyarrow.parquet as pq
+
+        buffer = io.BytesIO()
+        pq.write_table(table, buffer, compression="zstd")
+        data = buffer.getvalue()
+        path = self.part_path(index)
+        atomic_write(path, data)
+        return {"file": os.path.relpath(path, self.root), "sha256": hashlib.sha256(data).hexdigest(),
+                "bytes": len(data)}
+
+    def part_ok(self, entry: dict) -> bool:
+        """Whether the part of ``entry`` exists with exactly the recorded bytes."""
+        path = os.path.join(self.root, entry["file"])
+        try:
+            if os.path.getsize(path) != entry["bytes"]:
+                return False
+        except OSError:
+            return False
+        return sha256_file(path) == entry["sha256"]
+
+    def read_part(self, entry: dict, columns=None):
+        import pyarrow.parquet as pq
+
+        return pq.read_table(os.path.join(self.root, entry["file"]), columns=columns)

@@ -1,0 +1,18 @@
+"""Tree ensembles: exact interventional TreeSHAP, closed-form interaction indices, path-dependent TreeSHAP.
+
+- :func:`as_ensemble` reads scikit-learn, XGBoost and LightGBM tree models into one
+  :class:`TreeEnsemble` (flat node arrays; see :mod:`interplay.trees.parsers` for the output explained).
+- :func:`interventional_shapley` / :func:`interventional_indices`: exact values of the marginal
+  (interventional) game with background data, and exact Banzhaf, pairwise SII/BII and Bivariate Shapley
+  matrices from per-leaf closed forms (derivation in :mod:`interplay.trees.interventional`).
+- :func:`path_dependent_shapley`: Lundberg et al.'s path-dependent TreeSHAP.
+- Through the Explainer: ``method="tree"`` (see :mod:`interplay.trees.explain`).
+"""
+
+from .ensemble import TreeEnsemble
+from .interventional import TreeIndices, interventional_indices, interventional_shapley
+from .parsers import as_ensemble
+from .path_dependent import path_dependent_shapley
+
+__all__ = ["TreeEnsemble", "TreeIndices", "as_ensemble", "interventional_indices", "interventional_shapley",
+           "path_dependent_shapley"]

@@ -1,0 +1,354 @@
+"""Read fitted tree models into a :class:`~interplay.trees.ensemble.TreeEnsemble`.
+
+What the ensemble's output is (and hence what the tree methods explain), per family:
+
+=====================================================  ================================================
+model                                                  ``TreeEnsemble.output`` (one column per class)
+=====================================================  ================================================
+DecisionTree/RandomForest/ExtraTrees ``Regressor``     ``"prediction"`` (mean of the trees)
+DecisionTree/RandomForest/ExtraTrees ``Classifier``    ``"probability"`` (``predict_proba``: mean of the
+                                                       trees' leaf class fractions)
+GradientBoosting, HistGradientBoosting (both kinds)    ``"margin"``: the raw score before the link
+                                                       (``decision_function``; binary: one column, the
+                                                       log-odds of class 1)
+XGBoost, LightGBM (sklearn wrappers and ``Booster``)   ``"margin"`` (``output_margin=True`` /
+                                                       ``raw_score=True``; binary: log-odds of class 1)
+=====================================================  ================================================
+
+Not read (an error says so): XGBoost categorical splits, vector leaves and ``dart``; LightGBM linear trees;
+pandas categorical columns (pass the integer category codes instead). Categories: LightGBM sends NaN,
+negative and unseen categories right; HistGradientBoosting sends them where missing values go.
+
+For regressors with the identity link (squared error) the margin is the prediction. The constant part
+(``init``/``base_score``/``boost_from_average``) is read by comparing the library's own margin with the sum
+of the trees on one row, so every objective's link is handled the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from .ensemble import TreeEnsemble
+
+FOREST_NAMES = ("DecisionTreeRegressor", "DecisionTreeClassifier", "ExtraTreeRegressor", "ExtraTreeClassifier",
+                "RandomForestRegressor", "RandomForestClassifier", "ExtraTreesRegressor", "ExtraTreesClassifier")
+
+
+def _mro_names(model) -> set[str]:
+    return {c.__name__ for c in type(model).__mro__}
+
+
+def _module(model) -> str:
+    return type(model).__module__.split(".")[0]
+
+
+class _Builder:
+    """Collects trees node by node into flat arrays."""
+
+    def __init__(self, n_outputs: int):
+        self.n_outputs = n_outputs
+        self.parts: dict[str, list] = {k: [] for k in ("feature", "threshold", "left", "right", "default_left",
+                                                        "value", "cover", "decision", "missing", "cat_bits")}
+        self.roots: list[int] = []
+        self.tree_output: list[int] = []
+        self.n_nodes = 0
+
+    def add(self, *, feature, threshold, left, right, default_left, value, cover, output=-1, decision=None,
+            missing=None, cat_bits=None):
+        n = len(feature)
+        feature = np.asarray(feature, np.int64)
+        leaf = feature < 0
+        shift = lambda c: np.where(leaf, -1, np.asarray(c, np.int64) + self.n_nodes)  # noqa: E731
+        value = np.asarray(value, float)
+        if value.ndim == 1:
+            full = np.zeros((n, self.n_outputs))
+            full[:, 0 if output < 0 else output] = value
+            value = full
+        p = self.parts
+        p["feature"].append(np.where(leaf, -1, feature))
+        p["threshold"].append(np.where(leaf, 0.0, np.asarray(threshold, float)))
+        p["left"].append(shift(left))
+        p["right"].append(shift(right))
+        p["default_left"].append(np.asarray(default_left, bool))
+        p["value"].append(np.where(leaf[:, None], value, 0.0))
+        p["cover"].append(np.asarray(cover, float))
+        p["decision"].append(np.zeros(n, np.int8) if decision is None else np.asarray(decision, np.int8))
+        p["missing"].append(np.zeros(n, np.int8) if missing is None else np.asarray(missing, np.int8))
+        p["cat_bits"].append(np.zeros((n, 1), np.uint32) if cat_bits is None else np.asarray(cat_bits, np.uint32))
+        self.roots.append(self.n_nodes)
+        self.tree_output.append(output)
+        self.n_nodes += n
+
+    def build(self, n_features: int, *, base=0.0, **kwargs) -> TreeEnsemble:
+        p = self.parts
+        width = max(b.shape[1] for b in p["cat_bits"])
+        bits = np.concatenate([np.pad(b, ((0, 0), (0, width - b.shape[1]))) for b in p["cat_bits"]])
+        return TreeEnsemble(
+            feature=np.concatenate(p["feature"]), threshold=np.concatenate(p["threshold"]),
+            left=np.concatenate(p["left"]), right=np.concatenate(p["right"]),
+            default_left=np.concatenate(p["default_left"]), value=np.concatenate(p["value"]),
+            cover=np.concatenate(p["cover"]), roots=np.array(self.roots), base=base, n_features=n_features,
+            decision=np.concatenate(p["decision"]), missing=np.concatenate(p["missing"]), cat_bits=bits,
+            tree_output=np.array(self.tree_output), **kwargs)
+
+
+def _with_offset(builder: _Builder, n_features: int, margin_fn, **kwargs) -> TreeEnsemble:
+    """Build, then set ``base`` = the library's margin minus the sum of the trees (one row of zeros), and check
+    on a few other rows that the arrays reproduce the library's margin (catches unsupported model features,
+    e.g. LightGBM linear trees)."""
+    ensemble = builder.build(n_features, **kwargs)
+    rows = np.vstack([np.zeros((1, n_features)), np.random.default_rng(0).normal(size=(4, n_features)) * 2])
+    margin = np.asarray(margin_fn(rows), dtype=float).reshape(len(rows), -1)
+    base = margin[0] - ensemble.predict(rows[:1])[0]
+    ensemble = builder.build(n_features, base=base, **kwargs)
+    error = np.abs(ensemble.predict(rows) - margin).max()
+    if not error <= 1e-4 * (1.0 + np.abs(margin).max()):
+        raise ValueError(f"model: the tree arrays read from {ensemble.source} do not reproduce its raw output "
+                         f"(max difference {error:.3g}); this model uses a feature the tree methods do not read")
+    return ensemble
+
+
+# ---------------------------------------------------------------------------------------------- scikit-learn
+def _sklearn_tree(builder: _Builder, tree, *, classifier: bool, scale: float, output: int = -1) -> None:
+    t = tree.tree_
+    value = t.value[:, :, 0] if not classifier else t.value[:, 0, :]
+    if classifier:
+        value = value / np.maximum(value.sum(axis=1, keepdims=True), 1e-300)
+    elif output >= 0:
+        value = value[:, 0]
+    missing_left = getattr(t, "missing_go_to_left", None)
+    default_left = np.zeros(t.node_count, bool) if missing_left is None else np.asarray(missing_left, bool)
+    builder.add(feature=t.feature, threshold=t.threshold, left=t.children_left, right=t.children_right,
+                default_left=default_left, value=value * scale, cover=t.weighted_n_node_samples, output=output)
+
+
+def from_sklearn_forest(model) -> TreeEnsemble:
+    names = _mro_names(model)
+    classifier = hasattr(model, "predict_proba")
+    trees = list(getattr(model, "estimators_", [model]))
+    n_features = int(model.n_features_in_)
+    if classifier and getattr(model, "n_outputs_", 1) > 1:
+        raise ValueError("model: multi-output classifiers are not supported by the tree methods")
+    n_out = len(model.classes_) if classifier else int(getattr(model, "n_outputs_", 1))
+    builder = _Builder(n_out)
+    for tree in trees:
+        _sklearn_tree(builder, tree, classifier=classifier, scale=1.0 / len(trees))
+    kind = next(n for n in FOREST_NAMES if n in names)
+    return builder.build(n_features, float32_inputs=True, output="probability" if classifier else "prediction",
+                         source=f"sklearn.{kind}")
+
+
+def _sklearn_raw(model):
+    if "HistGradientBoosting" in type(model).__name__ and hasattr(model, "_raw_predict"):
+        return lambda X: model._raw_predict(X)
+    if hasattr(model, "decision_function"):
+        return lambda X: model.decision_function(X)
+    return lambda X: model.predict(X)
+
+
+def from_sklearn_gb(model) -> TreeEnsemble:
+    stages = model.estimators_  # (n_iter, K) DecisionTreeRegressor
+    n_out = stages.shape[1]
+    builder = _Builder(n_out)
+    lr = float(model.learning_rate)
+    for row in stages:
+        for k, tree in enumerate(row):
+            _sklearn_tree(builder, tree, classifier=False, scale=lr, output=k if n_out > 1 else -1)
+    return _with_offset(builder, int(model.n_features_in_), _sklearn_raw(model), float32_inputs=True,
+                        output="margin", source=f"sklearn.{type(model).__name__}")
+
+
+def _hgb_columns(model):
+    """Map HistGradientBoosting's internal columns (categorical first when it encodes them) to the user's,
+    and the encoded category codes back to the raw category values."""
+    pre = getattr(model, "_preprocessor", None)
+    d = int(model.n_features_in_)
+    if pre is None:
+        return np.arange(d), {}
+    masks = {name: np.asarray(cols) for name, _, cols in pre.transformers_ if name != "remainder"}
+    cat_cols = np.flatnonzero(masks["encoder"])
+    order = np.concatenate([cat_cols, np.flatnonzero(masks["numerical"])])
+    cats = pre.named_transformers_["encoder"].categories_
+    return order, {k: np.asarray(c, float) for k, c in enumerate(cats)}
+
+
+def _hgb_raw_bitset(code_bits, raw_values, missing_left) -> np.ndarray:
+    """Bitset over raw category values: known ones as encoded, unknown ones follow the missing direction."""
+    raw_values = raw_values[~np.isnan(raw_values)]  # a NaN category (last) is the missing direction
+    codes = np.flatnonzero([(code_bits[c >> 5] >> (c & 31)) & 1 for c in range(len(raw_values))])
+    if np.any(raw_values != np.round(raw_values)) or np.any(raw_values < 0) or np.any(raw_values >= 2**16):
+        raise ValueError("model: categorical values must be integers in [0, 65536) for the tree methods")
+    width = int(raw_values.max()) // 32 + 1 if len(raw_values) else 1
+    bits = np.full(width, 0xFFFFFFFF if missing_left else 0, np.uint32)
+    for value in raw_values.astype(int):
+        bits[value >> 5] &= ~np.uint32(1 << (value & 31))
+    for value in raw_values[codes].astype(int):
+        bits[value >> 5] |= np.uint32(1 << (value & 31))
+    return bits
+
+
+def from_sklearn_hgb(model) -> TreeEnsemble:
+    predictors = model._predictors  # [iteration][k] TreePredictor
+    n_out = len(predictors[0])
+    builder = _Builder(n_out)
+    order, categories = _hgb_columns(model)
+    for row in predictors:
+        for k, pred in enumerate(row):
+            nodes = pred.nodes
+            leaf = nodes["is_leaf"].astype(bool)
+            cat = nodes["is_categorical"].astype(bool)
+            raw_bits = np.asarray(pred.raw_left_cat_bitsets)
+            rows = []
+            for i in range(len(nodes)):
+                if cat[i] and not leaf[i]:
+                    code_bits = raw_bits[nodes["bitset_idx"][i]]
+                    raw = categories.get(int(nodes["feature_idx"][i]))
+                    if raw is None:  # categories already 0..255 codes
+                        rows.append(np.asarray(code_bits, np.uint32))
+                    else:
+                        rows.append(_hgb_raw_bitset(code_bits, raw, bool(nodes["missing_go_to_left"][i])))
+                else:
+                    rows.append(np.zeros(1, np.uint32))
+            width = max(len(r) for r in rows)
+            bits = np.array([np.pad(r, (0, width - len(r))) for r in rows], np.uint32)
+            builder.add(feature=np.where(leaf, -1, order[nodes["feature_idx"]]), threshold=nodes["num_threshold"],
+                        left=nodes["left"].astype(np.int64), right=nodes["right"].astype(np.int64),
+                        default_left=nodes["missing_go_to_left"].astype(bool), value=nodes["value"],
+                        cover=nodes["count"].astype(float), output=k if n_out > 1 else -1,
+                        decision=np.where(cat, 3, 0), cat_bits=bits)
+    return _with_offset(builder, int(model.n_features_in_), _sklearn_raw(model), float32_inputs=False,
+                        output="margin", source=f"sklearn.{type(model).__name__}")
+
+
+# ---------------------------------------------------------------------------------------------- XGBoost
+def from_xgboost(model) -> TreeEnsemble:
+    import xgboost as xgb
+
+    booster = model.get_booster() if hasattr(model, "get_booster") else model
+    raw = json.loads(bytes(booster.save_raw("json")))
+    learner = raw["learner"]
+    gbm = learner["gradient_booster"]
+    if gbm.get("name", "gbtree") not in ("gbtree", "dart"):
+        raise ValueError(f"model: XGBoost booster {gbm.get('name')!r} has no trees (gblinear?)")
+    if gbm.get("name") == "dart":
+        raise ValueError("model: XGBoost 'dart' boosters weight their trees at prediction; not supported")
+    trees_json = gbm["model"]["trees"]
+    info = gbm["model"]["tree_info"]
+    n_features = int(learner["learner_model_param"]["num_feature"])
+    n_class = int(learner["learner_model_param"].get("num_class", "0"))
+    n_target = int(learner["learner_model_param"].get("num_target", "1"))
+    n_out = max(n_class, n_target, 1)
+    builder = _Builder(n_out)
+    for tree, group in zip(trees_json, info):
+        if int(tree.get("tree_param", {}).get("size_leaf_vector", "1")) > 1:
+            raise ValueError("model: XGBoost vector-leaf trees (multi_strategy='multi_output_tree') are not supported")
+        if any(int(s) != 0 for s in tree.get("split_type", [])):
+            raise ValueError("model: XGBoost categorical splits are not supported by the tree methods yet")
+        left = np.asarray(tree["left_children"], np.int64)
+        cond = np.asarray(tree["split_conditions"], np.float64).astype(np.float32).astype(np.float64)
+        leaf = left < 0
+        builder.add(feature=np.where(leaf, -1, np.asarray(tree["split_indices"], np.int64)),
+                    threshold=np.where(leaf, 0.0, cond), left=left,
+                    right=np.asarray(tree["right_children"], np.int64),
+                    default_left=np.asarray(tree["default_left"], bool),
+                    value=np.where(leaf, cond, 0.0), cover=np.asarray(tree["sum_hessian"], float),
+                    output=int(group) if n_out > 1 else -1, decision=np.ones(len(left), np.int8))
+
+    def margin(X):
+        return booster.predict(xgb.DMatrix(X, missing=np.nan), output_margin=True)
+
+    return _with_offset(builder, n_features, margin, float32_inputs=True, output="margin",
+                        source=f"xgboost.{type(model).__name__}")
+
+
+# ---------------------------------------------------------------------------------------------- LightGBM
+_LGB_MISSING = {"None": 1, "Zero": 2, "NaN": 0}
+
+
+def from_lightgbm(model) -> TreeEnsemble:
+    booster = model.booster_ if hasattr(model, "booster_") else model
+    dump = booster.dump_model()
+    n_features = int(dump["max_feature_idx"]) + 1
+    per_iter = int(dump.get("num_tree_per_iteration", 1))
+    builder = _Builder(per_iter)
+    for tree in dump["tree_info"]:
+        nodes: list[dict] = []
+        stack = [tree["tree_structure"]]
+        index = {}
+        order = []
+        while stack:  # pre-order numbering
+            node = stack.pop()
+            index[id(node)] = len(order)
+            order.append(node)
+            if "split_index" in node:
+                stack.append(node["right_child"])
+                stack.append(node["left_child"])
+        n = len(order)
+        cols = {k: np.zeros(n) for k in ("threshold", "value", "cover")}
+        feature = np.full(n, -1, np.int64)
+        left = np.full(n, -1, np.int64)
+        right = np.full(n, -1, np.int64)
+        default_left = np.zeros(n, bool)
+        decision = np.zeros(n, np.int8)
+        missing = np.zeros(n, np.int8)
+        cats: dict[int, list[int]] = {}
+        for i, node in enumerate(order):
+            if "split_index" not in node:
+                if node.get("leaf_coeff"):
+                    raise ValueError("model: LightGBM linear trees (linear_tree=True) are not supported")
+                cols["value"][i] = node["leaf_value"]
+                cols["cover"][i] = node.get("leaf_count", node.get("leaf_weight", 0.0))
+                continue
+            feature[i] = node["split_feature"]
+            left[i] = index[id(node["left_child"])]
+            right[i] = index[id(node["right_child"])]
+            cols["cover"][i] = node.get("internal_count", node.get("internal_weight", 0.0))
+            missing[i] = _LGB_MISSING.get(node.get("missing_type", "None"), 1)
+            if node["decision_type"] == "==":
+                decision[i] = 2
+                cats[i] = [int(c) for c in str(node["threshold"]).split("||")]
+                default_left[i] = False  # LightGBM sends NaN, negative and unseen categories right
+                missing[i] = 0
+            else:
+                cols["threshold"][i] = float(node["threshold"])
+                default_left[i] = bool(node.get("default_left", False))
+        width = max([max(c) // 32 + 1 for c in cats.values()] + [1])
+        bits = np.zeros((n, width), np.uint32)
+        for i, cs in cats.items():
+            for c in cs:
+                bits[i, c >> 5] |= np.uint32(1 << (c & 31))
+        k = int(tree.get("tree_index", 0)) % per_iter
+        builder.add(feature=feature, threshold=cols["threshold"], left=left, right=right,
+                    default_left=default_left, value=cols["value"], cover=cols["cover"],
+                    output=k if per_iter > 1 else -1, decision=decision, missing=missing, cat_bits=bits)
+
+    def margin(X):
+        return booster.predict(X, raw_score=True)
+
+    return _with_offset(builder, n_features, margin, float32_inputs=False, output="margin",
+                        source=f"lightgbm.{type(model).__name__}")
+
+
+# ---------------------------------------------------------------------------------------------- dispatch
+def as_ensemble(model: Any) -> TreeEnsemble:
+    """Read ``model`` (scikit-learn, XGBoost or LightGBM tree model, or a TreeEnsemble) into arrays."""
+    if isinstance(model, TreeEnsemble):
+        return model
+    names = _mro_names(model)
+    module = _module(model)
+    if module == "sklearn" and names & set(FOREST_NAMES):
+        return from_sklearn_forest(model)
+    if module == "sklearn" and names & {"GradientBoostingRegressor", "GradientBoostingClassifier"}:
+        return from_sklearn_gb(model)
+    if module == "sklearn" and names & {"HistGradientBoostingRegressor", "HistGradientBoostingClassifier"}:
+        return from_sklearn_hgb(model)
+    if module == "xgboost":
+        return from_xgboost(model)
+    if module == "lightgbm":
+        return from_lightgbm(model)
+    raise TypeError(
+        "model: the tree methods read scikit-learn DecisionTree/RandomForest/ExtraTrees/GradientBoosting/"
+        f"HistGradientBoosting, XGBoost and LightGBM models (or a TreeEnsemble); got {type(model).__name__}")
