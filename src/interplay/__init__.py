@@ -1,6 +1,6 @@
 """interplay: Shapley-family explanations of black-box models, and how features act together."""
 
-from . import graph, modalities, plot, runs, synthetic
+from . import graph, metrics, modalities, plot, runs, synthetic
 from .api import banzhaf, bivariate, interactions, shapley
 from .estimators import available_methods
 from .explainer import Explainer
@@ -31,6 +31,7 @@ __all__ = [
     "load",
     "load_run",
     "mean_graph",
+    "metrics",
     "modalities",
     "open_run",
     "plot",
