@@ -24,7 +24,7 @@ def test_converges_to_closed_form_with_shrinking_error(index, method, order):
     errors = []
     for budget in (1000, 10000, 100000):
         errors.append(np.mean([_max_error(ip.interactions(soum.game(), index=index, order=order, method=method,
-                                                          budget=budget, random_state=s), exact)
+                                                          budget=budget, random_state=s, exact_if_affordable=False), exact)
                                for s in range(3)]))
     assert errors[0] > errors[1] > errors[2], errors
     assert errors[2] < 0.25 * errors[0]
@@ -36,7 +36,7 @@ def test_unbiased_with_calibrated_standard_errors(index, method):
     soum = UnanimitySum.random(6, n_terms=10, max_size=3, random_state=3)
     exact = soum.interactions(index, 2)
     keys = sorted(exact)
-    runs = [ip.interactions(soum.game(), index=index, order=2, method=method, budget=800, random_state=s)
+    runs = [ip.interactions(soum.game(), index=index, order=2, method=method, budget=800, random_state=s, exact_if_affordable=False)
             for s in range(30)]
     values = np.array([[r.values[k] for k in keys] for r in runs])
     ses = np.array([[r.std_errors[k] for k in keys] for r in runs])
@@ -48,7 +48,7 @@ def test_unbiased_with_calibrated_standard_errors(index, method):
 
 def test_stii_lower_orders_are_exact_moebius_dividends():
     soum = UnanimitySum.random(6, n_terms=12, max_size=3, random_state=0)
-    result = ip.interactions(soum.game(), index="stii", order=3, method="permutation", budget=3000, random_state=0)
+    result = ip.interactions(soum.game(), index="stii", order=3, method="permutation", budget=3000, random_state=0, exact_if_affordable=False)
     for key, value in soum.interactions("moebius", 2).items():
         assert result[key] == pytest.approx(value, abs=1e-12)
         assert result.std_errors[key] == 0.0
@@ -57,7 +57,7 @@ def test_stii_lower_orders_are_exact_moebius_dividends():
 def test_majority_game_pairwise_bii_matches_erratum():
     """Papers' README: n=6, quota 3 gives pairwise BII -0.125 (sign of 2k - n - 1)."""
     result = ip.interactions(majority_game(6, 3), index="bii", order=2, method="pairwise", budget=60001,
-                             random_state=0)
+                             random_state=0, exact_if_affordable=False)
     for i, j in [(0, 1), (2, 5)]:
         assert abs(result[(i, j)] + 0.125) < 4 * result.std_errors[(i, j)] + 1e-12
 
@@ -70,10 +70,10 @@ def test_budget_never_exceeded(index, method, order):
     counting = ip.Game(lambda S: (calls.append(len(S)), soum.value(S))[1], 9, cache=False)
     for budget in (2000, 7777):
         calls.clear()
-        result = ip.interactions(counting, index=index, order=order, method=method, budget=budget, random_state=1)
+        result = ip.interactions(counting, index=index, order=order, method=method, budget=budget, random_state=1, exact_if_affordable=False)
         assert result.n_evaluations == sum(calls) <= budget
     with pytest.raises(ValueError, match="needs at least"):
-        ip.interactions(counting, index=index, order=order, method=method, budget=3)
+        ip.interactions(counting, index=index, order=order, method=method, budget=3, exact_if_affordable=False)
 
 
 @pytest.mark.parametrize("index,method,order", CASES)
@@ -90,14 +90,14 @@ def test_same_seed_same_result_for_any_batch_size(index, method, order, batch_si
 def test_bad_options():
     game = UnanimitySum.random(5, random_state=0).game()
     with pytest.raises(ValueError, match="index: method='msr' estimates"):
-        ip.interactions(game, index="sii", method="msr")
+        ip.interactions(game, index="sii", method="msr", exact_if_affordable=False)
     with pytest.raises(ValueError, match="index: method='permutation' estimates"):
-        ip.interactions(game, index="bii", method="permutation")
+        ip.interactions(game, index="bii", method="permutation", exact_if_affordable=False)
     with pytest.raises(ValueError, match="order: the pairwise decomposition"):
-        ip.interactions(game, index="bii", order=3, method="pairwise")
+        ip.interactions(game, index="bii", order=3, method="pairwise", exact_if_affordable=False)
     with pytest.raises(ValueError, match="order: the Shapley excess"):
-        ip.interactions(game, index="excess", order=3, method="permutation")
+        ip.interactions(game, index="excess", order=3, method="permutation", exact_if_affordable=False)
     with pytest.raises(ValueError, match="order"):
-        ip.interactions(game, index="sii", order=6, method="permutation")
+        ip.interactions(game, index="sii", order=6, method="permutation", exact_if_affordable=False)
     with pytest.raises(ValueError, match="method"):
-        ip.interactions(game, index="sii", method="kernel-sii")
+        ip.interactions(game, index="sii", method="kernel-sii", exact_if_affordable=False)

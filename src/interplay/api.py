@@ -7,6 +7,7 @@ the estimator registered for ``method`` (see :mod:`interplay.estimators`).
 from __future__ import annotations
 
 import inspect
+from dataclasses import replace
 from typing import Any, Callable
 
 from ._validation import check_int, check_random_state
@@ -15,9 +16,30 @@ from .games import as_game
 from .results import Attribution, BivariateExplanation, Interactions
 
 
+# Methods that define other values than the exact index (a restricted game), so enumeration cannot replace them.
+_NOT_APPROXIMATIONS = {"exact", "l-shapley", "c-shapley"}
+_MAX_ENUMERATED = 20
+
+
+def _enumerates(kind: str, method: str, game, budget, options: dict) -> bool:
+    """True when an interaction sampler was given a budget that covers all ``2**n`` coalitions: sampling a
+    population it can afford to list is pointless, so the exact value is returned instead (as shapiq does).
+    ``exact_if_affordable=False`` keeps the sampler (e.g. to study it)."""
+    if not options.pop("exact_if_affordable", True):
+        return False
+    return (kind == "interactions" and budget is not None and method not in _NOT_APPROXIMATIONS
+            and options.get("univariate") not in _NOT_APPROXIMATIONS - {"exact"}
+            and game.n_players <= _MAX_ENUMERATED and budget >= 2**game.n_players)
+
+
 def _call(kind: str, method: str, game, options: dict, **fixed):
-    """Run the registered estimator; unknown options get an error listing the ones the method accepts."""
+    """Run the registered estimator; unknown options get an error listing the ones the method accepts.
+
+    An interaction sampler whose budget covers all ``2**n`` coalitions returns the exact result (same method
+    name, ``info["enumerated"] = True``, ``2**n`` evaluations) unless ``exact_if_affordable=False``.
+    """
     estimator: Callable = get_estimator(kind, method)
+    enumerate_instead = _enumerates(kind, method, game, fixed.get("budget"), options)
     parameters = inspect.signature(estimator).parameters
     if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
         accepted = sorted(name for name, p in parameters.items()
@@ -25,6 +47,9 @@ def _call(kind: str, method: str, game, options: dict, **fixed):
         unknown = sorted(set(options) - set(accepted))
         if unknown:
             raise TypeError(f"options: method={method!r} for {kind} accepts {accepted}; got unknown {unknown}")
+    if enumerate_instead:
+        exact = get_estimator(kind, "exact")(game, **fixed)
+        return replace(exact, method=method, info={**exact.info, "enumerated": True, "budget": fixed["budget"]})
     return estimator(game, **fixed, **options)
 
 
