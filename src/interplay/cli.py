@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -407,10 +408,12 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                f"{', '.join(f'{k}={v}' for k, v in methods.items())}"
                + (f"; resuming the run in {out_dir}" if recorded is not None else ""), err=True)
     try:
-        batch = ip.run(explainer, frame.iloc[chosen], methods["shapley"], out=out_dir, kind="shapley",
-                       backend=backend, chunk_size=chunk_size, n_jobs=n_jobs, budget=budget, random_state=seed,
-                       resume=True, model_tag=f"file-sha256:{_file_sha256(model_file)}",
-                       ray_address=ray_address)
+        with warnings.catch_warnings():  # e.g. "part ... is corrupt; recomputing it": a plain line, no source
+            warnings.showwarning = lambda message, *_, **__: click.echo(f"Warning: {message}", err=True)
+            batch = ip.run(explainer, frame.iloc[chosen], methods["shapley"], out=out_dir, kind="shapley",
+                           backend=backend, chunk_size=chunk_size, n_jobs=n_jobs, budget=budget, random_state=seed,
+                           resume=True, model_tag=f"file-sha256:{_file_sha256(model_file)}",
+                           ray_address=ray_address)
         values = batch.explanation()
     except ValueError as exc:
         if "refusing to mix" in str(exc):
