@@ -1,5 +1,9 @@
 """The ``interplay`` command line: ``explain`` a model file on a data file, ``report`` saved results, ``demo``.
 
+``explain`` computes the values of all chosen rows as a resumable batch run (:func:`interplay.run`) in its
+output folder (``run-manifest.json`` + ``parts/``, next to the CLI's own ``manifest.json``), so ``--resume``
+finishes a long job that was interrupted.
+
 Model files are read with skops by default (safe: no code runs while loading); pickle and joblib files only
 with ``--trust-model``, because loading a pickle runs whatever code it holds.
 """
@@ -35,6 +39,7 @@ def main() -> None:
     \b
     Start with the tour:        interplay demo
     Explain your own model:     interplay explain model.skops data.csv --rows 0-4 --out results/
+    Finish an interrupted run:  interplay explain model.skops data.csv --rows all --out results/ --resume
     Rebuild a report:           interplay report results/ --out report.html
     """
 
@@ -315,7 +320,8 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
 
     The Shapley values of all chosen rows are computed as a batch run (interplay.run) in chunks, on local
     worker processes or a Ray cluster, each finished chunk saved at once: OUT/run-manifest.json and
-    OUT/parts/part-*.parquet (read them with interplay.open_run(OUT) / load_run(OUT), pandas or DuckDB).
+    OUT/parts/part-*.parquet (read them with interplay.open_run(OUT) / load_run(OUT), pandas or DuckDB; the
+    run's row k is the k-th chosen row, whose DATA row number is in shapley.json's info["rows"]).
     The first --detail-rows rows also get the pairwise interaction index (--index) and the Bivariate Shapley
     matrix (the directed explanation graph). Writes OUT/shapley.json (.npz for many rows),
     OUT/row-<r>-<index>.json, OUT/row-<r>-bivariate.json, OUT/manifest.json (the list of those files) and
@@ -398,7 +404,8 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     if chunk_size is None:
         chunk_size = int(recorded["params"]["chunk_size"]) if recorded is not None else CHUNK_SIZE
     if n_jobs is None and backend == "local":
-        n_jobs = min(resolve_n_jobs(None), -(-len(chosen) // chunk_size))  # one chunk: no worker processes
+        todo = -(-len(chosen) // chunk_size) - (len(recorded["chunks"]) if recorded is not None else 0)
+        n_jobs = min(resolve_n_jobs(None), max(1, todo))  # one chunk (or none) to compute: no worker processes
 
     common = {"model_file": model_file.name, "data_file": data_file.name, "budget": budget, "seed": seed,
               "removal": removal, "output": explainer.output, "target": target, "background": len(background),
