@@ -217,7 +217,8 @@ def test_sigkill_then_resume_gives_exactly_the_uninterrupted_run(tmp_path):
     assert result.exit_code == 0, result.output
     np.testing.assert_array_equal(run_rows(out), np.arange(40))
     np.testing.assert_array_equal(ip.load_run(out).values, ip.load_run(tmp_path / "full").values)
-    np.testing.assert_array_equal(io.load(out / "shapley.json").values, io.load(tmp_path / "full" / "shapley.json").values)
+    np.testing.assert_array_equal(io.load(out / "shapley.json").values,
+                                  io.load(tmp_path / "full" / "shapley.json").values)
     assert sorted(os.listdir(out / "parts")) == sorted(os.listdir(tmp_path / "full" / "parts"))
 
 
@@ -233,7 +234,8 @@ def test_bad_batch_options(files, tmp_path):
     # --resume where there is no run yet simply starts one
     result = explain(files, tmp_path / "fresh", "--resume")
     assert result.exit_code == 0, result.output
-    np.testing.assert_array_equal(ip.load_run(tmp_path / "fresh").values, io.load(files["reference"] / "shapley.json").values)
+    np.testing.assert_array_equal(ip.load_run(tmp_path / "fresh").values,
+                                  io.load(files["reference"] / "shapley.json").values)
 
 
 def test_backend_options_reach_the_library(files, tmp_path, monkeypatch):
