@@ -44,7 +44,9 @@ def test_help_reads_well():
     assert "explain" in result.output and "report" in result.output and "demo" in result.output
     result = run("explain", "--help")
     assert result.exit_code == 0 and "--trust-model" in result.output and "runs code" in result.output
-    assert "--background" in result.output and "Example:" in result.output
+    assert "--background" in result.output and "Examples:" in result.output
+    for option in ("--resume", "--overwrite", "--backend", "--ray-address", "--n-jobs", "--chunk-size", "--detail-rows"):
+        assert option in result.output
 
 
 def test_explain_skops_end_to_end(files, tmp_path):
@@ -53,9 +55,11 @@ def test_explain_skops_end_to_end(files, tmp_path):
     result = run("explain", d / "model.skops", d / "data.csv", "--rows", "0,2-3", "--drop", "label",
                  "--background", "20", "--index", "bii", "--seed", "3", "--out", out)
     assert result.exit_code == 0, result.output
-    names = sorted(p.name for p in out.iterdir())
-    assert names == ["manifest.json", "report.html", "row-0-bii.json", "row-0-bivariate.json", "row-2-bii.json",
-                     "row-2-bivariate.json", "row-3-bii.json", "row-3-bivariate.json", "shapley.json"]
+    names = sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
+    assert names == ["manifest.json", "parts", "report.html", "row-0-bii.json", "row-0-bivariate.json",
+                     "row-2-bii.json", "row-2-bivariate.json", "row-3-bii.json", "row-3-bivariate.json",
+                     "run-manifest.json", "shapley.json"]
+    np.testing.assert_array_equal(ip.load_run(out).values, io.load(out / "shapley.json").values)
     assert json.loads((out / "manifest.json").read_text())["results"] == [
         "shapley.json", "row-0-bivariate.json", "row-0-bii.json", "row-2-bivariate.json", "row-2-bii.json",
         "row-3-bivariate.json", "row-3-bii.json"]

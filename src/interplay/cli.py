@@ -1,13 +1,19 @@
 """The ``interplay`` command line: ``explain`` a model file on a data file, ``report`` saved results, ``demo``.
 
+``explain`` computes the values of all chosen rows as a resumable batch run (:func:`interplay.run`) in its
+output folder (``run-manifest.json`` + ``parts/``, next to the CLI's own ``manifest.json``), so ``--resume``
+finishes a long job that was interrupted.
+
 Model files are read with skops by default (safe: no code runs while loading); pickle and joblib files only
 with ``--trust-model``, because loading a pickle runs whatever code it holds.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -20,6 +26,9 @@ PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib")
 INDICES = ("sii", "bii", "stii", "moebius", "excess", "none")
 MANIFEST = "manifest.json"  # which result files one `interplay explain` run wrote (read by `interplay report`)
 EXACT_AUTO_LIMIT = 14  # "auto" uses exact enumeration up to 2**14 coalitions per row
+CHUNK_SIZE = 256  # rows per chunk of the batch run (one Parquet part; the most a crash loses)
+DETAIL_ROWS = 20  # rows that also get interactions and the explanation graph
+RUN_DIR_NOTE = "run-manifest.json + parts/ (interplay.open_run(OUT))"
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -30,6 +39,7 @@ def main() -> None:
     \b
     Start with the tour:        interplay demo
     Explain your own model:     interplay explain model.skops data.csv --rows 0-4 --out results/
+    Finish an interrupted run:  interplay explain model.skops data.csv --rows all --out results/ --resume
     Rebuild a report:           interplay report results/ --out report.html
     """
 
@@ -199,11 +209,69 @@ def _explained_output(explainer: Any, x: Any) -> str:
 
 
 # ---------------------------------------------------------------------------------------------------- explain
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _recorded_run(out_dir: Path) -> dict | None:
+    """The run manifest in ``out_dir`` (None when there is none), as a ClickException when unreadable."""
+    from .runs._store import MANIFEST as RUN_MANIFEST, Store
+
+    if not (out_dir / RUN_MANIFEST).is_file():
+        return None
+    try:
+        return Store(out_dir, create=False).read_manifest()
+    except ValueError as exc:
+        raise click.ClickException(f"{exc}") from None
+
+
+def _remove_run(out_dir: Path) -> None:
+    """Delete the batch run in ``out_dir`` (its manifest and parts), holding the run's lock meanwhile."""
+    import shutil
+
+    from .runs._store import MANIFEST as RUN_MANIFEST, PARTS, Store
+
+    try:
+        store = Store(out_dir, create=True)
+        store.lock()
+    except (ValueError, RuntimeError) as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        (out_dir / RUN_MANIFEST).unlink(missing_ok=True)
+        shutil.rmtree(out_dir / PARTS, ignore_errors=True)
+    finally:
+        store.unlock()
+
+
+# run-manifest parameters -> the explain options that set them (for refusals)
+_PARAM_OPTIONS = {"seed_entropy": "--seed", "background": "--background/--seed/DATA", "model": "MODEL",
+                  "data": "DATA/--rows/--drop", "n_rows": "--rows", "method": "--method", "budget": "--budget",
+                  "removal": "--removal", "output": "--output", "target": "--target", "chunk_size": "--chunk-size",
+                  "feature_names": "DATA/--drop", "kind": "--method", "options": "--method"}
+
+
+def _refusal(exc: ValueError, out_dir: Path) -> click.ClickException:
+    """The library's "refusing to mix" error, with the explain options that differ and what to do."""
+    import re
+
+    keys = re.findall(r"^\s+(\w+): run has", str(exc), flags=re.MULTILINE)
+    options = list(dict.fromkeys(_PARAM_OPTIONS.get(k, k) for k in keys))
+    text = str(exc).split("\nUse another out=", 1)[0]
+    return click.ClickException(
+        f"{text}\nThe run in {out_dir} was made with other options"
+        + (f" (differing: {', '.join(options)})" if options else "")
+        + ". To finish it, repeat its command with --resume; to start afresh, add --overwrite or use another --out.")
+
+
 @main.command(short_help="Explain rows of a CSV/Parquet file with a model file; write results and a report.")
 @click.argument("model_file", metavar="MODEL", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("data_file", metavar="DATA", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Folder for the results (JSON/npz) and report.html; created if missing.")
+              help="Folder for the results (JSON/npz, the run's Parquet parts) and report.html; created if missing.")
 @click.option("--rows", default="0", show_default=True,
               help="Rows of DATA to explain: 0-based positions like 0,3,10-12, or 'all'.")
 @click.option("--method", default="auto", show_default=True,
@@ -216,43 +284,83 @@ def _explained_output(explainer: Any, x: Any) -> str:
 @click.option("--removal", type=click.Choice(["marginal", "conditional", "baseline"]), default="marginal",
               show_default=True, help="How absent features are removed.")
 @click.option("--background", "n_background", type=click.IntRange(min=1), default=100, show_default=True,
-              help="Background rows drawn at random from DATA to average over.")
+              help="Background rows drawn at random (with --seed) from DATA to average over.")
 @click.option("--output", type=click.Choice(["auto", "prediction", "probability", "log-odds"]), default="auto",
               show_default=True, help="Model output explained (auto: probability for classifiers).")
 @click.option("--target", default=None,
               help="Class label (or output column) to explain; default: the predicted class of each row.")
 @click.option("--drop", multiple=True, metavar="COLUMN", help="Column of DATA that is not a feature (repeatable).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed (background draw, sampling).")
+@click.option("--detail-rows", "n_detail", type=click.IntRange(min=0), default=DETAIL_ROWS, show_default=True,
+              help="How many of the chosen rows (the first ones) also get the interaction index and the "
+                   "explanation graph, shown in detail in the report.")
+@click.option("--resume", is_flag=True,
+              help="Continue the interrupted run in OUT: finished chunks are kept, missing or corrupt ones "
+                   "computed. Repeat the first command's options; a run made with other options is refused.")
+@click.option("--overwrite", is_flag=True, help="Delete the run already in OUT and start afresh.")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where rows are computed: 'local' worker processes, or a Ray cluster (--ray-address).")
+@click.option("--ray-address", envvar="RAY_ADDRESS", default=None, show_envvar=True,
+              help="Ray cluster to connect to with --backend ray: 'auto' (a cluster this machine belongs to) "
+                   "or ray://HEAD:10001.")
+@click.option("--n-jobs", type=int, default=None,
+              help="Worker processes (local) or Ray actors; default: all CPUs, one per chunk at most. "
+                   "Results do not depend on it.")
+@click.option("--chunk-size", type=click.IntRange(min=1), default=None,
+              help=f"Rows per chunk: the unit saved to disk, and the most work a crash loses. Results do not "
+                   f"depend on it. Default: {CHUNK_SIZE}, or the run's own with --resume.")
 @click.option("--trust-model", is_flag=True,
               help="Allow pickle/joblib model files (loading them runs code) and untrusted skops types.")
 @click.option("--title", default=None, help="Title of the report (default: from the file names).")
 def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method: str, budget: int | None,
             index: str, removal: str, n_background: int, output: str, target: str | None, drop: tuple[str, ...],
-            seed: int, trust_model: bool, title: str | None) -> None:
+            seed: int, n_detail: int, resume: bool, overwrite: bool, backend: str, ray_address: str | None,
+            n_jobs: int | None, chunk_size: int | None, trust_model: bool, title: str | None) -> None:
     """Explain rows of DATA (CSV or Parquet) with the model in MODEL, and write results and a report.
 
-    For every chosen row: Shapley values, the pairwise interaction index (--index) and the Bivariate Shapley
-    matrix (the directed explanation graph), all from one cached game. Writes OUT/shapley.json (all rows),
-    OUT/row-<r>-<index>.json, OUT/row-<r>-bivariate.json, OUT/manifest.json (the list of those files)
-    and OUT/report.html.
+    The Shapley values of all chosen rows are computed as a batch run (interplay.run) in chunks, on local
+    worker processes or a Ray cluster, each finished chunk saved at once: OUT/run-manifest.json and
+    OUT/parts/part-*.parquet (read them with interplay.open_run(OUT) / load_run(OUT), pandas or DuckDB; the
+    run's row k is the k-th chosen row, whose DATA row number is in shapley.json's info["rows"]).
+    The first --detail-rows rows also get the pairwise interaction index (--index) and the Bivariate Shapley
+    matrix (the directed explanation graph). Writes OUT/shapley.json (.npz for many rows),
+    OUT/row-<r>-<index>.json, OUT/row-<r>-bivariate.json, OUT/manifest.json (the list of those files) and
+    OUT/report.html.
+
+    A long run that was interrupted (crash, Ctrl-C, preempted machine) continues where it stopped with the
+    same command plus --resume; the numbers equal those of an uninterrupted run. Without --resume, an OUT that
+    already holds a run is refused (rather than silently recomputed or mixed); --overwrite starts afresh.
 
     \b
-    Example:
+    Examples:
       interplay explain model.skops data.csv --rows 0-9 --drop label --out results/
+      interplay explain model.skops big.parquet --rows all --out run/ --n-jobs 8
+      interplay explain model.skops big.parquet --rows all --out run/ --n-jobs 8 --resume
+      interplay explain model.skops big.parquet --rows all --out run/ --backend ray --ray-address auto
     """
     from dataclasses import replace
 
     import interplay as ip
     from .io import _version, save
     from .report import save_report
-    from .results import BivariateExplanation, Explanation
+    from .results import Explanation
+    from .runs._backends import resolve_n_jobs
 
+    if resume and overwrite:
+        raise click.UsageError("--resume and --overwrite exclude each other: finish the run in OUT, or start afresh")
+    if n_jobs == 0:
+        raise click.BadParameter("expected a positive number of workers, or -1 for all CPUs", param_hint="--n-jobs")
+    if backend == "ray" and not ray_address:
+        raise click.BadParameter("--backend ray needs the cluster's address: --ray-address auto (a cluster this "
+                                 "machine belongs to, e.g. after `ray start --head`) or ray://HEAD:10001",
+                                 param_hint="--ray-address")
     for path, what in ((model_file, "model"), (data_file, "data")):
         if not path.is_file():
             raise click.ClickException(f"{what} file not found: {path}")
     model = load_model(model_file, trust=trust_model)
     frame = load_data(data_file, model, drop)
     chosen = parse_rows(rows, len(frame))
+    # the background draw depends only on DATA, --drop, --background and --seed: the same on every resume
     rng = np.random.default_rng(seed)
     take = rng.choice(len(frame), size=min(n_background, len(frame)), replace=False)
     background = frame.iloc[np.sort(take)]
@@ -268,31 +376,70 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     except (TypeError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     d = frame.shape[1]
-    methods = {kind: choose_method(kind, method, d, budget) for kind in ("shapley", "bivariate")}
-    if index != "none":
+    detail = chosen[:n_detail]
+    methods = {"shapley": choose_method("shapley", method, d, budget)}
+    if detail:
+        methods["bivariate"] = choose_method("bivariate", method, d, budget)
+    if detail and index != "none":
         methods["interactions"] = choose_method("interactions", method, d, budget, optional=True)
         if methods["interactions"] is None:
             click.echo(f"Note: no interaction estimator fits {d} features; the report has no heatmap "
                        "(--index none hides this note).", err=True)
     if methods.get("interactions") is None:
         methods.pop("interactions", None)
+
+    recorded = _recorded_run(out_dir)
+    if recorded is not None and not recorded.get("chunks"):
+        recorded = None  # a run that finished nothing (e.g. stopped by an error): nothing to keep
+        _remove_run(out_dir)
+    if recorded is not None and overwrite:
+        _remove_run(out_dir)
+        recorded = None
+    if recorded is not None and not resume:
+        done = sum(e["rows"][1] - e["rows"][0] for e in recorded["chunks"].values())
+        state = "a finished run" if recorded.get("complete") else f"an unfinished run ({done} rows done)"
+        raise click.ClickException(
+            f"{out_dir} already holds {state}. Pass --resume (with the same options) to finish or reuse it "
+            "without recomputing, --overwrite to start afresh, or choose another --out.")
+    if chunk_size is None:
+        chunk_size = int(recorded["params"]["chunk_size"]) if recorded is not None else CHUNK_SIZE
+    if n_jobs is None and backend == "local":
+        todo = -(-len(chosen) // chunk_size) - (len(recorded["chunks"]) if recorded is not None else 0)
+        n_jobs = min(resolve_n_jobs(None), max(1, todo))  # one chunk (or none) to compute: no worker processes
+
     common = {"model_file": model_file.name, "data_file": data_file.name, "budget": budget, "seed": seed,
               "removal": removal, "output": explainer.output, "target": target, "background": len(background),
               "interplay_version": _version()}
     out_dir.mkdir(parents=True, exist_ok=True)
-    seeds = np.random.SeedSequence(seed).spawn(len(chosen))
-    results, attributions, predictions, written = [], [], [], []
     click.echo(f"Explaining {len(chosen)} row(s) of {data_file.name} ({d} features) with "
-               f"{', '.join(f'{k}={v}' for k, v in methods.items())}", err=True)
+               f"{', '.join(f'{k}={v}' for k, v in methods.items())}"
+               + (f"; resuming the run in {out_dir}" if recorded is not None else ""), err=True)
     try:
-        with _progress(len(chosen), "explaining rows") as advance:
-            for row, row_seed in zip(chosen, seeds):
+        with warnings.catch_warnings():  # e.g. "part ... is corrupt; recomputing it": a plain line, no source
+            warnings.showwarning = lambda message, *_, **__: click.echo(f"Warning: {message}", err=True)
+            batch = ip.run(explainer, frame.iloc[chosen], methods["shapley"], out=out_dir, kind="shapley",
+                           backend=backend, chunk_size=chunk_size, n_jobs=n_jobs, budget=budget, random_state=seed,
+                           resume=True, model_tag=f"file-sha256:{_file_sha256(model_file)}",
+                           ray_address=ray_address)
+        values = batch.explanation()
+    except ValueError as exc:
+        if "refusing to mix" in str(exc):
+            raise _refusal(exc, out_dir) from None
+        raise click.ClickException(str(exc)) from None
+    except (TypeError, RuntimeError, ImportError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+    # the first --detail-rows rows: interaction index and explanation graph, from one cached game per row
+    seeds = np.random.SeedSequence(seed).spawn(len(detail))
+    results, predictions, outputs, written = [], [], [], []
+    try:
+        with _progress(len(detail), "explaining rows in detail") as advance:
+            for row, row_seed in zip(detail, seeds):
                 x = frame.iloc[[row]]
                 game = explainer.game(x)
                 info = {**common, "row": row, "x": [float(v) for v in x.to_numpy(dtype=float)[0]],
                         "prediction": float(game.grand_value()), "explained_output": _explained_output(explainer, x)}
-                s1, s2, s3 = (np.random.default_rng(s) for s in row_seed.spawn(3))
-                shap = ip.shapley(game, method=methods["shapley"], budget=budget, random_state=s1)
+                _, s2, s3 = (np.random.default_rng(s) for s in row_seed.spawn(3))
                 biv = ip.bivariate(game, method=methods["bivariate"], budget=budget, random_state=s3)
                 biv = replace(biv, info={**biv.info, **info, "method": methods["bivariate"]},
                               univariate=replace(biv.univariate, info={**info, "kind": "shapley"}))
@@ -307,28 +454,27 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                     save(inter, out_dir / f"row-{row}-{index}.json")
                     written += [f"row-{row}-{index}.json"]
                     results.append(inter)
-                attributions.append(shap)
                 predictions.append(info["prediction"])
+                outputs.append(info["explained_output"])
                 advance()
     except (TypeError, ValueError, RuntimeError) as exc:
         raise click.ClickException(str(exc)) from None
     explanation = Explanation(
-        values=np.array([a.values for a in attributions]), base_values=np.array([a.baseline for a in attributions]),
-        data=frame.iloc[chosen].to_numpy(dtype=float), feature_names=attributions[0].feature_names,
-        method=methods["shapley"], n_evaluations=np.array([a.n_evaluations for a in attributions]),
-        std_errors=(np.array([a.std_errors for a in attributions])
-                    if all(a.std_errors is not None for a in attributions) else None),
-        info={**common, "method": methods["shapley"], "kind": "shapley", "rows": chosen, "predictions": predictions,
-              "explained_outputs": [r.info["explained_output"] for r in results
-                                    if isinstance(r, BivariateExplanation)]})
+        values=values.values, base_values=values.base_values, data=values.data, feature_names=values.feature_names,
+        method=methods["shapley"], n_evaluations=values.n_evaluations, std_errors=values.std_errors,
+        info={**common, "method": methods["shapley"], "kind": "shapley", "rows": chosen,
+              "predictions": predictions, "explained_outputs": outputs, "detail_rows": detail,
+              "run": RUN_DIR_NOTE, "chunk_size": chunk_size})
     big = explanation.values.size > 20000
     save(explanation, out_dir / ("shapley.npz" if big else "shapley.json"))
     report_path = save_report([explanation, *results], out_dir / "report.html",
                               title=title or f"interplay: {model_file.name} on {data_file.name}")
     written.insert(0, "shapley.npz" if big else "shapley.json")
     (out_dir / MANIFEST).write_text(json.dumps({"interplay_manifest": 1, "results": written,
-                                                "report": "report.html", "command": sys.argv[1:]}, indent=1))
-    click.echo(f"Wrote {len(written)} result files, {MANIFEST} and {report_path}")
+                                                "report": "report.html", "run": "run-manifest.json",
+                                                "command": sys.argv[1:]}, indent=1))
+    click.echo(f"Wrote {len(written)} result files, {MANIFEST}, the run (run-manifest.json, parts/) and "
+               f"{report_path}")
 
 
 # ---------------------------------------------------------------------------------------------------- report
@@ -345,7 +491,8 @@ def _result_files(paths: tuple[Path, ...]) -> list[Path]:
             files.extend(path / name for name in listed)
         elif path.is_dir():
             found = sorted(p for p in path.iterdir()
-                           if p.suffix.lower() in SUFFIXES and p.is_file() and p.name != MANIFEST)
+                           if p.suffix.lower() in SUFFIXES and p.is_file()
+                           and p.name not in (MANIFEST, "run-manifest.json"))
             if not found:
                 raise click.ClickException(f"{path}: no result files (.json/.npz) in this folder")
             files.extend(found)
