@@ -132,7 +132,10 @@ SENTENCES = ("The movie is the worst; surprisingly awful", "it is not a bad movi
 def vader_model() -> Callable[[Sequence[str]], np.ndarray]:
     """VADER's compound sentiment score in [-1, 1] (``vaderSentiment``; rule-based, its lexicon ships with it)
     as a model ``list[str] -> (N,)``. Raises ImportError when vaderSentiment is not installed."""
-    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+    try:
+        from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+    except ImportError as exc:
+        raise ImportError(f"it needs vaderSentiment: pip install 'interplay[text]' ({exc})") from exc
 
     analyzer = SentimentIntensityAnalyzer()
 
@@ -314,7 +317,7 @@ def run_tour(echo: Callable[[str], None] = print, *, row: int = 0, random_state:
     outputs: dict = {}
     sections: list[tuple[str, list]] = []
     for number, name in enumerate(names, 1):
-        echo(f"== {number}/{len(names)} {name}: {TOUR_TITLES[name]} ==")
+        echo(f"== {name} ==  step {number} of {len(names)}: {TOUR_TITLES[name]}")
         start = time.perf_counter()
         try:
             outputs[name] = TOUR_STEPS[name](echo, random_state=random_state,
