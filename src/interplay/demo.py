@@ -1,18 +1,28 @@
-"""The demo tour: examples explained end to end, ending with one HTML report.
+"""The demo tour: tabular, text and image examples explained end to end, ending with an HTML report.
 
-``run_demo`` is the tabular step (a model trained on a data set bundled with scikit-learn, explained exactly
-for one row). ``run_tour`` runs every registered step and writes a report of their results.
+``run_tour`` runs the registered steps in order and writes ``report.html`` with their results:
 
-Extension point: other modalities (text, images) add a step with ``@tour_step("text")`` on a function
-``step(echo, *, random_state) -> dict`` whose ``"report"`` entry is a list of result objects (their
-``info["row"]`` names the section in the report, e.g. ``"text: review 3"``); a step may raise ImportError
-when its optional dependencies are missing, and the tour skips it with a note.
+- ``tabular`` (:func:`run_demo`): gradient boosting on scikit-learn's diabetes data, one row explained
+  exactly (Shapley values, Banzhaf interactions, the Bivariate Shapley matrix);
+- ``text`` (:func:`text_step`): the VADER sentiment model (``vaderSentiment``) on the papers' sentences, exact
+  Shapley values over the words next to C-Shapley (k=1, L-/C-Shapley paper), the Bivariate Shapley matrix and
+  its redundancy graph H (Bivariate Shapley paper, Section 4.1);
+- ``image`` (:func:`image_step`): a logistic regression on scikit-learn's digits, one digit explained exactly
+  over 2x2-pixel patches (16 regions).
+
+Extension point: a step is ``@tour_step(name, title)`` on ``step(echo, *, random_state) -> dict`` whose
+``"report"`` entry is a list of result objects (``info["row"]`` names the section in the report; ``info["tokens"]``
+or ``info["image"]`` + ``info["segments"]`` draw the tokens or the image); a step may raise ImportError when its
+optional dependencies are missing, and the tour skips it with a note.
 """
 
 from __future__ import annotations
 
+import html
+import time
+from dataclasses import replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -70,23 +80,40 @@ def run_demo(echo: Callable[[str], None] = print, *, row: int = 0, random_state:
 
 
 TOUR_STEPS: dict[str, Callable[..., dict]] = {}
+TOUR_TITLES: dict[str, str] = {}
 
 
-def tour_step(name: str) -> Callable[[Callable[..., dict]], Callable[..., dict]]:
-    """Register ``fn(echo, *, random_state) -> dict`` as a step of :func:`run_tour` (run in registration order)."""
+def tour_step(name: str, title: str | None = None) -> Callable[[Callable[..., dict]], Callable[..., dict]]:
+    """Register ``fn(echo, *, random_state) -> dict`` as a step of :func:`run_tour` (run in registration order);
+    ``title`` is the step's one-line heading in the tour."""
 
     def decorate(fn: Callable[..., dict]) -> Callable[..., dict]:
         TOUR_STEPS[name] = fn
+        TOUR_TITLES[name] = title or name
         return fn
 
     return decorate
 
 
-@tour_step("tabular")
+def _num(value: float, spec: str = "+.3f") -> str:
+    """A number for the console, without ``-0.000``."""
+    return format(round(float(value), 6) + 0.0, spec)
+
+
+def _matrix_lines(labels: Sequence[str], matrix: np.ndarray, *, width: int = 8) -> list[str]:
+    """A square matrix with row and column labels (cut to ``width - 1`` characters); the diagonal as ``-``."""
+    short = [str(label)[:width - 1] for label in labels]
+    left = max(len(label) for label in short) + 3
+    lines = [" " * left + "".join(f"{label:>{width}}" for label in short)]
+    for i, label in enumerate(short):
+        cells = ("-" if i == j else _num(matrix[i, j], ".3f") for j in range(len(short)))
+        lines.append(f"  {label:<{left - 2}}" + "".join(f"{cell:>{width}}" for cell in cells))
+    return lines
+
+
+@tour_step("tabular", "a regression model on a table (scikit-learn's diabetes data, 10 features)")
 def tabular_step(echo: Callable[[str], None], *, random_state: int = 0, row: int = 0) -> dict:
     """The diabetes example of :func:`run_demo`, with the results labelled for the report."""
-    from dataclasses import replace
-
     out = run_demo(echo, row=row, random_state=random_state)
     label = f"diabetes: test row {row}"
     info = {"row": label, "method": "exact", "removal": "marginal", "output": "prediction", "background": 50,
@@ -98,31 +125,285 @@ def tabular_step(echo: Callable[[str], None], *, random_state: int = 0, row: int
     return out
 
 
+# ---------------------------------------------------------------------------------------------------- text
+SENTENCES = ("The movie is the worst; surprisingly awful", "it is not a bad movie")  # the papers' examples
+
+
+def vader_model() -> Callable[[Sequence[str]], np.ndarray]:
+    """VADER's compound sentiment score in [-1, 1] (``vaderSentiment``; rule-based, its lexicon ships with it)
+    as a model ``list[str] -> (N,)``. Raises ImportError when vaderSentiment is not installed."""
+    try:
+        from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+    except ImportError as exc:
+        raise ImportError(f"it needs vaderSentiment: pip install 'interplay[text]' ({exc})") from exc
+
+    analyzer = SentimentIntensityAnalyzer()
+
+    def vader_compound(texts: Sequence[str]) -> np.ndarray:
+        return np.array([analyzer.polarity_scores(text)["compound"] for text in texts], dtype=float)
+
+    return vader_compound
+
+
+@tour_step("text", "a sentiment model on sentences (VADER), the words as players")
+def text_step(echo: Callable[[str], None], *, random_state: int = 0,
+              sentences: Sequence[str] = SENTENCES) -> dict:
+    """Per sentence: exact Shapley values of the words (``2**n`` coalitions, ``n`` words), C-Shapley with
+    ``k=1`` on the word sequence (L-/C-Shapley paper; no extra evaluations: its coalitions are among the
+    ``2**n``), the exact Bivariate Shapley matrix and its redundancy graph H (Bivariate Shapley paper,
+    Section 4.1). A removed word is dropped from the sentence. Returns ``{"sentences": [...], "report": [...]}``;
+    each sentence's entry holds its ``game``, ``tokens``, ``shapley``, ``c_shapley``, ``bivariate`` and
+    ``redundancy``. ``random_state`` is unused (everything is exact)."""
+    import interplay as ip
+
+    from .modalities import TextExplainer
+
+    model = vader_model()
+    explainer = TextExplainer(model, classifier=False)
+    echo("VADER sentiment (vaderSentiment; rule-based, offline): compound score from -1 (negative) to +1 "
+         "(positive).")
+    echo("The players are the words; a removed word is dropped from the sentence.")
+    entries, report = [], []
+    for number, sentence in enumerate(sentences, 1):
+        game = explainer.game(sentence)
+        tokens = list(game.tokens)
+        n = len(tokens)
+        exact = ip.shapley(game)
+        local = ip.shapley(game, method="c-shapley", graph=game.graph, k=1)
+        biv = ip.bivariate(game)
+        redundancy = biv.graph().redundancy()
+        word = dict(zip(game.feature_names, tokens))
+
+        def words(names: Sequence[str]) -> str:
+            return ", ".join(word[name] for name in names) if names else "none"
+
+        echo("")
+        echo(f'Sentence {number}: "{sentence}"')
+        echo(f"  VADER score {_num(game.grand_value())}; with no words {_num(exact.baseline)} (the baseline)")
+        echo(f"  {'word':<14}{'exact Shapley':>14}{'C-Shapley k=1':>15}")
+        for token, a, b in zip(tokens, exact.values, local.values):
+            echo(f"  {token:<14}{_num(a):>14}{_num(b):>15}")
+        echo(f"  {'sum':<14}{_num(exact.values.sum()):>14}{_num(local.values.sum()):>15}"
+             "   (exact: sum = score - baseline)")
+        gap = int(np.argmax(np.abs(exact.values - local.values)))
+        echo(f"  C-Shapley sees each word only with its neighbours ({local.n_evaluations} coalitions; exact: "
+             f"{2 ** n}),")
+        echo(f"  so it does not add up to the score; it differs most on \"{tokens[gap]}\" "
+             f"({_num(exact.values[gap])} exact, {_num(local.values[gap])} with k=1).")
+        echo("  Bivariate Shapley: row = word present, column = that word's importance then (0: redundant)")
+        for line in _matrix_lines(tokens, biv.adjacency):
+            echo("  " + line)
+        echo(f"  Redundancy graph H (edge i -> j when |W(i, j)| <= gamma = {redundancy.gamma:.3g}):")
+        groups = redundancy.groups()
+        echo("    mutually redundant (interchangeable) words: "
+             + ("; ".join("{" + words(g) + "}" for g in groups) if groups else "none"))
+        echo(f"    sources (no other word makes them redundant): {words(redundancy.sources())}")
+        echo(f"    sinks (make no other word redundant): {words(redundancy.sinks())}")
+        echo(f"  {game.n_evaluations} coalitions evaluated for all of it ({n} words).")
+
+        label = f'text {number}: "{sentence}"'
+        info = {"row": label, "tokens": tokens, "method": "exact", "removal": "dropped words",
+                "output": "VADER compound score", "model_file": "VADER (vaderSentiment)",
+                "data_file": "the papers' example sentences", "seed": random_state,
+                "prediction": float(game.grand_value())}
+        report += [replace(biv, info=info, univariate=replace(exact, info=info)),
+                   replace(local, info={**local.info, **info, "row": f"{label} (C-Shapley, k=1)",
+                                        "method": "c-shapley"})]
+        entries.append({"sentence": sentence, "tokens": tokens, "game": game, "shapley": exact,
+                        "c_shapley": local, "bivariate": biv, "redundancy": redundancy})
+    return {"sentences": entries, "report": report, "model": model}
+
+
+# ---------------------------------------------------------------------------------------------------- image
+_SHADES = " .:-=+*#%@"
+
+
+def _digit_lines(image: np.ndarray) -> list[str]:
+    """An image in [0, 1] as characters, two per pixel."""
+    levels = np.clip(np.round(image * (len(_SHADES) - 1)), 0, len(_SHADES) - 1).astype(int)
+    return ["".join(2 * _SHADES[v] for v in row) for row in levels]
+
+
+@tour_step("image", "an image classifier on scikit-learn's digits, pixel patches as players")
+def image_step(echo: Callable[[str], None], *, random_state: int = 0, index: int = 0, patch_size: int = 2) -> dict:
+    """Train a logistic regression on scikit-learn's 8x8 digits (75 % of them, about a second) and explain the
+    predicted class's probability for test image ``index`` over square patches (``patch_size=2``: 16 patches,
+    exact Shapley and Bivariate Shapley from all ``2**16`` masked images; a removed patch is set to 0, the
+    digits' background). Returns the results, the game, the image and the model."""
+    from sklearn.datasets import load_digits
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+    from threadpoolctl import threadpool_limits
+
+    import interplay as ip
+
+    from .modalities import ImageExplainer
+
+    digits = load_digits()
+    images = digits.images / 16.0  # pixels in [0, 1]
+    X_train, X_test, y_train, y_test = train_test_split(images, digits.target, test_size=0.25,
+                                                        random_state=random_state)
+    if not 0 <= index < len(X_test):
+        raise ValueError(f"index: expected 0 <= index < {len(X_test)} (test images), got {index}")
+    clf = LogisticRegression(max_iter=500)
+    with threadpool_limits(limits=1, user_api="blas"):  # a tiny problem: one BLAS thread is fastest
+        clf.fit(X_train.reshape(len(X_train), -1), y_train)
+    accuracy = clf.score(X_test.reshape(len(X_test), -1), y_test)
+
+    def digits_classifier(batch: np.ndarray) -> np.ndarray:
+        batch = np.asarray(batch, dtype=float)
+        return clf.predict_proba(batch.reshape(len(batch), -1))
+
+    explainer = ImageExplainer(digits_classifier, segments="patches", patch_size=patch_size, baseline="zero",
+                               classifier=True)
+    image = X_test[index]
+    game = explainer.game(image)
+    shapley = ip.shapley(game)
+    biv = ip.bivariate(game)
+    proba = digits_classifier(image[None])[0]
+    label = int(np.argmax(proba))
+    rows = -(-image.shape[0] // patch_size)
+    cols = -(-image.shape[1] // patch_size)
+    names = [f"r{r}c{c}" for r in range(rows) for c in range(cols)]  # patch row and column
+    grid = shapley.values.reshape(rows, cols)
+
+    echo(f"Logistic regression on 8x8 digits (test accuracy {accuracy:.1%}). Test image {index}: "
+         f"true label {y_test[index]}, predicted {label} with probability {proba[label]:.3f}.")
+    echo(f"The players are {game.n_players} patches of {patch_size}x{patch_size} pixels; a removed patch is set "
+         "to 0 (background).")
+    echo(f"Exact Shapley values of P({label}) per patch ({game.n_evaluations:,} masked images), beside the digit:")
+    digit = _digit_lines(image)
+    for line_number, line in enumerate(digit):
+        r, offset = divmod(line_number, patch_size)
+        values = "".join(f"{_num(v, '+.3f'):>8}" for v in grid[r]) if offset == 0 else ""
+        echo(f"  |{line}|  {values}")
+    echo(f"  sum {_num(shapley.values.sum())} = P({label}) {game.grand_value():.3f} - P({label}) on a blank "
+         f"image {shapley.baseline:.3f}")
+    top = np.argsort(-np.abs(shapley.values))[:3]
+    echo("  strongest patches (row, column): "
+         + ", ".join(f"({i // cols}, {i % cols}) {_num(shapley.values[i])}" for i in top))
+    redundancy = biv.graph().redundancy()
+    groups = redundancy.groups()
+    position = {f: f"({i // cols}, {i % cols})" for i, f in enumerate(game.feature_names)}
+    echo(f"  Redundancy graph H (gamma = {redundancy.gamma:.3g}): {sum(len(g) for g in groups)} of "
+         f"{game.n_players} patches mutually redundant;")
+    echo("    sources (no other patch makes them redundant): "
+         + ", ".join(position[f] for f in redundancy.sources()))
+
+    info = {"row": f"digits: test image {index} (label {y_test[index]})", "image": image,
+            "segments": game.segments, "method": "exact", "removal": "patches set to 0",
+            "output": f"probability of class {label}", "target": label,
+            "model_file": "LogisticRegression (trained by the demo)", "data_file": "scikit-learn digits",
+            "seed": random_state, "prediction": float(game.grand_value())}
+    univariate = replace(shapley, feature_names=tuple(names), info=info)
+    report = [replace(biv, feature_names=tuple(names), univariate=univariate, info=info)]
+    return {"report": report, "game": game, "shapley": shapley, "bivariate": biv, "redundancy": redundancy,
+            "image": image, "label": label, "model": clf, "predict": digits_classifier, "patch_names": names}
+
+
+# ---------------------------------------------------------------------------------------------------- tour
 def run_tour(echo: Callable[[str], None] = print, *, row: int = 0, random_state: int = 0,
-             out_dir: str | Path | None = "interplay-demo") -> dict:
-    """Run every tour step (tabular first; text and images where their helpers are installed), then write
-    ``out_dir/report.html`` with all their results (no file when ``out_dir`` is None). Returns the steps'
-    outputs by name, plus ``"report_path"``."""
+             out_dir: str | Path | None = "interplay-demo", steps: Sequence[str] | None = None) -> dict:
+    """Run the tour's steps (all registered ones by default: tabular, text, image; a step whose optional
+    dependency is missing is skipped with a note), then write ``out_dir/report.html`` with all their results
+    (no file when ``out_dir`` is None). Returns the steps' outputs by name, plus ``"report_path"`` and
+    ``"report_pages"`` (see :func:`write_tour_report`)."""
+    names = list(TOUR_STEPS) if steps is None else list(steps)
+    unknown = [name for name in names if name not in TOUR_STEPS]
+    if unknown or not names:
+        raise ValueError(f"steps: expected some of {list(TOUR_STEPS)}, got {list(steps or [])}")
+    echo(f"interplay tour: {' -> '.join(names)}" + (" -> report" if out_dir is not None else ""))
+    echo("")
     outputs: dict = {}
-    results: list = []
-    for name, step in TOUR_STEPS.items():
-        echo(f"== {name} ==")
+    sections: list[tuple[str, list]] = []
+    for number, name in enumerate(names, 1):
+        echo(f"== {name} ==  step {number} of {len(names)}: {TOUR_TITLES[name]}")
+        start = time.perf_counter()
         try:
-            outputs[name] = step(echo, random_state=random_state, **({"row": row} if name == "tabular" else {}))
+            outputs[name] = TOUR_STEPS[name](echo, random_state=random_state,
+                                             **({"row": row} if name == "tabular" else {}))
         except ImportError as exc:
             echo(f"(skipped the {name} example: {exc})")
+            echo("")
             continue
-        results.extend(outputs[name].get("report", []))
+        sections.append((name, list(outputs[name].get("report", []))))
+        echo(f"({name} took {time.perf_counter() - start:.1f} s)")
         echo("")
-    if out_dir is not None and results:
-        from .report import save_report
-
-        path = Path(out_dir)
-        path.mkdir(parents=True, exist_ok=True)
-        outputs["report_path"] = save_report(results, path / "report.html", title="interplay tour")
-        echo(f"Report: {outputs['report_path']}  (one self-contained file: open it in any browser, offline)")
+    if out_dir is not None and any(results for _, results in sections):
+        paths = write_tour_report(sections, out_dir)
+        outputs["report_path"], outputs["report_pages"] = paths[0], paths[1:]
+        echo("== report ==")
+        if len(paths) == 1:
+            echo(f"Report: {paths[0]}  (one self-contained file: open it in any browser, offline)")
+        else:
+            echo(f"Report: {paths[0]}  (open it in any browser, offline; it links one page per example: "
+                 f"{', '.join(p.name for p in paths[1:])})")
     return outputs
 
+
+def write_tour_report(sections: Sequence[tuple[str, Sequence]], out_dir: str | Path) -> list[Path]:
+    """Write the tour's results as ``out_dir/report.html``; returns the paths written, ``report.html`` first.
+
+    ``sections``: ``(step name, results)`` pairs. One page holds them all when the report accepts results over
+    different features in one page; otherwise (the report draws one set of feature names per page) each set of
+    features of each step gets its own page (``text-1.html``, ...) and ``report.html`` is an index linking them.
+    """
+    from .report import save_report
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    index = out_dir / "report.html"
+    try:
+        return [save_report([r for _, results in sections for r in results], index, title="interplay tour")]
+    except ValueError as exc:  # the report's "results: all results of one report must have the same features"
+        if "same features" not in str(exc):
+            raise
+    pages: list[tuple[Path, str, list[str]]] = []
+    for name, results in sections:
+        groups: dict[tuple, list] = {}
+        for result in results:
+            groups.setdefault(tuple(str(f) for f in result.feature_names), []).append(result)
+        stem = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
+        for number, group in enumerate(groups.values(), 1):
+            labels = list(dict.fromkeys(str(r.info.get("row", name)) for r in group))
+            path = out_dir / (f"{stem}.html" if len(groups) == 1 else f"{stem}-{number}.html")
+            save_report(group, path, title=f"interplay tour: {labels[0]}")
+            pages.append((path, name, labels))
+    index.write_text(_index_page(pages), encoding="utf-8")
+    return [index] + [path for path, _, _ in pages]
+
+
+def _index_page(pages: Sequence[tuple[Path, str, list[str]]]) -> str:
+    """A static page (no script) linking the tour's report pages; every label is HTML-escaped."""
+    items = "\n".join(
+        f'<li><span class="step">{html.escape(step)}</span> '
+        f'<a href="{html.escape(path.name, quote=True)}">{html.escape(labels[0])}</a>'
+        + (f'<div class="also">also on this page: {html.escape("; ".join(labels[1:]))}</div>' if len(labels) > 1 else "")
+        + "</li>"
+        for path, step, labels in pages)
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>interplay tour</title>
+<style>
+body {{ font: 16px/1.5 system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem; color: #222; }}
+li {{ margin: .6rem 0; }} .step {{ display: inline-block; min-width: 5rem; color: #666; }}
+.also {{ margin-left: 5rem; color: #666; font-size: 90%; }}
+</style>
+</head>
+<body>
+<h1>interplay tour</h1>
+<p>One report page per example (each page explains one set of features). Every page is a self-contained file
+that opens offline.</p>
+<ol>
+{items}
+</ol>
+</body>
+</html>
+"""
 
 if __name__ == "__main__":  # pragma: no cover
     np.set_printoptions(precision=3, suppress=True)
