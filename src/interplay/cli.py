@@ -539,8 +539,8 @@ def report(results: tuple[Path, ...], out_file: Path, title: str) -> None:
               type=click.Path(file_okay=False, path_type=Path), help="Folder for the tour's report.")
 @click.option("--no-report", is_flag=True, help="Only print; write no files.")
 def demo(row: int, seed: int, out_dir: Path, no_report: bool) -> None:
-    """A tour: explain a model trained on scikit-learn's diabetes data (and more examples where installed),
-    then write an HTML report."""
+    """A tour: a regression model on a table (diabetes), a sentiment model on sentences (VADER), a digit
+    classifier on image patches; then an HTML report."""
     try:
         from .demo import run_tour
     except ImportError as exc:  # pragma: no cover
