@@ -78,9 +78,7 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
         result_names = [str(n) for n in result.feature_names]
         if names is None:
             names = result_names
-        elif result_names != names:
-            raise ValueError("results: all results of one report must have the same features; got "
-                             f"{names[:5]}... and {result_names[:5]}...")
+        features = tuple(result_names)  # rows over other features (e.g. a text and a table) get their own entries
         for key in _META_KEYS:
             if key in result.info and key not in info:
                 info[key] = result.info[key]
@@ -91,7 +89,7 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
             outputs = list(result.info.get("explained_outputs", []))
             for k in range(min(len(result), MAX_DETAIL_ROWS)):
                 key = labels[k] if k < len(labels) else k
-                entry = rows.setdefault(key, {})
+                entry = rows.setdefault((key, features), {"feature_names": result_names})
                 entry.setdefault("attribution", result[k])
                 entry.setdefault("data", result.data[k])
                 if k < len(predictions):
@@ -99,7 +97,7 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
                 if k < len(outputs):
                     entry.setdefault("explained_output", outputs[k])
             continue
-        entry = rows.setdefault(_row_key(result, 0), {})
+        entry = rows.setdefault((_row_key(result, 0), features), {"feature_names": result_names})
         if isinstance(result, Attribution):
             entry["attribution"] = result
         elif isinstance(result, Interactions):
@@ -138,8 +136,11 @@ def _image_payload(image: Any, segments: Any, n_regions: int) -> dict:
             "segments": base64.b64encode(seg.astype("<i4").tobytes()).decode("ascii")}
 
 
-def _row_payload(key: Any, entry: dict) -> dict:
+def _row_payload(key: Any, entry: dict, names: list[str]) -> dict:
+    key = key[0]
     payload: dict[str, Any] = {"label": key if isinstance(key, str) else f"row {key}"}
+    if entry["feature_names"] != names:
+        payload["feature_names"] = entry["feature_names"]
     attribution = entry.get("attribution")
     if attribution is not None:
         values = np.asarray(attribution.values, dtype=float)
@@ -190,12 +191,13 @@ def build_report(results: Iterable[Any], *, title: str = "interplay report",
     payload = {
         "title": str(title),
         "feature_names": names,
-        "rows": [_row_payload(key, rows[key]) for key in rows],
+        "rows": [_row_payload(key, rows[key], names) for key in rows],
         "meta": [[str(k), "(default)" if v is None else str(v)] for k, v in lines.items()],
     }
     if summary is not None and len(summary) > 1:
         shown = slice(0, MAX_SUMMARY_ROWS)  # keeps the page light; the saved results hold every row
         payload["summary"] = {"values": _floats(summary.values[shown]), "data": _floats(summary.data[shown]),
+                              "feature_names": [str(n) for n in summary.feature_names],
                               "method": str(summary.method), "total_rows": len(summary)}
     data_block = _json_for_html(payload)
     script_hash = base64.b64encode(hashlib.sha256(JS.encode("utf-8")).digest()).decode("ascii")

@@ -474,6 +474,7 @@ JS = r"""
   }
 
   function summaryChart(S) {
+    var names = S.feature_names || D.feature_names;  // stays right when another row is shown
     var V = S.values, X = S.data, m = V.length, d = names.length, j, k;
     var imp = names.map(function (_, f) { var s = 0; for (k = 0; k < m; k++) { s += Math.abs(V[k][f]); } return s / m; });
     var order = imp.map(function (_, f) { return f; }).sort(function (a, b) { return imp[b] - imp[a]; }).slice(0, 15);
@@ -552,6 +553,7 @@ JS = r"""
   // ------------------------------------------------------------------ page
   var rowArea = el("div", {style: "display: contents"});
   function renderRow(R) {
+    names = R.feature_names || D.feature_names;  // rows of one page may explain different features
     rowArea.textContent = "";
     var keep = app; app = rowArea;
     var s = section("Prediction", R.attribution_method ? "attributions by method \u201c" + R.attribution_method + "\u201d" : null, true);
