@@ -12,7 +12,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(VENV)/.demo-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e ".[sklearn]"
+	$(BIN)/pip install --quiet -e ".[sklearn,text]"
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
