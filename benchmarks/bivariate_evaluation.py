@@ -22,7 +22,8 @@ for univariate Shapley, Bivariate PageRank (Alg. 5, softplus; plain and personal
 PageRank (symmetric graph, same algorithm) and a random ranking; insertion/deletion AUC (Table 5) on the
 predicted-class probability; seconds per row for the matrices next to Table 8.
 
-Run:  PYTHONPATH=src python benchmarks/bivariate_evaluation.py [--quick] [--out benchmarks/results/bivariate_evaluation.md]
+Run:  PYTHONPATH=src python benchmarks/bivariate_evaluation.py [--quick]
+          [--out benchmarks/results/bivariate_evaluation.md]
 """
 
 from __future__ import annotations
@@ -349,7 +350,8 @@ def removal_curves(case: Case, ranks: dict) -> list[dict]:
         ins = [metrics.insertion_auc(g, s) for g, s in zip(prob, scores)]
         dele = [metrics.deletion_auc(g, s) for g, s in zip(prob, scores)]
         rec = {"task": case.name, "ranking": name}
-        rec["Spearman vs Shapley"] = float(np.mean([_spearman(a, b) for a, b in zip(scores, ranks["Shapley (univariate)"])]))
+        reference = ranks["Shapley (univariate)"]
+        rec["Spearman vs Shapley"] = float(np.mean([_spearman(a, b) for a, b in zip(scores, reference)]))
         for f, a in zip(FRACTIONS, low):
             rec[f"low {int(f * 100)}%"] = 100 * float(a)
         rec["low mean"] = 100 * float(np.mean(low))
@@ -455,7 +457,8 @@ def report(result: dict, cases: list, command: str) -> str:
               "## Ranking removal curves (Fig. 3 / Table 6) and insertion/deletion AUC (Table 5)\n",
               "Post-hoc accuracy (%) after masking the lowest-ranked fraction of features ('low', higher is "
               "better: the paper's Fig. 3) and after masking the highest-ranked fraction ('top', lower is "
-              "better); iAUC/dAUC of the predicted-class probability (higher/lower is better); 'Spearman vs Shapley': mean rank "
+              "better); iAUC/dAUC of the predicted-class probability (higher/lower is better); "
+              "'Spearman vs Shapley': mean rank "
               "correlation of the ranking's scores with the signed univariate Shapley values, per row.\n"]
     low_cols = [f"low {int(f * 100)}%" for f in FRACTIONS] + ["low mean"]
     top_cols = [f"top {int(f * 100)}%" for f in FRACTIONS] + ["top mean"]
