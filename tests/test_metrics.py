@@ -266,3 +266,15 @@ def test_posthoc_with_the_redundancy_graph_end_to_end():
     assert out["sink_masked"] == 1.0 and out["source_masked"] == 0.0
     with pytest.raises(ValueError, match="unknown feature"):
         m.posthoc_accuracy_sinks_sources(game, [["x9"]], [[0]])
+
+
+def test_posthoc_metrics_accept_rows_of_different_sizes():
+    """Sentences of different lengths: each row is masked over its own features."""
+    g8 = ip.Game(lambda S: S.sum(1) / 8.0, 8)
+    g13 = ip.Game(lambda S: S.sum(1) / 13.0, 13)
+    out = m.posthoc_accuracy_sinks_sources([g8, g13], [[0], [12]], [[1, 2, 3, 4, 5], [2]], threshold=0.5)
+    assert out["sink_masked"] == 1.0 and out["source_masked"] == 0.5
+    assert out["sink_fraction"] == pytest.approx((1 / 8 + 1 / 13) / 2)
+    curve = m.posthoc_accuracy_groups([g8, g13], [[[0, 1]], [[3, 4, 5]]], n_levels=2, random_state=0)
+    assert curve.fraction_masked[0] == 0.0
+    assert curve.fraction_masked[-1] == pytest.approx((1 / 8 + 2 / 13) / 2)

@@ -44,15 +44,29 @@ def posthoc_accuracy(games: Any, present: Any, *, threshold: float = 0.5) -> np.
     feature is kept. Returns ``(n_levels,)`` accuracies. Cost: ``n_levels`` evaluations per row, one call each.
     """
     games = as_games(games)
-    n = games[0].n_players
-    masks = np.asarray(present)
-    if masks.ndim == 2 and len(games) == 1:
-        masks = masks[None]
-    if masks.ndim != 3 or masks.shape[0] != len(games) or masks.shape[2] != n:
-        raise ValueError(f"present: expected a boolean array of shape ({len(games)}, n_levels, {n}), "
-                         f"got {masks.shape}")
+    if isinstance(present, (list, tuple)):  # one (n_levels, n_r) mask per row: rows may differ in size
+        masks = [np.asarray(m, dtype=bool) for m in present]
+    else:
+        masks = np.asarray(present, dtype=bool)
+        if masks.ndim == 2 and len(games) == 1:
+            masks = masks[None]
+        if masks.ndim != 3:
+            raise ValueError(f"present: expected a boolean array of shape ({len(games)}, n_levels, n), "
+                             f"got {masks.shape}")
+        masks = list(masks)
+    if len(masks) != len(games):
+        raise ValueError(f"present: expected one mask per game ({len(games)}), got {len(masks)}")
+    for r, (game, mask) in enumerate(zip(games, masks)):
+        if mask.ndim != 2 or mask.shape[1] != game.n_players or mask.shape[0] != masks[0].shape[0]:
+            raise ValueError(f"present: row {r} expected shape ({masks[0].shape[0]}, {game.n_players}), "
+                             f"got {mask.shape}")
     kept = np.array([game(mask) >= threshold for game, mask in zip(games, masks)])
     return kept.mean(axis=0)
+
+
+def _masked_fraction(masks: list[np.ndarray]) -> np.ndarray:
+    """Mean over rows of the fraction of each row's features masked, per level."""
+    return np.mean([(~m).mean(axis=1) for m in masks], axis=0)
 
 
 def posthoc_accuracy_by_ranking(games: Any, scores: Any, fractions: Sequence[float] = (0.1, 0.3, 0.5, 0.7, 0.9),
@@ -91,15 +105,14 @@ def posthoc_accuracy_groups(games: Any, groups: Any, *, n_levels: int = 5, thres
     Cost: ``n_levels`` evaluations per row.
     """
     games = as_games(games)
-    n = games[0].n_players
     n_levels = check_int(n_levels, "n_levels", minimum=2)
     rng = check_random_state(random_state)
     rows = per_row(groups, len(games), "groups")
     level = np.arange(n_levels) / (n_levels - 1)
-    present = np.ones((len(games), n_levels, n), dtype=bool)
+    present = [np.ones((n_levels, game.n_players), dtype=bool) for game in games]
     for r, row_groups in enumerate(rows):  # loop over rows and groups, not coalitions
         seen: set[int] = set()
-        for g in as_index_lists(row_groups, n, "groups", games[r].feature_names):
+        for g in as_index_lists(row_groups, games[r].n_players, "groups", games[r].feature_names):
             if seen.intersection(g.tolist()):
                 raise ValueError(f"groups: row {r} has overlapping groups; expected disjoint feature sets")
             seen.update(g.tolist())
@@ -109,8 +122,7 @@ def posthoc_accuracy_groups(games: Any, groups: Any, *, n_levels: int = 5, thres
             n_masked = np.rint(level * (len(g) - 1)).astype(np.int64)
             position = np.arange(len(g))
             present[r][:, members] = position[None, :] >= n_masked[:, None]
-    fraction = (~present).mean(axis=(0, 2))
-    return PosthocCurve(fraction, posthoc_accuracy(games, present, threshold=threshold))
+    return PosthocCurve(_masked_fraction(present), posthoc_accuracy(games, present, threshold=threshold))
 
 
 def posthoc_accuracy_sinks_sources(games: Any, sinks: Any, sources: Any, *, threshold: float = 0.5) -> dict:
@@ -123,15 +135,15 @@ def posthoc_accuracy_sinks_sources(games: Any, sinks: Any, sources: Any, *, thre
     Cost: 2 evaluations per row.
     """
     games = as_games(games)
-    n = games[0].n_players
     sink_rows = per_row(sinks, len(games), "sinks")
     source_rows = per_row(sources, len(games), "sources")
-    present = np.ones((len(games), 2, n), dtype=bool)
+    present = [np.ones((2, game.n_players), dtype=bool) for game in games]
     for r, (a, b) in enumerate(zip(sink_rows, source_rows)):
-        present[r, 0, as_index_lists([a], n, "sinks", games[r].feature_names)[0]] = False
-        present[r, 1, as_index_lists([b], n, "sources", games[r].feature_names)[0]] = False
+        n = games[r].n_players
+        present[r][0, as_index_lists([a], n, "sinks", games[r].feature_names)[0]] = False
+        present[r][1, as_index_lists([b], n, "sources", games[r].feature_names)[0]] = False
     acc = posthoc_accuracy(games, present, threshold=threshold)
-    frac = (~present).mean(axis=(0, 2))
+    frac = _masked_fraction(present)
     return {"sink_masked": float(acc[0]), "source_masked": float(acc[1]),
             "sink_fraction": float(frac[0]), "source_fraction": float(frac[1])}
 
