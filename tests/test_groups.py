@@ -96,7 +96,7 @@ def test_categorical_columns_valid_under_every_removal():
     assert ip.Explainer(fn, frame, removal="baseline").reference[1] == mode
 
 
-def test_one_hot_pipeline_on_raw_columns_equals_hand_built_game():
+def test_one_hot_pipeline_on_raw_columns_equals_hand_built_game(tmp_path):
     pd = pytest.importorskip("pandas")
     from sklearn.compose import ColumnTransformer
     from sklearn.linear_model import LogisticRegression
@@ -135,8 +135,12 @@ def test_one_hot_pipeline_on_raw_columns_equals_hand_built_game():
     assert phi.baseline == pytest.approx(expected.baseline, abs=1e-12)
     # many rows, raw data kept in the explanation
     explanation = explainer.shapley(frame.iloc[20:22])
-    assert explanation.info["raw_data"][0, 1] == frame["color"].iloc[20]
+    assert explanation.info["raw_data"][0][1] == frame["color"].iloc[20]
     np.testing.assert_allclose(explanation.values[0], phi.values, atol=1e-12)
+    for suffix in ("json", "npz"):  # raw categorical rows survive saving
+        path = tmp_path / f"e.{suffix}"
+        explanation.save(path)
+        assert ip.Explanation.load(path).info["raw_data"] == explanation.info["raw_data"]
 
 
 def test_cross_contribution_reduces_group_blocks_by_maximum():

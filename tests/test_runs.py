@@ -333,3 +333,15 @@ def test_ray_gives_exactly_the_local_results(local_ray, data, reference, tmp_pat
     run(dying, X, out=tmp_path / "dying", backend="ray", chunk_size=5)
     assert (tmp_path / "marker").exists()
     np.testing.assert_array_equal(load_run(tmp_path / "dying").values, reference.values)
+
+
+def test_run_with_feature_groups_matches_the_explainer(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(7, 5))
+    explainer = ip.Explainer(nonlinear, X[:5], groups={"ab": [0, 1], "cde": [2, 3, 4]})
+    ip.run(explainer, X, out=tmp_path / "run", chunk_size=3, n_jobs=1)
+    loaded = ip.load_run(tmp_path / "run")
+    expected = explainer.shapley(X)
+    assert loaded.feature_names == ("ab", "cde")
+    np.testing.assert_allclose(loaded.values, expected.values, atol=1e-12)
+    np.testing.assert_array_equal(loaded.data, X)

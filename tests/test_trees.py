@@ -204,3 +204,16 @@ def test_method_tree_accepts_missing_rows_and_rejects_what_it_cannot_do():
         ip.Explainer(forest, X[:8]).interactions(X[0], index="stii", method="tree")
     with pytest.raises(TypeError, match="model"):
         as_ensemble(lambda Z: Z[:, 0])
+
+
+def test_tree_method_follows_dataframe_column_order():
+    pd = pytest.importorskip("pandas")
+    from sklearn.ensemble import RandomForestRegressor
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.normal(size=(60, 3)), columns=["a", "b", "c"])
+    model = RandomForestRegressor(n_estimators=5, max_depth=3, random_state=0).fit(df, df.a * 3 + df.b)
+    explainer = ip.Explainer(model, df.iloc[:10])
+    shuffled = df.iloc[:2][["c", "b", "a"]]
+    np.testing.assert_allclose(explainer.shapley(shuffled, method="tree").values,
+                               explainer.shapley(shuffled).values, atol=1e-9)

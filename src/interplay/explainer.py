@@ -396,7 +396,7 @@ class Explainer:
                 "targets": [t.item() if isinstance(t, np.generic) else t for t in targets]}
         data = rows
         if rows.dtype == object:  # raw categorical rows: numbers where possible, NaN elsewhere; raw in info
-            info["raw_data"] = rows
+            info["raw_data"] = [[v.item() if isinstance(v, np.generic) else v for v in row] for row in rows]
             data = np.array([[_as_float(v) for v in row] for row in rows])
         return Explanation(
             values=np.array([r.values for r in results]), base_values=np.array([r.baseline for r in results]),

@@ -78,17 +78,18 @@ class Run:
         self._require_complete()
         table = self.table()
         names = self.feature_names
+        data_names = self.params.get("column_names", names)  # input columns (differ with groups=)
         stored = self.params["store_data"]
         has_se = value_columns(names, "se")[0] in table.column_names
-        info = {k: v for k, v in self.params.items() if k not in ("feature_names",)}
+        info = {k: v for k, v in self.params.items() if k not in ("feature_names", "column_names")}
         info["out"] = self.path
         if self.kind == "bivariate":
             info["adjacency"] = adjacency(table, names)
         return Explanation(
             values=matrix(table, value_columns(names, "value")),
             base_values=table.column("base_value").to_numpy(),
-            data=matrix(table, value_columns(names, "data")) if stored else np.full((table.num_rows, len(names)),
-                                                                                      np.nan),
+            data=matrix(table, value_columns(data_names, "data")) if stored else np.full(
+                (table.num_rows, len(data_names)), np.nan),
             feature_names=names, method=self.method, n_evaluations=table.column("n_evaluations").to_numpy(),
             std_errors=matrix(table, value_columns(names, "se")) if has_se else None, info=info,
         )

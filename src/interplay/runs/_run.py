@@ -102,9 +102,13 @@ def run(explainer: Explainer, X: Any, method: str = "exact", *, out: Any, kind: 
         raise TypeError(f"resume: expected True or False, got {resume!r}")
 
     payload = dumps_explainer(explainer)  # picklability checked before anything is written
-    source = open_source(X, feature_names=explainer.feature_names, n_features=explainer.n_features, y=y)
+    # X has the explainer's input columns; with groups= the values are per group (fewer, other names)
+    columns = getattr(explainer, "column_names", None) or explainer.feature_names
+    n_columns = getattr(explainer, "n_columns", None) or explainer.n_features
+    source = open_source(X, feature_names=columns, n_features=n_columns, y=y)
     data_sha256, n_rows, n_features = _scan(source, chunk_size)  # one streaming pass: checks and fingerprint
-    names = list(explainer.feature_names or check_feature_names(source.columns, n_features))
+    data_names = list(columns or check_feature_names(source.columns, n_features))
+    names = list(explainer.feature_names or data_names)
     labels = y if isinstance(y, str) else ("given" if y is not None else "none")
 
     store = Store(out, create=True)
@@ -122,6 +126,8 @@ def run(explainer: Explainer, X: Any, method: str = "exact", *, out: Any, kind: 
                                 options=options, feature_names=names, chunk_size=chunk_size,
                                 store_data=store_data, labels=labels, model_tag=model_tag)
         params["data"] = f"sha256:{data_sha256}"
+        if data_names != names:
+            params["column_names"] = data_names
         params["n_rows"] = n_rows
         if manifest is None:
             manifest = {"format": FORMAT, "params": params, "chunks": {}, "n_rows": n_rows,
@@ -139,14 +145,15 @@ def run(explainer: Explainer, X: Any, method: str = "exact", *, out: Any, kind: 
         manifest["complete"] = False
         store.write_manifest(manifest)
         _execute(explainer, payload, source.chunks(chunk_size), manifest, store, backend=backend, n_jobs=n_jobs,
-                 task=Task(kind, method, budget, entropy, dict(options)), names=names, store_data=store_data,
+                 task=Task(kind, method, budget, entropy, dict(options)), names=names, data_names=data_names,
+                 store_data=store_data,
                  chunk_size=chunk_size, ray_address=ray_address, progress=progress)
     finally:
         store.unlock()
     return Run(store.root)
 
 
-def _execute(explainer, payload, chunks, manifest, store, *, backend, n_jobs, task, names,
+def _execute(explainer, payload, chunks, manifest, store, *, backend, n_jobs, task, names, data_names,
              store_data, chunk_size, ray_address, progress) -> None:
     done = manifest["chunks"]
     seen = {"rows": 0, "chunks": 0}
@@ -171,7 +178,7 @@ def _execute(explainer, payload, chunks, manifest, store, *, backend, n_jobs, ta
     try:
         for chunk, result in engine.map_unordered(pending()):
             index = chunk.start // chunk_size
-            entry = store.write_part(index, to_table(result, names, chunk.rows if store_data else None))
+            entry = store.write_part(index, to_table(result, names, chunk.rows if store_data else None, data_names))
             entry.update(rows=[chunk.start, chunk.start + len(chunk.rows)],
                          data_sha256=data_fingerprint(chunk.rows, chunk.labels),
                          n_evaluations=int(result["n_evaluations"].sum()))

@@ -30,8 +30,9 @@ def adjacency_columns(names: Sequence[str]) -> list[str]:
     return [f"adjacency.{names[a]}->{names[b]}" for a, b in zip(i, j)]
 
 
-def to_table(result: dict, names: Sequence[str], data: np.ndarray | None):
-    """A pyarrow Table of one chunk's results (see the module docstring for the columns)."""
+def to_table(result: dict, names: Sequence[str], data: np.ndarray | None, data_names: Sequence[str] | None = None):
+    """A pyarrow Table of one chunk's results (see the module docstring for the columns). ``data_names``: the
+    input columns, when they differ from the explained features (``groups=``)."""
     import pyarrow as pa
 
     columns = {name: result[name] for name in FIXED}
@@ -39,7 +40,7 @@ def to_table(result: dict, names: Sequence[str], data: np.ndarray | None):
     if result["std_errors"] is not None:
         columns.update(zip(value_columns(names, "se"), result["std_errors"].T))
     if data is not None:
-        columns.update(zip(value_columns(names, "data"), data.T))
+        columns.update(zip(value_columns(data_names or names, "data"), data.T))
     if result["adjacency"] is not None:
         i, j = pair_index(len(names))
         columns.update(zip(adjacency_columns(names), result["adjacency"][:, i, j].T))

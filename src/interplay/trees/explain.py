@@ -119,6 +119,7 @@ def _background(explainer, ensemble: TreeEnsemble) -> np.ndarray:
 
 
 def _rows(explainer, X, name: str) -> np.ndarray:
+    X = explainer._align_frame(X)  # a DataFrame's columns in the model's order, as on the sampling path
     rows, _ = check_numeric_matrix(X, name, n_columns=explainer.n_features, allow_nan=True)
     return rows
 
