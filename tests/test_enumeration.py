@@ -24,3 +24,9 @@ def test_budget_below_all_coalitions_samples():
     game = random_game(6, random_state=2)
     result = ip.interactions(game, index="bii", method="msr", budget=63, random_state=0)
     assert "enumerated" not in result.info
+
+
+def test_full_budget_does_not_hide_unsupported_indices():
+    game = random_game(5, random_state=2)
+    with pytest.raises(ValueError, match="index: method='msr' estimates"):
+        ip.interactions(game, index="sii", method="msr", budget=32)

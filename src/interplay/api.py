@@ -40,6 +40,9 @@ def _call(kind: str, method: str, game, options: dict, **fixed):
     """
     estimator: Callable = get_estimator(kind, method)
     enumerate_instead = _enumerates(kind, method, game, fixed.get("budget"), options)
+    supported = getattr(estimator, "indices", None)
+    if enumerate_instead and supported is not None and fixed.get("index") not in supported:
+        enumerate_instead = False  # let the method raise its own error for an index it does not estimate
     parameters = inspect.signature(estimator).parameters
     if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
         accepted = sorted(name for name, p in parameters.items()

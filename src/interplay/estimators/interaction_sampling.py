@@ -72,7 +72,7 @@ def _result(game, values, se, index, order, baseline, used, method, info) -> Int
 def msr_interactions(game: Game, *, index: str = "bii", order: int = 2, budget: int | None = None,
                      rng: np.random.Generator) -> Interactions:
     """BII of every subset of size ``1..order`` from one uniform sample (module docstring)."""
-    index, order = _check(game, index, order, "msr", ("bii",))
+    index, order = _check(game, index, order, "msr", msr_interactions.indices)
     n = game.n_players
     m = resolve_budget(budget, n, 1 + 2 ** (order + 1), "msr") - 1
     Z = uniform_coalitions(rng, m, n)
@@ -93,7 +93,7 @@ def msr_interactions(game: Game, *, index: str = "bii", order: int = 2, budget: 
 def pairwise_bii(game: Game, *, index: str = "bii", order: int = 2, budget: int | None = None,
                  rng: np.random.Generator) -> Interactions:
     """Pairwise BII by the decomposition of the BII paper, Eq. 12 (module docstring)."""
-    index, order = _check(game, index, order, "pairwise", ("bii",))
+    index, order = _check(game, index, order, "pairwise", pairwise_bii.indices)
     n = game.n_players
     if order != 2:
         raise ValueError(f"order: the pairwise decomposition (BII paper Eq. 12) is for pairs, expected order=2, "
@@ -310,7 +310,7 @@ def _excess(game, budget, rng):
 def permutation_interactions(game: Game, *, index: str = "sii", order: int = 2, budget: int | None = None,
                              rng: np.random.Generator) -> Interactions:
     """SII, Shapley-Taylor or Shapley excess by permutation sampling (module docstring)."""
-    index, order = _check(game, index, order, "permutation", ("sii", "stii", "excess"))
+    index, order = _check(game, index, order, "permutation", permutation_interactions.indices)
     if index == "excess":
         if order != 2:
             raise ValueError(f"order: the Shapley excess is defined for pairs, expected order=2, got {order}")
@@ -320,3 +320,9 @@ def permutation_interactions(game: Game, *, index: str = "sii", order: int = 2, 
     else:
         out, se, baseline, used, info = _stii(game, order, budget, rng)
     return _result(game, out, se, index, order, baseline, used, "permutation", {"budget": budget, **info})
+
+
+# The indices each sampler estimates (checked by the sampler, and by the API before it swaps in exact enumeration).
+msr_interactions.indices = ("bii",)
+pairwise_bii.indices = ("bii",)
+permutation_interactions.indices = ("sii", "stii", "excess")
