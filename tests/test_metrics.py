@@ -1,6 +1,5 @@
 """interplay.metrics on small hand-computed cases (the formulas are in each function's docstring)."""
 
-import warnings
 
 import numpy as np
 import pytest

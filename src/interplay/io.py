@@ -20,7 +20,6 @@ scalars come back as Python numbers of equal value); anything else is stored as 
 from __future__ import annotations
 
 import base64
-import io as _stdio
 import json
 import warnings
 import zipfile

@@ -43,7 +43,7 @@ from math import comb
 
 import numpy as np
 
-from .._validation import check_choice, check_int
+from .._validation import check_int
 from ..games import Game
 from ..results import Interactions
 from ._registry import register

@@ -268,7 +268,7 @@ class RedundancyGraph:
         lines = [
             f"Redundancy graph H (gamma={self.gamma:.4g}): {self.n_features} features, {self.n_edges} edges, "
             f"density {self.density:.3f}",
-            f"  interchangeable (mutual redundancy groups): "
+            "  interchangeable (mutual redundancy groups): "
             + ("; ".join(fmt(g) for g in groups[:limit]) if groups else "none"),
             f"  sources (no outside feature makes them redundant): {fmt(self.sources())}",
             f"  sinks (make no outside feature redundant): {fmt(self.sinks())}",

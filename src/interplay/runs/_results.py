@@ -16,7 +16,7 @@ import numpy as np
 
 from ..results import Attribution, BivariateExplanation, Explanation
 from ._store import Store
-from ._table import FIXED, adjacency, matrix, value_columns
+from ._table import adjacency, matrix, value_columns
 
 
 class Run:

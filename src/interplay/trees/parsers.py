@@ -275,7 +275,6 @@ def from_lightgbm(model) -> TreeEnsemble:
     per_iter = int(dump.get("num_tree_per_iteration", 1))
     builder = _Builder(per_iter)
     for tree in dump["tree_info"]:
-        nodes: list[dict] = []
         stack = [tree["tree_structure"]]
         index = {}
         order = []
