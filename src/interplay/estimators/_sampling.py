@@ -11,7 +11,6 @@ from itertools import combinations
 from math import comb
 
 import numpy as np
-import scipy.linalg
 
 from .._validation import check_int
 from ..games import Game
@@ -267,6 +266,8 @@ def gram_solver(gram: np.ndarray):
     matrix is clearly positive definite (smallest pivot above ``1e-10`` times the largest); otherwise the
     pseudo-inverse, i.e. the minimum-norm solution when the sample leaves the design rank-deficient.
     """
+    import scipy.linalg  # imported on first solve, not with interplay
+
     try:
         factor = scipy.linalg.cho_factor(gram, check_finite=False)
         pivots = np.diag(factor[0]) ** 2

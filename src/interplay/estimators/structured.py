@@ -21,9 +21,10 @@ coalitions go to the game in one call.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from math import factorial
 
-import networkx as nx
 import numpy as np
 from scipy.special import gammaln
 
@@ -36,6 +37,9 @@ from .banzhaf_sampling import distinct_rows
 
 MAX_NEIGHBOURHOOD = 20
 
+if TYPE_CHECKING:  # annotations only; networkx is imported when a graph method runs
+    import networkx as nx
+
 
 def feature_graph(graph, n: int) -> nx.Graph:
     """The undirected feature graph on nodes ``0..n-1`` described by ``graph``.
@@ -44,6 +48,8 @@ def feature_graph(graph, n: int) -> nx.Graph:
     ``"sequence"`` (the path ``0 - 1 - ... - n-1``, e.g. words of a text); or ``("grid", height, width)`` with
     ``height * width == n`` (pixels or superpixels in row-major order, 4-neighbour grid).
     """
+    import networkx as nx  # imported when a graph method runs, not with interplay
+
     n = check_int(n, "n", minimum=1)
     if isinstance(graph, str):
         check_choice(graph, "graph", ("sequence",))
@@ -74,6 +80,8 @@ def feature_graph(graph, n: int) -> nx.Graph:
 
 def neighbourhood(G: nx.Graph, i: int, k: int) -> list[int]:
     """``N_k(i)``: the nodes within ``k`` hops of ``i``, sorted (``i`` included)."""
+    import networkx as nx
+
     return sorted(nx.single_source_shortest_path_length(G, i, cutoff=k))
 
 
@@ -176,6 +184,8 @@ def c_shapley(game: Game, *, budget: int | None = None, rng=None, graph=None, k:
     G, k = _check_common(game, graph, k)
     check_choice(weights, "weights", ("boundary", "paper"))
     n = game.n_players
+    import networkx as nx
+
     adjacency = nx.to_scipy_sparse_array(G, nodelist=range(n), format="csr", dtype=float)
     rows, ws, counts = [], [], []
     for i in range(n):

@@ -22,8 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
 
 from .._validation import check_feature_names
 from ..results import _feature_index
@@ -95,6 +93,9 @@ def _structure(adjacency: np.ndarray):
     """Strong labels, weak labels and the condensation's boolean adjacency of a boolean graph."""
     n = len(adjacency)
     rows, cols = np.nonzero(adjacency)
+    from scipy.sparse import csr_matrix  # imported on first use, not with interplay
+    from scipy.sparse.csgraph import connected_components
+
     graph = csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n, n))
     _, strong = connected_components(graph, directed=True, connection="strong")
     _, weak = connected_components(graph, directed=True, connection="weak")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import networkx as nx
 import numpy as np
 
 from . import _analysis
@@ -39,6 +38,8 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
     w, names = _matrix_and_names(result, feature_names)
     n = len(w)
     summary = _analysis.analyse(w, gamma)
+    import networkx as nx  # imported when a graph is drawn, not with interplay
+
     g = nx.DiGraph()
     g.add_nodes_from(range(n))
     strength = np.abs(w)
