@@ -18,7 +18,6 @@ optional dependencies are missing, and the tour skips it with a note.
 
 from __future__ import annotations
 
-import html
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -306,8 +305,7 @@ def run_tour(echo: Callable[[str], None] = print, *, row: int = 0, random_state:
              out_dir: str | Path | None = "interplay-demo", steps: Sequence[str] | None = None) -> dict:
     """Run the tour's steps (all registered ones by default: tabular, text, image; a step whose optional
     dependency is missing is skipped with a note), then write ``out_dir/report.html`` with all their results
-    (no file when ``out_dir`` is None). Returns the steps' outputs by name, plus ``"report_path"`` and
-    ``"report_pages"`` (see :func:`write_tour_report`)."""
+    (no file when ``out_dir`` is None). Returns the steps' outputs by name, plus ``"report_path"``."""
     names = list(TOUR_STEPS) if steps is None else list(steps)
     unknown = [name for name in names if name not in TOUR_STEPS]
     if unknown or not names:
@@ -330,80 +328,22 @@ def run_tour(echo: Callable[[str], None] = print, *, row: int = 0, random_state:
         echo(f"({name} took {time.perf_counter() - start:.1f} s)")
         echo("")
     if out_dir is not None and any(results for _, results in sections):
-        paths = write_tour_report(sections, out_dir)
-        outputs["report_path"], outputs["report_pages"] = paths[0], paths[1:]
+        outputs["report_path"] = write_tour_report(sections, out_dir)
         echo("== report ==")
-        if len(paths) == 1:
-            echo(f"Report: {paths[0]}  (one self-contained file: open it in any browser, offline)")
-        else:
-            echo(f"Report: {paths[0]}  (open it in any browser, offline; it links one page per example: "
-                 f"{', '.join(p.name for p in paths[1:])})")
+        echo(f"Report: {outputs['report_path']}  (one self-contained file: open it in any browser, offline)")
     return outputs
 
 
-def write_tour_report(sections: Sequence[tuple[str, Sequence]], out_dir: str | Path) -> list[Path]:
-    """Write the tour's results as ``out_dir/report.html``; returns the paths written, ``report.html`` first.
-
-    ``sections``: ``(step name, results)`` pairs. One page holds them all when the report accepts results over
-    different features in one page; otherwise (the report draws one set of feature names per page) each set of
-    features of each step gets its own page (``text-1.html``, ...) and ``report.html`` is an index linking them.
-    """
+def write_tour_report(sections: Sequence[tuple[str, Sequence]], out_dir: str | Path) -> Path:
+    """Write every step's results into one page, ``out_dir/report.html`` (rows over different features each
+    keep their own names), and return its path. ``sections``: ``(step name, results)`` pairs."""
     from .report import save_report
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    index = out_dir / "report.html"
-    try:
-        return [save_report([r for _, results in sections for r in results], index, title="interplay tour")]
-    except ValueError as exc:  # the report's "results: all results of one report must have the same features"
-        if "same features" not in str(exc):
-            raise
-    pages: list[tuple[Path, str, list[str]]] = []
-    for name, results in sections:
-        groups: dict[tuple, list] = {}
-        for result in results:
-            groups.setdefault(tuple(str(f) for f in result.feature_names), []).append(result)
-        stem = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
-        for number, group in enumerate(groups.values(), 1):
-            labels = list(dict.fromkeys(str(r.info.get("row", name)) for r in group))
-            path = out_dir / (f"{stem}.html" if len(groups) == 1 else f"{stem}-{number}.html")
-            save_report(group, path, title=f"interplay tour: {labels[0]}")
-            pages.append((path, name, labels))
-    index.write_text(_index_page(pages), encoding="utf-8")
-    return [index] + [path for path, _, _ in pages]
+    return save_report([r for _, results in sections for r in results], out_dir / "report.html",
+                       title="interplay tour")
 
-
-def _index_page(pages: Sequence[tuple[Path, str, list[str]]]) -> str:
-    """A static page (no script) linking the tour's report pages; every label is HTML-escaped."""
-    items = "\n".join(
-        f'<li><span class="step">{html.escape(step)}</span> '
-        f'<a href="{html.escape(path.name, quote=True)}">{html.escape(labels[0])}</a>'
-        + (f'<div class="also">also on this page: {html.escape("; ".join(labels[1:]))}</div>' if len(labels) > 1 else "")
-        + "</li>"
-        for path, step, labels in pages)
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>interplay tour</title>
-<style>
-body {{ font: 16px/1.5 system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem; color: #222; }}
-li {{ margin: .6rem 0; }} .step {{ display: inline-block; min-width: 5rem; color: #666; }}
-.also {{ margin-left: 5rem; color: #666; font-size: 90%; }}
-</style>
-</head>
-<body>
-<h1>interplay tour</h1>
-<p>One report page per example (each page explains one set of features). Every page is a self-contained file
-that opens offline.</p>
-<ol>
-{items}
-</ol>
-</body>
-</html>
-"""
 
 if __name__ == "__main__":  # pragma: no cover
     np.set_printoptions(precision=3, suppress=True)
