@@ -15,6 +15,7 @@ import numpy as np
 
 from .._validation import check_int
 from ..games import Game
+from ..removal._columns import chunked
 from ._common import ModalityExplainer, output_transform
 
 
@@ -135,11 +136,8 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
     transform = output_transform(model, model(image[None]), target, output)
 
     def value_fn(coalitions: np.ndarray) -> np.ndarray:
-        out = np.empty(len(coalitions))
-        for start in range(0, len(coalitions), max_rows):
-            chunk = coalitions[start:start + max_rows]
-            out[start:start + len(chunk)] = transform(model(masked_images(image, labels, base, chunk)))
-        return out
+        return chunked(lambda chunk: transform(model(masked_images(image, labels, base, chunk))),
+                       coalitions, max_rows)
 
     value_fn.__name__ = f"image game of {model.name}"
     return ImageGame(value_fn, image, labels, base)

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._validation import check_int
 from ..games import Game
+from ..removal._columns import chunked
 from ._common import ModalityExplainer, output_transform
 
 
@@ -96,11 +97,8 @@ def text_game(model: Any, text: str | None = None, *, tokens: Sequence[str] | No
     transform = output_transform(model, full, target, output)
 
     def value_fn(coalitions: np.ndarray) -> np.ndarray:
-        out = np.empty(len(coalitions))
-        for start in range(0, len(coalitions), max_rows):
-            chunk = coalitions[start:start + max_rows]
-            out[start:start + len(chunk)] = transform(model(masked_texts(tokens, chunk, mask, separator)))
-        return out
+        return chunked(lambda chunk: transform(model(masked_texts(tokens, chunk, mask, separator))),
+                       coalitions, max_rows)
 
     value_fn.__name__ = f"text game of {model.name}"
     return TextGame(value_fn, tokens, mask=mask, separator=separator)

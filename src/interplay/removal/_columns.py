@@ -3,6 +3,8 @@ and the (coalitions x outputs) reduction used by every value function."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 
@@ -46,3 +48,10 @@ def joint_mode(block: np.ndarray) -> np.ndarray:
 def stack(parts: list[np.ndarray]) -> np.ndarray:
     """Concatenate per-chunk values along the coalition axis."""
     return np.concatenate(parts, axis=0) if parts else np.zeros(0)
+
+
+def chunked(values_of: Callable[[np.ndarray], np.ndarray], coalitions: np.ndarray, size: int) -> np.ndarray:
+    """``values_of`` applied to consecutive chunks of at most ``size`` coalitions (one model call per chunk, so
+    memory stays bounded), the results concatenated along the coalition axis."""
+    return stack([np.asarray(values_of(coalitions[start:start + size]))
+                  for start in range(0, len(coalitions), size)])

@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ._columns import joint_mode, numeric_columns, stack
+from ._columns import chunked, joint_mode, numeric_columns
 
 REFERENCES = ("mean", "median", "mode", "zero")
 
@@ -82,10 +82,6 @@ def baseline_value_function(predict: Callable[[np.ndarray], np.ndarray], x: np.n
     """``v(S) = predict(where(S, x, reference))``, in chunks of at most ``max_rows`` model rows."""
 
     def value_fn(coalitions: np.ndarray) -> np.ndarray:
-        parts = []
-        for start in range(0, len(coalitions), max_rows):
-            chunk = coalitions[start:start + max_rows]
-            parts.append(np.asarray(predict(np.where(chunk, x, reference))))
-        return stack(parts)
+        return chunked(lambda chunk: predict(np.where(chunk, x, reference)), coalitions, max_rows)
 
     return value_fn

@@ -16,7 +16,7 @@ from typing import Callable
 
 import numpy as np
 
-from ._columns import numeric_columns, stack
+from ._columns import chunked, numeric_columns
 
 
 def default_n_neighbors(n_background: int) -> int:
@@ -33,23 +33,22 @@ def conditional_value_function(predict: Callable[[np.ndarray], np.ndarray], x: n
     squared = _squared_terms(x, background)  # (m, d)
     per_chunk = max(1, max_rows // m)
 
+    def chunk_values(chunk: np.ndarray) -> np.ndarray:  # the kept (coalition x neighbour) rows in one model call
+        distances = chunk.astype(float) @ squared.T  # (c, m)
+        kth = np.partition(distances, k - 1, axis=1)[:, k - 1]
+        keep = distances <= kth[:, None] * (1 + 1e-12) + 1e-15
+        coalition_idx, row_idx = np.nonzero(keep)
+        rows = np.where(chunk[coalition_idx], x, background[row_idx])
+        preds = np.asarray(predict(rows))
+        counts = keep.sum(axis=1)
+        if preds.ndim == 1:
+            return np.bincount(coalition_idx, weights=preds, minlength=len(chunk)) / counts
+        # several outputs: one weighted count per output column
+        return np.stack([np.bincount(coalition_idx, weights=preds[:, t], minlength=len(chunk))
+                         for t in range(preds.shape[1])], axis=1) / counts[:, None]
+
     def value_fn(coalitions: np.ndarray) -> np.ndarray:
-        parts = []
-        for start in range(0, len(coalitions), per_chunk):
-            chunk = coalitions[start:start + per_chunk]
-            distances = chunk.astype(float) @ squared.T  # (c, m)
-            kth = np.partition(distances, k - 1, axis=1)[:, k - 1]
-            keep = distances <= kth[:, None] * (1 + 1e-12) + 1e-15
-            coalition_idx, row_idx = np.nonzero(keep)
-            rows = np.where(chunk[coalition_idx], x, background[row_idx])
-            preds = np.asarray(predict(rows))
-            counts = keep.sum(axis=1)
-            if preds.ndim == 1:
-                parts.append(np.bincount(coalition_idx, weights=preds, minlength=len(chunk)) / counts)
-            else:  # several outputs: one weighted count per output column
-                parts.append(np.stack([np.bincount(coalition_idx, weights=preds[:, t], minlength=len(chunk))
-                                       for t in range(preds.shape[1])], axis=1) / counts[:, None])
-        return stack(parts)
+        return chunked(chunk_values, coalitions, per_chunk)
 
     return value_fn
 

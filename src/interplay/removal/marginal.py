@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from ._columns import stack
+from ._columns import chunked
 
 
 def marginal_value_function(predict: Callable[[np.ndarray], np.ndarray], x: np.ndarray, background: np.ndarray,
@@ -23,13 +23,12 @@ def marginal_value_function(predict: Callable[[np.ndarray], np.ndarray], x: np.n
     m = len(background)
     per_chunk = max(1, max_rows // m)
 
+    def chunk_values(chunk: np.ndarray) -> np.ndarray:  # all (coalition x background) rows in one model call
+        rows = np.where(chunk[:, None, :], x[None, None, :], background[None, :, :])
+        preds = np.asarray(predict(rows.reshape(-1, len(x))))
+        return preds.reshape(len(chunk), m, *preds.shape[1:]).mean(axis=1)
+
     def value_fn(coalitions: np.ndarray) -> np.ndarray:
-        parts = []
-        for start in range(0, len(coalitions), per_chunk):
-            chunk = coalitions[start:start + per_chunk]
-            rows = np.where(chunk[:, None, :], x[None, None, :], background[None, :, :])
-            preds = np.asarray(predict(rows.reshape(-1, len(x))))
-            parts.append(preds.reshape(len(chunk), m, *preds.shape[1:]).mean(axis=1))
-        return stack(parts)
+        return chunked(chunk_values, coalitions, per_chunk)
 
     return value_fn
