@@ -150,7 +150,7 @@
     var states = G.states, gammas = G.gammas;
     var maxAbs = 0, maxSize = Math.max.apply(null, size.map(Math.abs)) || 1;
     for (i = 0; i < n; i++) { for (j = 0; j < n; j++) { if (i !== j) { maxAbs = Math.max(maxAbs, Math.abs(W[i][j])); } } }
-    var WIDTH = 860, PAD = 70, ROW = 120, TOP = 46;
+    var WIDTH = 860, PAD = 70, ROW = 120, TOP = 80;
     function heightOf(s) { return TOP + Math.max.apply(null, s.depth) * ROW + 130; }
     var HEIGHT = heightOf(states[G.default]);
 
@@ -260,7 +260,7 @@
       s.groups.forEach(function (g, gi) {
         var members = g.slice().sort(function (a, b) { return Math.abs(size[b]) - Math.abs(size[a]); });
         var f0 = g[0], cx = PAD + s.x[f0] * (WIDTH - 2 * PAD), cy = TOP + s.depth[f0] * ROW;
-        var shown = members.slice(0, 5), bw = Math.max.apply(null, shown.map(textWidth)) + 40;
+        var shown = members.slice(0, 5), bw = Math.max.apply(null, shown.map(function (f) { return textWidth(names[f]); })) + 40;
         var bh = 20 * shown.length + (members.length > 5 ? 18 : 0) + 12;
         var box = {kind: "box", x: cx, y: cy, w: bw, h: bh, members: members};
         members.forEach(function (f, r) {
