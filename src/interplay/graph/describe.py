@@ -79,8 +79,9 @@ def describe(graph, gamma: float | None = None, *, top: int = 3, limit: int = 6)
 
     null_names = {names[j] for j in null}
     for group in [g for g in h.groups() if not set(g) <= null_names][:top]:  # all-null groups: said below
-        sentences.append(f"{join(group, limit)} are interchangeable: once one of them is known, the others add "
-                         f"{little}" + (" in most rows." if cohort else "."))
+        rest = "the other adds" if len(group) == 2 else "the others add"
+        sentences.append(f"{join(group, limit)} are interchangeable: once one of them is known, {rest} {little}"
+                         + (" in most rows." if cohort else "."))
 
     if null:
         verb = "adds" if len(null) == 1 else "add"
