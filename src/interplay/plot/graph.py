@@ -186,7 +186,7 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
     if paragraph:
         ax.figure.text(0.02, 0.01, paragraph, fontsize=8.5, va="bottom", ha="left")
     if made:
-        ax.figure.subplots_adjust(left=0.01, top=0.95, right=1.0 - legend_w / fig_w,
+        ax.figure.subplots_adjust(left=0.01, top=1.0 - 0.4 / fig_h, right=1.0 - legend_w / fig_w,
                                   bottom=min(0.5, (0.17 * text_lines + 0.25) / fig_h) if paragraph else 0.02)
     ax._interplay_labels = labels  # for tests: the label artists, checked for overlaps
     return ax
