@@ -126,8 +126,9 @@ def layered(h, ranking: np.ndarray, max_per_row: int = 6):
     return layer, depths, x, sorted((int(a), int(b)) for a, b in reduced.edges)
 
 
-def analyse(result, gamma: float | None = None, *, feature_names=None) -> GraphSummary:
-    """Groups, sources, sinks, ranking and layered layout of an explanation graph at ``gamma`` (None: default)."""
+def analyse(result, gamma: float | None = None, *, feature_names=None, ranking=None) -> GraphSummary:
+    """Groups, sources, sinks, ranking and layered layout of an explanation graph at ``gamma`` (None: default).
+    ``ranking``: the graph's ranking scores when already computed (they do not depend on gamma)."""
     graph = as_graph(result, feature_names)
     h = graph.redundancy(gamma)
     index = {name: i for i, name in enumerate(graph.feature_names)}
@@ -135,7 +136,7 @@ def analyse(result, gamma: float | None = None, *, feature_names=None) -> GraphS
     component = np.empty(graph.n_features, dtype=int)
     for k, ids in enumerate(components):
         component[ids] = k
-    ranking = np.asarray(graph.ranking().scores)
+    ranking = np.asarray(graph.ranking().scores if ranking is None else ranking)
     layer, depth, x, class_edges = layered(h, ranking)
     return GraphSummary(float(h.gamma), component, [c for c in components if len(c) > 1],
                         _indices(h.sources(), index), _indices(h.sinks(), index), _indices(h.isolated(), index),
@@ -161,14 +162,15 @@ def thresholds(result, *, limit: int = MAX_THRESHOLDS, feature_names=None) -> di
     gammas = threshold_values(np.asarray(graph.weights), limit)
     default = float(graph.default_gamma())
     states = []
+    ranking = np.asarray(graph.ranking().scores)
     for gamma in gammas:
-        s = analyse(graph, float(gamma))
+        s = analyse(graph, float(gamma), ranking=ranking)
         first = {}
         for i, c in enumerate(s.component.tolist()):
             first.setdefault(c, i)
         states.append({"groups": s.groups, "sources": s.sources, "sinks": s.sinks, "isolated": s.isolated,
                        "density": round(s.density, 6), "depth": s.depth.tolist(),
-                       "x": [round(v, 5) for v in s.x.tolist()],
+                       "x": [round(v, 4) for v in s.x.tolist()],
                        "edges": [[first[a], first[b]] for a, b in s.class_edges]})
     position = int(np.searchsorted(gammas, default, side="right")) - 1
     return {"gammas": gammas.tolist(), "states": states, "default": max(position, 0), "default_gamma": default}
