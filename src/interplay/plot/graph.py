@@ -12,6 +12,7 @@ from ._common import NEGATIVE, POSITIVE, new_axes, plt
 REDUNDANCY_EDGE = "#3d4650"
 GROUP_FILL = "#f4ead2"
 GROUP_EDGE = "#b08a2e"
+MAGNITUDE = "#d9822b"  # cohort graphs: magnitudes, no sign
 X_STEP, Y_STEP = 1.9, 1.8  # data units between neighbours in a layer / between layers
 
 
@@ -93,6 +94,7 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
         raise ValueError(f"layout: expected 'layered', 'circular' or 'spring', got {layout!r}")
 
     phi = g.univariate
+    magnitudes = g.kind == "cohort"  # mean |phi| and mean |W|: no sign to colour
     size = np.abs(phi) if phi is not None else np.asarray(s.ranking)
     top = float(size.max()) or 1.0
     xs = [p[0] for p in center.values()]
@@ -129,7 +131,8 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
         else:
             i = ids[0]
             r = 0.12 + 0.38 * np.sqrt(size[i] / top)
-            colour = "#b7bec6" if phi is None or phi[i] == 0 else (POSITIVE if phi[i] > 0 else NEGATIVE)
+            colour = ("#b7bec6" if phi is None or phi[i] == 0 else MAGNITUDE if magnitudes
+                      else POSITIVE if phi[i] > 0 else NEGATIVE)
             dot = Circle((cx, cy), r, fc=colour, ec="white", lw=1.2, alpha=0.9, zorder=3)
             ax.add_patch(dot)
             patches[c] = dot
@@ -160,7 +163,7 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
         ci, cj = int(comp[i]), int(comp[j])
         arrow = FancyArrowPatch(center[ci], center[cj], patchA=patches[ci], patchB=patches[cj],
                                 arrowstyle="-|>", mutation_scale=14, lw=0.8 + 3.2 * strength[i, j] / maxw,
-                                color=POSITIVE if w[i, j] > 0 else NEGATIVE, alpha=0.75, shrinkA=3, shrinkB=3,
+                                color=MAGNITUDE if magnitudes else POSITIVE if w[i, j] > 0 else NEGATIVE, alpha=0.75, shrinkA=3, shrinkB=3,
                                 zorder=1, connectionstyle="arc3,rad=0.25")
         arrow.set_gid("strong-edge")
         ax.add_patch(arrow)
@@ -172,8 +175,10 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
     handles = [
         m.Line2D([], [], color=REDUNDANCY_EDGE, lw=1.6, marker=">", markevery=[1], label="A \u2192 B: once A is known, "
                  "B adds little"),
-        m.Line2D([], [], color=POSITIVE, lw=2, label="A \u2192 B: B raises the output given A"),
-        m.Line2D([], [], color=NEGATIVE, lw=2, label="\u2026 lowers it (width: |W|)"),
+        *([m.Line2D([], [], color=MAGNITUDE, lw=2, label="A \u2192 B: B matters given A (width: mean |W|)")]
+          if magnitudes else
+          [m.Line2D([], [], color=POSITIVE, lw=2, label="A \u2192 B: B raises the output given A"),
+           m.Line2D([], [], color=NEGATIVE, lw=2, label="\u2026 lowers it (width: |W|)")]),
         m.Line2D([], [], ls="", label="top row: redundant given no other;\nrows below: given those above"),
         m.Line2D([], [], marker="s", ls="", mfc=GROUP_FILL, mec=GROUP_EDGE, ms=10, label="interchangeable group"),
         m.Line2D([], [], marker="o", ls="", mfc="#888", mec="none", ms=9,
@@ -181,6 +186,8 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
                  else "area: ranking score"),
     ]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    if title is None and g.redundancy_share is not None and gamma is None:
+        title = (f"explanation graph of {g.info.get('n_rows', 'the')} rows; redundant: in at least half of them")
     ax.set_title(title or f"explanation graph, gamma = {s.gamma:.3g}", fontsize=10, loc="left")
     ax.set_axis_off()
     if paragraph:
