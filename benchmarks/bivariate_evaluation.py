@@ -18,8 +18,10 @@ Tasks (each explained row gets a Bivariate Shapley matrix, a symmetric SII matri
 Metrics (``interplay.metrics``): post-hoc accuracy after masking the H-sinks vs the H-sources (Table 2) with
 ``gamma`` chosen per row for 50 % density of ``H_gamma`` (the paper's target density, App. A.2.4); ranking
 removal curves (Fig. 3 / Table 6: mask the lowest-ranked features, and the reverse: mask the highest-ranked)
-for univariate Shapley, Bivariate PageRank (Alg. 5, softplus; plain and personalised by ``|Shapley|``), SII
-PageRank (symmetric graph, same algorithm) and a random ranking; insertion/deletion AUC (Table 5) on the
+for ``|Shapley|`` (the reference) and signed Shapley, the Bivariate rankings of ``ExplanationGraph.ranking``
+(the default ``importance``: PageRank on ``|W|`` personalised by ``|phi|``; ``abs``; ``condensation``) and the
+paper's Alg. 5 (softplus; plain and personalised by ``|Shapley|``), SII PageRank (symmetric graph, same
+algorithm) and a random ranking, with a verdict table "default vs |Shapley|"; insertion/deletion AUC (Table 5) on the
 predicted-class probability; seconds per row for the matrices next to Table 8.
 
 Run:  PYTHONPATH=src python benchmarks/bivariate_evaluation.py [--quick]
