@@ -60,9 +60,28 @@ def test_sparse_game_is_recovered(index, seed):
     # fit is exact (ridge penalty 0 has the lowest cross-validation score)
     soum = UnanimitySum.random(12, n_terms=4, max_size=3, random_state=seed)
     truth = soum.interactions(index, 2)
-    result = ip.interactions(soum.game(), index=index, method="spectral", budget=480, random_state=seed)
+    result = ip.interactions(soum.game(), index=index, method="spectral", budget=480, random_state=seed, fit="refit")
     err = max(abs(result.values[k] - truth[k]) for k in truth)
     assert err < 1e-8, (err, result.info)
+    chosen = ip.interactions(soum.game(), index=index, method="spectral", budget=480, random_state=seed)
+    assert chosen.info["fit"] == "refit"  # exact on held-out rows: cross-validation prefers it to the trees
+    assert chosen.info["cv_errors"]["refit"] < 1e-12 < chosen.info["cv_errors"]["surrogate"]
+
+
+def test_surrogate_fit_reads_the_trees_spectrum_whole():
+    from interplay.estimators._surrogate import fit_surrogate, fourier_spectrum, resolve_surrogate
+
+    soum = UnanimitySum.random(10, n_terms=20, max_size=4, random_state=0)
+    r = ip.interactions(soum.game(), index="sii", method="spectral", budget=200, random_state=3, fit="surrogate")
+    assert r.info["fit"] == "surrogate" and r.info["cv_errors"] is None
+    assert all(np.isnan(v) for v in r.std_errors.values())
+    # the same surrogate, refitted from the same draws, read by the closed forms
+    rng = np.random.default_rng(3)
+    ends = np.array([[False] * 10, [True] * 10])
+    rows = np.concatenate([ends, draw_uniform_pairs(10, 198, rng, sizes=True)])
+    spectrum = fourier_spectrum(fit_surrogate(resolve_surrogate("auto"), rows, soum.value(rows), rng))
+    expected = index_from_fourier(spectrum, "sii", 2, 10)
+    assert max(abs(r.values[k] - expected[k]) for k in expected) < 1e-12
 
 
 def test_more_accurate_than_its_plain_regression_on_a_sparse_game():
@@ -137,7 +156,7 @@ def test_without_a_tree_library_it_is_the_plain_regression(monkeypatch):
 
 @pytest.mark.parametrize("options, match", [
     ({"index": "stii"}, "index"), ({"energy": 0}, "energy"), ({"terms_ratio": 1.5}, "terms_ratio"),
-    ({"sampling": "kernel"}, "sampling"), ({"budget": 10}, "budget")])
+    ({"sampling": "kernel"}, "sampling"), ({"fit": "trees"}, "fit"), ({"budget": 10}, "budget")])
 def test_bad_options_are_refused(options, match):
     options = {"index": "sii", "budget": 200, **options}
     with pytest.raises(ValueError, match=match):

@@ -23,12 +23,17 @@ measure of BII, the default for it) or ``"sizes"`` (each player in with probabil
 ranked: the empty set, every singleton, then its coefficients by size up to ``energy`` of its non-constant energy
 and at most ``terms_ratio`` times the rows; nested supports along that ranking (the first ``n + 1`` terms and
 1/16, 1/8, 1/4, 1/2 and all of the others) fitted by ridge regression, each with the penalty that minimises
-generalised cross-validation (Golub, Heath & Wahba 1979), and the support with the lowest score kept. Terms outside the support count as 0: the estimate is biased when the game is
-not sparse, and exact when the game's spectrum lies in the support. At ``budget >= 2**n`` it is exact
+generalised cross-validation (Golub, Heath & Wahba 1979), and the support with the lowest score kept
+(``fit="refit"``). Terms outside the support count as 0: the estimate is biased when the game is not sparse, and
+exact when the game's spectrum lies in the support. A smooth, dense game (a neural network) is better served by
+the surrogate's own spectrum, read whole (``fit="surrogate"``, ProxySHAP's estimate); ``fit="auto"`` picks the
+one of the two that predicts held-out coalitions better in 3-fold cross-validation (complementary pairs kept
+together; three more surrogate fits). At ``budget >= 2**n`` it is exact
 enumeration. Without a surrogate library the support is every term of size at most ``order`` (plain regression).
 
 Standard errors: sandwich over the sampled pairs, conditional on the chosen support and penalty (they do not
-include the selection's variability); ``std_errors=False`` skips them.
+include the selection's variability); NaN for the surrogate's read, which has no sampling-error estimate;
+``std_errors=False`` skips them.
 
 Cost: ``min(budget, 2**n)`` evaluations; fitting and reading the surrogate cost none (``info["surrogate_seconds"]``).
 """
@@ -48,6 +53,7 @@ from ._sampling import _keys, resolve_budget
 from ._surrogate import fit_surrogate, fourier_spectrum, resolve_surrogate
 
 INDICES = ("sii", "bii")
+FITS = ("auto", "refit", "surrogate")
 
 
 def index_from_fourier(coefficients: dict[tuple[int, ...], float], index: str,
@@ -190,10 +196,31 @@ def _nested_sizes(n: int, total: int) -> list[int]:
     return sorted({n + 1 + int(round(extra * f)) for f in (0.0, 1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0)})
 
 
+def _cross_validate(coalitions, values, kind, n, energy, max_terms, rng, folds: int = 3) -> dict[str, float]:
+    """Held-out squared error of the two fits, surrogate and re-fitted support, by ``folds``-fold
+    cross-validation (complementary pairs stay in one fold)."""
+    from ._surrogate import surrogate_values
+
+    unit = np.concatenate([[0, 0], np.arange(len(coalitions) - 2) // 2])
+    fold = rng.permutation(unit.max() + 1)[unit] % folds
+    errors = {"surrogate": 0.0, "refit": 0.0}
+    for k in range(folds):
+        test = fold == k
+        train = ~test
+        ensemble = fit_surrogate(kind, coalitions[train], values[train], rng)
+        errors["surrogate"] += float(np.sum((values[test] - surrogate_values(ensemble, coalitions[test])) ** 2))
+        terms = _support(fourier_spectrum(ensemble), n, energy, max(n + 1, int(max_terms * (folds - 1) / folds)))
+        X = _design(coalitions, terms)
+        size, coef, _, _ = ridge_path(X[train], values[train], _nested_sizes(n, len(terms)))
+        errors["refit"] += float(np.sum((values[test] - X[test, :size] @ coef) ** 2))
+    return errors
+
+
 @register("interactions", "spectral")
 def spectral_interactions(game: Game, *, index: str = "bii", order: int = 2, budget: int | None = None,
                           rng: np.random.Generator, surrogate="auto", energy: float = 0.9999,
-                          terms_ratio: float = 0.5, sampling: str = "auto", std_errors: bool = True) -> Interactions:
+                          terms_ratio: float = 0.5, sampling: str = "auto", fit: str = "auto",
+                          std_errors: bool = True) -> Interactions:
     """SII or BII of every subset of size ``1..order`` by sparse Fourier regression (module docstring); cost
     ``min(budget, 2**n)`` evaluations."""
     check_choice(index, "index", INDICES)
@@ -204,6 +231,7 @@ def spectral_interactions(game: Game, *, index: str = "bii", order: int = 2, bud
     if not (isinstance(terms_ratio, (int, float)) and 0 < terms_ratio < 1):
         raise ValueError(f"terms_ratio: expected a number in (0, 1), got {terms_ratio!r}")
     sampling = check_choice(sampling, "sampling", ("auto", "uniform", "sizes"))
+    fit = check_choice(fit, "fit", FITS)
     if sampling == "auto":
         sampling = "sizes" if index == "sii" else "uniform"
     minimum = min(2**n, 2 * n + 4) if n < 63 else 2 * n + 4
@@ -228,15 +256,24 @@ def spectral_interactions(game: Game, *, index: str = "bii", order: int = 2, bud
         sizes = [len(terms)]
     else:
         ensemble = fit_surrogate(kind, coalitions, values, rng)
-        terms = _support(fourier_spectrum(ensemble), n, energy, max_terms)
+        spectrum = fourier_spectrum(ensemble)
+        terms = _support(spectrum, n, energy, max_terms)
         sizes = _nested_sizes(n, len(terms))
     X = _design(coalitions, terms)
+    cv_errors = None
+    if kind is None:
+        fit = "refit"
+    elif fit == "auto":
+        cv_errors = _cross_validate(coalitions, values, kind, n, energy, max_terms, rng)
+        fit = min(cv_errors, key=cv_errors.get)
     size, coef, linear, alpha = ridge_path(X, values, sizes)
     terms, X = terms[:size], X[:, :size]
+    estimate = index_from_fourier(spectrum if fit == "surrogate" else dict(zip(terms, coef)), index, order, n)
     seconds = time.perf_counter() - start
-    estimate = index_from_fourier(dict(zip(terms, coef)), index, order, n)
     errors = None
-    if std_errors:
+    if std_errors and fit == "surrogate":  # the surrogate's read has no sampling error estimate
+        errors = {K: float("nan") for K in estimate}
+    elif std_errors:
         keys = list(estimate)
         weights = np.zeros((len(keys), len(terms)))  # index = weights @ coefficients
         position = {K: r for r, K in enumerate(keys)}
@@ -256,7 +293,7 @@ def spectral_interactions(game: Game, *, index: str = "bii", order: int = 2, bud
     info = {"budget": budget, "surrogate": kind if isinstance(kind, str) or kind is None else type(kind).__name__,
             "n_terms": len(terms), "max_size": max(len(T) for T in terms), "ridge_penalty": alpha,
             "surrogate_seconds": seconds, "energy": energy, "terms_ratio": terms_ratio, "sampling": sampling,
-            "candidate_sizes": sizes}
+            "candidate_sizes": sizes, "fit": fit, "cv_errors": cv_errors}
     return Interactions(estimate, index, order, float(values[0]), game.feature_names, len(coalitions), "spectral",
                         errors, info)
 
