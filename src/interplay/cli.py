@@ -463,7 +463,11 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     common = {"model_file": model_file.name, "data_file": data_file.name, "budget": budget, "seed": seed,
               "removal": removal, "output": explainer.output, "target": target, "background": len(background),
               "interplay_version": _version()}
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # read-only or vanished parent folder: one line, nothing written
+        raise click.BadParameter(f"cannot create the output folder {str(out_dir)!r} ({exc.strerror or exc}); "
+                                 "choose a writable folder", param_hint="--out") from None
     click.echo(f"Explaining {len(chosen)} row(s) of {data_file.name} ({d} features) with "
                f"{', '.join(f'{k}={v}' for k, v in methods.items())}"
                + (f"; resuming the run in {out_dir}" if recorded is not None else ""), err=True)

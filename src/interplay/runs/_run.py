@@ -21,7 +21,7 @@ import numpy as np
 from .._validation import check_choice, check_feature_names, check_int, check_random_state
 from ..estimators import get_estimator
 from ..explainer import Explainer
-from ._backends import BACKENDS, make_backend
+from ._backends import BACKENDS, WorkersDied, make_backend
 from ._compute import KINDS, Task
 from ._params import data_fingerprint, dumps_explainer, refuse_mixing, run_parameters
 from ._results import Run
@@ -187,6 +187,8 @@ def _execute(explainer, payload, chunks, manifest, store, *, backend, n_jobs, ta
             store.write_manifest(manifest)
             if bar is not None:
                 bar.update(len(chunk.rows))
+    except WorkersDied as exc:
+        raise WorkersDied(f"{exc}. {_kept(manifest, store)}") from None
     finally:
         engine.close()
         if bar is not None:
@@ -223,6 +225,14 @@ def resume_run(explainer: Explainer, X: Any, out: Any, *, y: Any = None, backend
                chunk_size=params["chunk_size"], n_jobs=n_jobs, budget=params["budget"], random_state=None,
                resume=True, y=y, store_data=params["store_data"], model_tag=tag, ray_address=ray_address,
                progress=progress, **options)
+
+
+def _kept(manifest: dict, store: Store) -> str:
+    """What a stopped run keeps, and how to finish it."""
+    done = sum(e["rows"][1] - e["rows"][0] for e in manifest["chunks"].values())
+    return (f"The {done} finished rows are kept in {store.root!r}; finish the run with the same call "
+            f"(resume=True), or ip.resume_run(explainer, X, out={store.root!r}), or the same `interplay explain` "
+            "command with --resume")
 
 
 def _versions() -> dict:
