@@ -304,7 +304,7 @@ def _run_options(ctx: click.Context, chunk_size: int) -> dict:
     text = {name: (" ".join(values[name]) if isinstance(values[name], tuple) else
                    None if values[name] is None else str(values[name])) for name in RECORDED_OPTIONS}
     return {"options": text, "model_file": ctx.params["model_file"].name, "data_file": ctx.params["data_file"].name,
-            "command": _command_line(ctx, resume=True)}
+            "command": _command_words(ctx)}
 
 
 def _record_options(out_dir: Path, ctx: click.Context, chunk_size: int) -> None:
@@ -313,16 +313,15 @@ def _record_options(out_dir: Path, ctx: click.Context, chunk_size: int) -> None:
     atomic_write(out_dir / RUN_OPTIONS, json.dumps(_run_options(ctx, chunk_size), indent=1))
 
 
-def _command_line(ctx: click.Context, *, resume: bool) -> str:
-    """The `interplay explain` command of ``ctx`` (options left at their defaults omitted), with ``--resume``."""
-    import shlex
-
+def _command_words(ctx: click.Context) -> list[str]:
+    """The `interplay explain` command of ``ctx`` as words, without --out, --resume and --overwrite (options
+    left at their defaults omitted)."""
     words = ["interplay", ctx.info_name or "explain"]
     words += [str(ctx.params[p.name]) for p in ctx.command.params if isinstance(p, click.Argument)]
     for param in ctx.command.params:
         value = ctx.params.get(param.name)
-        if (not isinstance(param, click.Option) or param.name in ("resume", "overwrite") or value is None
-                or value == param.default or value == ()):
+        if (not isinstance(param, click.Option) or param.name in ("out_dir", "resume", "overwrite")
+                or value is None or value == param.default or value == ()):
             continue
         option = max(param.opts, key=len)
         if param.is_flag:
@@ -332,7 +331,14 @@ def _command_line(ctx: click.Context, *, resume: bool) -> str:
                 words += [option, str(item)]
         else:
             words += [option, str(value)]
-    return shlex.join([*words, "--resume"] if resume else words)
+    return words
+
+
+def _resume_command(words: list[str], out_dir: Path) -> str:
+    """The command line that finishes the run in ``out_dir``: ``words`` with --out OUT --resume."""
+    import shlex
+
+    return shlex.join([*words, "--out", str(out_dir), "--resume"])
 
 
 def _finished_rows(out_dir: Path) -> str:
@@ -357,7 +363,7 @@ def _resumable(command):
         except KeyboardInterrupt:
             ctx = click.get_current_context()
             click.echo(f"\nInterrupted. {_finished_rows(ctx.params['out_dir'])} To finish without recomputing "
-                       f"them, run:\n  {_command_line(ctx, resume=True)}", err=True)
+                       f"them, run:\n  {_resume_command(_command_words(ctx), ctx.params['out_dir'])}", err=True)
             ctx.exit(130)
 
     return wrapper
@@ -430,7 +436,9 @@ def _refusal(exc: ValueError, out_dir: Path, ctx: click.Context, chunk_size: int
     return click.ClickException(
         f"{out_dir} holds a run made with other options; refusing to mix results of different runs:\n  "
         + "\n  ".join(lines)
-        + f"\nTo finish that run, repeat its command:\n  {recorded.get('command', '(its command with --resume)')}"
+        + "\nTo finish that run, repeat its command:\n  "
+        + (_resume_command(recorded["command"], out_dir) if isinstance(recorded.get("command"), list)
+           else "(its first command, with --resume)")
         + "\nTo start afresh, add --overwrite (deletes that run) or use another --out.")
 
 
@@ -613,7 +621,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     seeds = np.random.SeedSequence(seed).spawn(len(detail))
     results, predictions, outputs, written = [], [], [], []
     try:
-        with _progress(len(detail), "explaining rows in detail") as advance:
+        with _progress(len(detail), "explaining in detail") as advance:
             for row, row_seed in zip(detail, seeds):
                 x = frame.iloc[[row]]
                 game = explainer.game(x)

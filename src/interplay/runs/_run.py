@@ -233,8 +233,8 @@ def resume_run(explainer: Explainer, X: Any, out: Any, *, y: Any = None, backend
 def _kept(manifest: dict, store: Store, advice: bool = True) -> str:
     """What a stopped run keeps, and how to finish it."""
     done = sum(e["rows"][1] - e["rows"][0] for e in manifest["chunks"].values())
-    total = manifest.get("n_rows")
-    text = f"The {done}{f' of {total}' if total else ''} finished rows are kept in {store.root!r}"
+    total = manifest.get("n_rows", "?")
+    text = f"{done} of the {total} rows are finished and kept in {store.root!r}"
     if advice:
         text += (f"; finish the run with the same call (resume=True), or ip.resume_run(explainer, X, "
                  f"{store.root!r}), or the same `interplay explain` command with --resume")
