@@ -265,7 +265,8 @@ def _remove_run(out_dir: Path) -> None:
     try:
         try:
             listed = json.loads((out_dir / MANIFEST).read_text())["results"]
-            listed = [name for name in listed if isinstance(name, str) and "/" not in name and "\\" not in name]
+            listed = [name for name in listed
+                      if isinstance(name, str) and re.fullmatch(r"[^/\\]+\.(json|npz)", name)]
         except (OSError, ValueError, KeyError, TypeError):
             listed = []
         ours = re.compile(r"shapley\.(json|npz)|row-\d+-(" + "|".join(INDICES) + r"|bivariate)\.json")
