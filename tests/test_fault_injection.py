@@ -72,8 +72,8 @@ import interplay as ip
 from test_runs_models import NAMES, nonlinear
 data = np.load({data!r})
 explainer = ip.Explainer(nonlinear, data["background"], feature_names=NAMES)
-ip.run(explainer, data["X"], "permutation", budget=40, out={out!r}, chunk_size={chunk}, n_jobs=1, random_state=7,
-       progress=False)
+ip.run(explainer, data["X"], "permutation", budget=40, out={out!r}, chunk_size={chunk}, n_jobs={n_jobs},
+       random_state=7, progress=False)
 """
 
 
@@ -157,15 +157,17 @@ def test_cli_killed_at_a_write_resumes_to_the_uninterrupted_results(files, tmp_p
     assert f"row {N_ROWS - 1}" in (out / "report.html").read_text()
 
 
-@pytest.mark.parametrize("point", API_POINTS, ids=[":".join(map(str, p)) for p in API_POINTS])
-def test_ip_run_killed_at_a_write_resumes_to_the_uninterrupted_results(files, tmp_path, point):
+@pytest.mark.parametrize("point, n_jobs", list(zip(API_POINTS, [1, 2])), ids=[":".join(map(str, p)) for p in API_POINTS])
+def test_ip_run_killed_at_a_write_resumes_to_the_uninterrupted_results(files, tmp_path, point, n_jobs):
+    """With n_jobs=2, local worker processes have chunks in flight when the driver dies."""
     d = files["dir"]
     explainer = ip.Explainer(nonlinear, files["background"], feature_names=NAMES)
     reference = tmp_path / "reference"
     run(explainer, files["X"], "permutation", budget=40, out=reference, chunk_size=CHUNK, n_jobs=1,
         random_state=7, progress=False)
     out = tmp_path / "out"
-    _kill_at(API_SCRIPT.format(src=SRC, tests=HERE, data=str(d / "data.npz"), out=str(out), chunk=CHUNK), point)
+    _kill_at(API_SCRIPT.format(src=SRC, tests=HERE, data=str(d / "data.npz"), out=str(out), chunk=CHUNK,
+                               n_jobs=n_jobs), point)
     _no_half_written_file(out)
     if (out / "run-manifest.json").exists():
         resume_run(explainer, files["X"], out, n_jobs=1, progress=False)
