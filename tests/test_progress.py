@@ -183,3 +183,12 @@ def test_ctrl_c_in_run_says_how_to_finish_and_the_resume_is_exact(tmp_path):
     got = load_run(out)
     np.testing.assert_array_equal(got.values, reference.values)
     np.testing.assert_array_equal(ip.open_run(out).table().column("row").to_numpy(), np.arange(16))
+
+
+def test_a_bad_progress_value_is_refused_before_any_work(tmp_path):
+    explainer = ip.Explainer(nonlinear, np.zeros((2, 5)), feature_names=NAMES)
+    with pytest.raises(TypeError, match="progress: expected True, False or None"):
+        run(explainer, np.ones((3, 5)), out=tmp_path / "run", progress="yes")
+    assert not (tmp_path / "run").exists()
+    with pytest.raises(TypeError, match="progress: expected True, False or None"):
+        explainer.shapley(np.ones((3, 5)), method="exact", progress=1)

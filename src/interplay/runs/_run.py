@@ -95,6 +95,8 @@ def run(explainer: Explainer, X: Any, method: str = "exact", *, out: Any, kind: 
         raise ValueError("n_jobs: expected a positive number of workers, -1 for all CPUs, or None; got 0")
     if not isinstance(resume, bool):
         raise TypeError(f"resume: expected True or False, got {resume!r}")
+    if progress is not None and not isinstance(progress, bool):
+        raise TypeError(f"progress: expected True, False or None (shown after a few seconds), got {progress!r}")
     check_random_state(random_state)  # a bad seed is refused before anything is written (a Generator is not drawn from)
 
     payload = dumps_explainer(explainer)  # picklability checked before anything is written
