@@ -1,6 +1,6 @@
 """Fault injection for batch runs (issue "Reliability"): the driver killed (SIGKILL) at seeded points of a part's
-write, of the run manifest's update and of the report's write; a read-only output folder; a local worker and a
-Ray actor that die. Each ends in a resume whose results are bitwise identical to an uninterrupted run's, with every
+write, of the run manifest's update and of the report's write; a disk full at seeded writes; a read-only output
+folder; a local worker and a Ray actor that die. Each ends in a resume whose results are bitwise identical to an uninterrupted run's, with every
 row exactly once.
 
 The kill points use the one test hook of ``interplay._files.atomic_write`` (every file a run, the CLI or the report
@@ -175,6 +175,44 @@ def test_ip_run_killed_at_a_write_resumes_to_the_uninterrupted_results(files, tm
         run(explainer, files["X"], "permutation", budget=40, out=out, chunk_size=CHUNK, n_jobs=1, random_state=7,
             progress=False)
     _same_run(out, reference)
+
+
+# ---------------------------------------------------------------------------------------------- full disk
+FULL_POINTS = [(pattern, int(n)) for pattern, n in zip(
+    ["part-*.parquet", "run-manifest.json", "report.html"],
+    np.random.default_rng(17).integers(1, [WRITES["part-*.parquet"] + 1, WRITES["run-manifest.json"] + 1, 2]))]
+
+
+@pytest.mark.parametrize("point", FULL_POINTS, ids=[":".join(map(str, p)) for p in FULL_POINTS])
+def test_disk_full_at_a_write_then_resume_gives_the_uninterrupted_results(files, tmp_path, monkeypatch, point):
+    import fnmatch
+
+    pattern, n = point
+    seen = {"n": 0}
+    real = _files._write
+
+    def write(fh, data):  # the n-th matching write finds the disk full half-way
+        if fnmatch.fnmatchcase(os.path.basename(fh.name).split(".tmp-")[0].lstrip("."), pattern):
+            seen["n"] += 1
+            if seen["n"] == n:
+                fh.write(data[: len(data) // 2])
+                fh.flush()
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(fh, data)
+
+    d, out = files["dir"], tmp_path / "out"
+    args = ["explain", d / "model.joblib", d / "data.csv", *OPTIONS, "--out", out]
+    monkeypatch.setattr(_files, "_write", write)
+    result = cli(*args)
+    monkeypatch.undo()
+    assert result.exit_code == 1 and "no space left on device" in result.output, result.output
+    assert "Traceback" not in result.output and "--resume" in result.output
+    _no_half_written_file(out)
+    assert not [p for p in out.rglob("*") if ".tmp-" in p.name]
+    result = cli(*args, "--resume")
+    assert result.exit_code == 0, result.output
+    _same_run(out, files["reference"])
+    assert f"row {N_ROWS - 1}" in (out / "report.html").read_text()
 
 
 # ---------------------------------------------------------------------------------------------- read-only folder
