@@ -98,6 +98,10 @@ class Attribution:
         return [self.feature_names[i] for i in np.argsort(-np.abs(self.values), kind="stable")]
 
     def __repr__(self) -> str:
+        if "aggregate" in self.info:  # e.g. Explanation.global_importance()
+            return (f"Attribution({self.info['aggregate']} over {self.info.get('rows', '?')} rows, "
+                    f"method={self.method!r}, n_features={self.n_features})\n"
+                    + _format_table(self.feature_names, self.values))
         return (
             f"Attribution(method={self.method!r}, n_features={self.n_features}, baseline={self.baseline:.6g}, "
             f"sum={self.values.sum():.6g}, n_evaluations={self.n_evaluations})\n"
