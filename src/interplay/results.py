@@ -366,9 +366,9 @@ class Explanation:
         return self.data is not None and self.data.ndim == 2 and self.data.shape[1] == self.n_features
 
     def __getitem__(self, key):
-        rows, features = key if isinstance(key, tuple) else (key, slice(None))
         if isinstance(key, tuple) and len(key) != 2:
             raise IndexError(f"expected expl[rows] or expl[rows, features], got {len(key)} indices")
+        rows, features = key if isinstance(key, tuple) else (key, slice(None))
         r = _row_selection(rows, len(self))
         f = _feature_selection(features, self.feature_names)
         if np.ndim(r) == 0 and np.ndim(f) == 0:
