@@ -103,11 +103,18 @@ def value_colorbar(ax, label: str = "feature value", categories=None):
     """A colour bar for feature values: "low"/"high", or the category names (sorted; only the first and last
     of more than 12) when one categorical feature is shown."""
     from matplotlib.cm import ScalarMappable
-    from matplotlib.colors import Normalize
+    from matplotlib.colors import BoundaryNorm, ListedColormap, Normalize
 
-    mappable = ScalarMappable(norm=Normalize(0, 1), cmap=value_cmap())
+    few = categories is not None and 1 < len(categories) <= 12
+    if few:  # one block of colour per category
+        k = len(categories)
+        half = 0.5 / (k - 1)
+        mappable = ScalarMappable(norm=BoundaryNorm(np.linspace(-half, 1 + half, k + 1), k),
+                                  cmap=ListedColormap(value_cmap()(np.linspace(0, 1, k))))
+    else:
+        mappable = ScalarMappable(norm=Normalize(0, 1), cmap=value_cmap())
     bar = ax.figure.colorbar(mappable, ax=ax, shrink=0.8, aspect=30, pad=0.02)
-    if categories is not None and 1 < len(categories) <= 12:
+    if few:
         bar.set_ticks(np.linspace(0, 1, len(categories)), labels=[str(c) for c in categories])
     elif categories is not None and len(categories) > 12:  # the ends of the sorted categories
         bar.set_ticks([0, 1], labels=[str(categories[0]), str(categories[-1])])
