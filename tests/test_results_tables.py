@@ -211,3 +211,26 @@ def test_banzhaf_is_labelled_bv_for_shapiq():
     explainer = ip.Explainer(lambda x: x[:, 0] * x[:, 1], np.zeros((1, 2)), removal="baseline",
                              baseline=np.zeros(2))
     assert explainer.banzhaf(np.ones((2, 2)))[0].to_shapiq().index == "BV"
+
+
+def test_readme_results_section_runs():
+    """The README's "Results like tables" example, as written."""
+    import pathlib
+    import re
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Results like tables, and plots that take them", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    scope: dict = {}
+    try:
+        exec(compile(code, "README.md", "exec"), scope)
+    finally:
+        plt.close("all")
+    expl, gi = scope["expl"], scope["gi"]
+    assert len(expl) == 200 and expl.to_pandas().index.equals(scope["X"].index[:200])
+    assert gi.ranking()[0] in expl.feature_names and scope["row"].data[2] == scope["X"]["bmi"].iloc[0]
