@@ -248,3 +248,44 @@ def test_text_and_image_from_their_results(tmp_path):
     assert len(_colorbars(ax)) == 1
     with pytest.raises(ValueError, match="no image"):
         plot.image(ip.Attribution([1.0], 0.0, ["a"], 1, "exact"))
+
+
+@pytest.fixture(scope="module")
+def every_result(results, table):
+    from interplay.modalities import ImageExplainer, TextExplainer
+
+    words = {"good": 1.0, "bad": -1.0}
+    text = TextExplainer(lambda texts: np.array([sum(words.get(w, 0) for w in t.split()) for t in texts]))
+    image = ImageExplainer(lambda b: b[:, :4].reshape(len(b), -1).sum(1), segments="patches", patch_size=4)
+    return {"attribution": table[0], "explanation": table, "one-row explanation": table[:1],
+            "importance": table.global_importance(), "interactions": results["sii"],
+            "bivariate": results["bivariate"], "text": text.shapley("a good but bad film"),
+            "image": image.shapley(np.linspace(0, 1, 64).reshape(8, 8))}
+
+
+DRAWS = {  # plot -> the result types it draws; on every other type it raises a TypeError or ValueError
+    "bar": {"attribution", "explanation", "one-row explanation", "importance", "interactions", "bivariate", "text",
+            "image"},
+    "waterfall": {"attribution", "one-row explanation", "importance", "bivariate", "text", "image"},
+    "beeswarm": {"explanation", "one-row explanation"},
+    "scatter": {"explanation", "one-row explanation"},
+    "heatmap": {"interactions", "bivariate"},
+    "text": {"text"},
+    "image": {"image"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(DRAWS))
+def test_every_plot_on_every_result_type(every_result, name, tmp_path):
+    draw = getattr(plot, name)
+    for kind, result in every_result.items():
+        args = (result, "x0") if name == "scatter" else (result,)
+        if kind in DRAWS[name]:
+            ax = _rendered(draw(*args), tmp_path, f"{name}-{kind}")
+            assert ax.has_data() or ax.texts, (name, kind)
+        else:
+            with pytest.raises((TypeError, ValueError, KeyError)) as caught:
+                draw(*args)
+            assert "result" in str(caught.value) or "explanation" in str(caught.value) or \
+                "feature" in str(caught.value), (name, kind, str(caught.value))
+        plt.close("all")
