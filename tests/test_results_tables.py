@@ -234,3 +234,16 @@ def test_readme_results_section_runs():
     expl, gi = scope["expl"], scope["gi"]
     assert len(expl) == 200 and expl.to_pandas().index.equals(scope["X"].index[:200])
     assert gi.ranking()[0] in expl.feature_names and scope["row"].data[2] == scope["X"]["bmi"].iloc[0]
+
+
+def test_report_and_shap_take_raw_data(expl, tmp_path):
+    """Raw categorical values in .data: the HTML report draws the rows (strings have no position: shown
+    without one), to_shap() passes the values on."""
+    from interplay.report import save_report
+
+    path = save_report([expl, expl[0]], tmp_path / "report.html")
+    assert path.stat().st_size > 1000
+    shap = pytest.importorskip("shap")
+    converted = expl.to_shap()
+    assert isinstance(converted, shap.Explanation) and converted.data[0, 3] == "red"
+    assert expl[0].to_shap().data[1] == "F"
