@@ -86,18 +86,26 @@ def encode(column):
     return np.array([np.nan if gone else position[str(v)] for v, gone in zip(column, missing)], float), categories
 
 
-def shade(numbers, categories=None):
-    """Numbers mapped to [0, 1] for a colour map: categories by position, numbers between their 5th and 95th
-    percentiles (outliers clipped, as shap does); NaN stays NaN."""
+def limits(numbers, categories=None) -> tuple[float, float] | None:
+    """The range a colour map spans: categories by position, numbers between their 5th and 95th percentiles
+    (outliers clipped, as shap does); None when no value is known."""
     finite = numbers[np.isfinite(numbers)]
     if finite.size == 0:
-        return numbers
+        return None
     if categories is not None:
-        lo, hi = 0.0, max(len(categories) - 1, 1)
-    else:
-        lo, hi = np.percentile(finite, [5, 95])
-        if hi <= lo:
-            lo, hi = finite.min(), finite.max()
+        return 0.0, float(max(len(categories) - 1, 1))
+    lo, hi = np.percentile(finite, [5, 95])
+    if hi <= lo:
+        lo, hi = finite.min(), finite.max()
+    return float(lo), float(hi)
+
+
+def shade(numbers, categories=None):
+    """Numbers mapped to [0, 1] between their :func:`limits` (0.5 when all equal); NaN stays NaN."""
+    span = limits(numbers, categories)
+    if span is None:
+        return numbers
+    lo, hi = span
     if hi <= lo:
         return np.where(np.isfinite(numbers), 0.5, np.nan)
     return np.clip((numbers - lo) / (hi - lo), 0.0, 1.0)

@@ -99,9 +99,9 @@ def waterfall(result, *, feature_names=None, max_features: int | None = 10, ax=N
     return ax
 
 
-def value_colorbar(ax, label: str = "feature value", categories=None):
-    """A colour bar for feature values: "low"/"high", or the category names (sorted; only the first and last
-    of more than 12) when one categorical feature is shown."""
+def value_colorbar(ax, label: str = "feature value", categories=None, span=None):
+    """A colour bar for feature values: "low"/"high" (or, with ``span``, the values at its ends), or the
+    category names (sorted; only the first and last of more than 12) when one categorical feature is shown."""
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import BoundaryNorm, ListedColormap, Normalize
 
@@ -118,6 +118,8 @@ def value_colorbar(ax, label: str = "feature value", categories=None):
         bar.set_ticks(np.linspace(0, 1, len(categories)), labels=[str(c) for c in categories])
     elif categories is not None and len(categories) > 12:  # the ends of the sorted categories
         bar.set_ticks([0, 1], labels=[str(categories[0]), str(categories[-1])])
+    elif span is not None and span[1] > span[0]:
+        bar.set_ticks([0, 1], labels=[f"{span[0]:.4g}", f"{span[1]:.4g}"])
     else:
         bar.set_ticks([0, 1], labels=["low", "high"])
     bar.set_label(label)

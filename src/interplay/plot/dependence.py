@@ -6,45 +6,41 @@ from __future__ import annotations
 import numpy as np
 
 from ..results import _feature_index
-from ._common import encode, new_axes, shade, value_cmap
+from ._common import encode, limits, new_axes, shade, value_cmap
 from .attribution import value_colorbar
 
 
-def _bins(numbers: np.ndarray, categories, n_bins: int) -> np.ndarray:
-    """Integer bin of every row: the category, or one of ``n_bins`` quantile bins; missing values get their own."""
-    out = np.full(len(numbers), -1, dtype=np.int64)
-    known = np.isfinite(numbers)
-    if not known.any():
-        return out
-    if categories is not None:
-        out[known] = numbers[known].astype(np.int64)
-        return out
-    edges = np.unique(np.quantile(numbers[known], np.linspace(0, 1, n_bins + 1)[1:-1]))
-    out[known] = np.searchsorted(edges, numbers[known], side="right")
-    return out
-
-
-def _explained_share(target: np.ndarray, groups: np.ndarray) -> float:
-    """Share of ``target``'s variance between the ``groups``, adjusted for their number (adjusted R squared of
-    the group means: a feature with many small groups gains nothing by chance)."""
-    n = len(target)
-    total = np.sum((target - target.mean()) ** 2)
-    labels, inverse = np.unique(groups, return_inverse=True)
-    k = len(labels)
-    if total <= 0 or k < 2 or n <= k:
-        return 0.0
-    sums = np.bincount(inverse, weights=target)
-    counts = np.bincount(inverse)
-    share = float(np.sum(sums ** 2 / counts) - target.sum() ** 2 / n) / total
-    return 1.0 - (1.0 - share) * (n - 1) / (n - k)
+def _chunk_correlations(target: np.ndarray, columns: np.ndarray, order: np.ndarray, n_chunks: int) -> np.ndarray:
+    """Sum over consecutive chunks of ``order`` of ``|corr(target, column)|`` per column (pairs with a missing
+    value left out; a chunk where a column or the target is constant adds nothing)."""
+    total = np.zeros(columns.shape[1])
+    for chunk in np.array_split(order, n_chunks):
+        z = columns[chunk]
+        ok = np.isfinite(z)
+        count = ok.sum(axis=0)
+        v = np.where(ok, target[chunk, None], 0.0)
+        z = np.where(ok, z, 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            dz = np.where(ok, z - z.sum(axis=0) / count, 0.0)
+            dv = np.where(ok, v - v.sum(axis=0) / count, 0.0)
+            corr = (dz * dv).sum(axis=0) / np.sqrt((dz ** 2).sum(axis=0) * (dv ** 2).sum(axis=0))
+        total += np.where((count > 2) & np.isfinite(corr), np.abs(corr), 0.0)
+    return total
 
 
 def strongest_interaction(explanation, feature, interactions=None) -> int:
-    """The feature that interacts most with ``feature``: from ``interactions`` when given (Interactions, an
-    ``(d, d)`` matrix or per-row ``(m, d, d)`` values; the largest mean ``|value|`` of the pair), else estimated
-    from the rows: the share of the variance of ``feature``'s attribution, after removing what its own value
-    explains (mean per value bin), that another feature's value bins explain (adjusted R squared of the bin means;
-    numbers and raw categories alike). Cost: ``O(m d)``, no model call."""
+    """The feature that interacts most with ``feature``.
+
+    From ``interactions`` when given (Interactions, a ``(d, d)`` matrix or per-row ``(m, d, d)`` values, e.g.
+    tree interaction values): the largest mean ``|value|`` of the pair. Otherwise estimated from the rows, the
+    idea of shap's ``approximate_interactions``: the rows are sorted by ``feature``'s value and cut into ten
+    consecutive chunks, so that ``feature`` barely varies inside one; a feature whose value still moves
+    ``feature``'s attribution inside the chunks interacts with it, scored by the sum over chunks of
+    ``|correlation|`` (raw categories by their sorted position). Measured on Adult with XGBoost (3 samples of
+    300 rows, 12 features), ranked by mean ``|path-dependent SHAP interaction value|`` with ``feature``, the
+    feature it picks was on average 2nd to 3rd strongest of 11 (mean 0-based rank 1.2 to 2.1; shap's heuristic
+    0.75 to 1.2): pass ``interactions=`` when interaction values are at hand. Cost: ``O(m d)``, no model call.
+    """
     names = tuple(explanation.feature_names)
     j = _feature_index(feature, names)
     d = len(names)
@@ -60,12 +56,11 @@ def strongest_interaction(explanation, feature, interactions=None) -> int:
     else:
         if not explanation._data_aligned:
             raise ValueError("explanation: has no feature values (.data) to find interactions from")
-        values = np.asarray(explanation.values[:, j], dtype=float)
-        own = _bins(*encode(explanation.data[:, j]), n_bins=20)
-        _, inverse = np.unique(own, return_inverse=True)
-        residual = values - (np.bincount(inverse, weights=values) / np.bincount(inverse))[inverse]
-        score = np.array([_explained_share(residual, _bins(*encode(explanation.data[:, k]), n_bins=10))
-                          for k in range(d)])
+        columns = np.column_stack([encode(explanation.data[:, k])[0] for k in range(d)])
+        own = columns[:, j]
+        order = np.argsort(np.where(np.isnan(own), np.inf, own), kind="stable")
+        score = _chunk_correlations(np.asarray(explanation.values[:, j], dtype=float), columns, order,
+                                    max(1, min(10, len(order) // 3)))
     score[j] = -np.inf
     return int(np.argmax(score))
 
@@ -73,7 +68,7 @@ def strongest_interaction(explanation, feature, interactions=None) -> int:
 def scatter(explanation, feature, *, color="auto", interactions=None, ax=None, title: str | None = None,
             random_state=0):
     """One dot per row: ``feature``'s value (x) against its attribution (y), coloured by another feature's
-    value (low blue to high red, a colour bar names it).
+    value (low blue to high red between its 5th and 95th percentiles, a colour bar names it and its range).
 
     ``explanation``: an Explanation of many rows (with ``.data``). ``feature``: a name or index. ``color``:
     ``"auto"`` (the feature that interacts most, see :func:`strongest_interaction`; ``interactions=`` may pass
@@ -103,7 +98,9 @@ def scatter(explanation, feature, *, color="auto", interactions=None, ax=None, t
         known = np.isfinite(level)
         colours[known] = value_cmap()(level[known])
         ax.scatter(x, y, s=14, c=colours, linewidths=0, alpha=0.85)
-        value_colorbar(ax, label=names[c], categories=encode(explanation.data[:, c])[1])
+        numbers, categories_c = encode(explanation.data[:, c])
+        value_colorbar(ax, label=names[c], categories=categories_c,
+                       span=None if categories_c is not None else limits(numbers))
     if categories is not None:
         ax.set_xticks(range(len(categories)), categories, rotation=45 if len(categories) > 4 else 0,
                       ha="right" if len(categories) > 4 else "center")
