@@ -477,13 +477,6 @@ def _widened(dtypes: tuple) -> tuple:
     return tuple(np.dtype(float) if is_integer_dtype(dt) and not is_bool_dtype(dt) else dt for dt in dtypes)
 
 
-def _as_float(value: Any) -> float:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return float("nan")
-
-
 def _torch_utility(transform: OutputTransform):
     """The output transform written with torch operations (differentiable), for :meth:`Explainer.cross_contribution`."""
     import torch
