@@ -212,6 +212,7 @@ def test_scatter_colours_by_the_strongest_interaction(table, tmp_path):
     assert not _colorbars(ax) and [t.get_text() for t in ax.get_xticklabels()] == ["blue", "green", "red"]
     ax = plot.scatter(table, "x2", color="colour")
     assert [t.get_text() for t in _colorbars(ax)[0].get_yticklabels()] == ["blue", "green", "red"]
+    assert not _colorbars(plot.scatter(table[:, "x0"], "x0"))  # one feature: nothing to colour by
     with pytest.raises(KeyError, match="unknown feature"):
         plot.scatter(table, "x9")
 

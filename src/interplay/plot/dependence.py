@@ -86,9 +86,10 @@ def scatter(explanation, feature, *, color="auto", interactions=None, ax=None, t
     if categories is not None:  # spread the dots of a category sideways
         x = x + np.random.default_rng(random_state).uniform(-0.2, 0.2, len(x))
     c = None
-    if color is not None:
-        c = strongest_interaction(explanation, j, interactions) if isinstance(color, str) and color == "auto" \
-            else _feature_index(color, tuple(names))
+    if isinstance(color, str) and color == "auto":
+        c = strongest_interaction(explanation, j, interactions) if len(names) > 1 else None
+    elif color is not None:
+        c = _feature_index(color, tuple(names))
     ax = new_axes(ax, (6.5, 4.5))
     if c is None:
         ax.scatter(x, y, s=14, color="#1f77d0", linewidths=0, alpha=0.8)
