@@ -191,6 +191,11 @@ def test_beeswarm_colours_by_feature_value_with_a_colour_bar(table, tmp_path):
     line = _labels(ax).index("colour")
     colours = ax.collections[line].get_facecolors()
     assert len({tuple(np.round(c, 6)) for c in colours}) == 3
+    ax = plot.beeswarm(table, max_features=2)
+    assert _labels(ax)[0] == "2 other features" and len(ax.collections) == 3
+    rest = [table.feature_names.index(n) for n in table.feature_names if n not in _labels(ax)]
+    np.testing.assert_allclose(np.sort(ax.collections[0].get_offsets()[:, 0]),
+                               np.sort(table.values[:, rest].sum(axis=1)))
     with pytest.raises(TypeError, match="many rows"):
         plot.beeswarm(table[0])
 

@@ -131,7 +131,8 @@ def beeswarm(explanation, *, max_features: int | None = 12, ax=None, title: str 
     """Summary of many rows: one line per feature (most important on top), one dot per row at its value,
     coloured by the feature's value in that row (low blue to high red, each feature on its own scale between its
     5th and 95th percentiles; raw categories by their sorted position; missing values grey), jittered where
-    dots pile up; a colour bar explains the colours. ``explanation``: an Explanation (many rows)."""
+    dots pile up; a colour bar explains the colours; beyond ``max_features``, one grey line of the rows' summed
+    values of the other features. ``explanation``: an Explanation (many rows)."""
     if not hasattr(explanation, "base_values"):
         raise TypeError(f"explanation: beeswarm draws many rows of an Explanation, got {type(explanation).__name__}"
                         "; use bar() or waterfall() for one row")
@@ -140,15 +141,18 @@ def beeswarm(explanation, *, max_features: int | None = 12, ax=None, title: str 
     if values.ndim != 2 or len(values) == 0:
         raise ValueError(f"explanation: expected values of shape (rows, features), got {values.shape}")
     data = explanation.data if explanation._data_aligned else None
-    order = top_order(np.abs(values).mean(axis=0), max_features)[::-1]
-    ax = new_axes(ax, (7.5, 0.4 * len(order) + 1.5))
+    order = list(top_order(np.abs(values).mean(axis=0), max_features)[::-1])
+    rest = sorted(set(range(values.shape[1])) - set(order))
+    lines = [(names[j], values[:, j], None if data is None else data[:, j]) for j in order]
+    if rest:  # as shap: the rows' summed values of the features not shown, in grey
+        lines.insert(0, (f"{len(rest)} other features", values[:, rest].sum(axis=1), None))
+    ax = new_axes(ax, (7.5, 0.4 * len(lines) + 1.5))
     rng = np.random.default_rng(random_state)
     cmap = value_cmap()
-    for k, j in enumerate(order):
-        v = values[:, j]
+    for k, (_, v, column) in enumerate(lines):
         colours = np.tile(np.array([0.6, 0.63, 0.65, 1.0]), (len(v), 1))  # grey: value unknown
-        if data is not None:
-            level = shade(*encode(data[:, j]))
+        if column is not None:
+            level = shade(*encode(column))
             known = np.isfinite(level)
             colours[known] = cmap(level[known])
         span = np.ptp(v) or 1.0
@@ -157,7 +161,7 @@ def beeswarm(explanation, *, max_features: int | None = 12, ax=None, title: str 
         spread = np.minimum(counts[bins] / max(counts.max(), 1), 1.0) * 0.35
         y = k + rng.uniform(-1, 1, len(v)) * spread
         ax.scatter(v, y, c=colours, s=12, linewidths=0, alpha=0.85)
-    ax.set_yticks(range(len(order)), [names[j] for j in order])
+    ax.set_yticks(range(len(lines)), [name for name, _, _ in lines])
     ax.axvline(0, color="#444", lw=0.8)
     ax.set_xlabel("attribution (one dot per row)")
     if data is not None:
