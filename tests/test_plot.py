@@ -125,3 +125,175 @@ def test_analysis_agrees_with_networkx(seed):
     for _ in range(500):
         r = 0.15 / n + 0.85 * r @ transition
     np.testing.assert_allclose(summary.ranking, r, atol=1e-8)
+
+
+# ---------------------------------------------------------------------------------------------- any result
+@pytest.fixture(scope="module")
+def table():
+    """Many rows of f(x) = x0 * x1 + x2 + [colour == 'red'] explained exactly (baseline removal at 0), with a raw
+    categorical column: the attribution of x0 depends on x1 (their interaction), nothing else interacts."""
+    rng = np.random.default_rng(3)
+    m = 80
+    numbers = rng.normal(size=(m, 3))
+    colour = rng.choice(["blue", "red", "green"], m)
+    values = np.column_stack([numbers[:, 0] * numbers[:, 1] / 2, numbers[:, 0] * numbers[:, 1] / 2, numbers[:, 2],
+                              (colour == "red") - 1 / 3])
+    data = np.column_stack([numbers.astype(object), colour.astype(object)])
+    return ip.Explanation(values, np.full(m, 0.5), data, ("x0", "x1", "x2", "colour"), "exact", np.full(m, 16))
+
+
+def _labels(ax):
+    return [t.get_text() for t in ax.get_yticklabels()]
+
+
+def _colorbars(ax):
+    return [other for other in ax.figure.axes if other is not ax]
+
+
+def test_bar_over_many_rows_is_mean_absolute_value(table, tmp_path):
+    ax = _rendered(plot.bar(table), tmp_path, "bar_many")
+    widths = [p.get_width() for p in ax.patches]
+    expected = np.sort(np.abs(table.values).mean(axis=0))  # smallest at the bottom
+    np.testing.assert_allclose(widths, expected, rtol=1e-12)
+    assert "mean |value| over 80 rows" in ax.get_xlabel()
+    ax = plot.bar(table, max_features=2)
+    assert len(ax.patches) == 3 and _labels(ax)[0] == "2 other features"
+    gi = plot.bar(table.global_importance())  # the named aggregate draws the same bars
+    np.testing.assert_allclose([p.get_width() for p in gi.patches], expected, rtol=1e-12)
+    assert "mean |value|" in gi.get_xlabel()
+
+
+def test_one_row_plots_show_feature_values(table, tmp_path):
+    row = table[0]
+    ax = _rendered(plot.waterfall(row), tmp_path, "waterfall_row")
+    labels = _labels(ax)
+    assert f"colour = {table.data[0, 3]}" in labels
+    assert f"x2 = {table.data[0, 2]:.4g}" in labels
+    widths = [p.get_width() for p in ax.patches]
+    assert sum(widths) == pytest.approx(row.values.sum())  # the steps add up to the prediction
+    assert f"colour = {table.data[0, 3]}" in _labels(plot.bar(row))
+    assert _labels(plot.waterfall(table[:1])) == labels  # an Explanation of one row is that row
+    with pytest.raises(ValueError, match="pass expl\\[i\\]"):
+        plot.waterfall(table)
+
+
+def test_beeswarm_colours_by_feature_value_with_a_colour_bar(table, tmp_path):
+    ax = _rendered(plot.beeswarm(table), tmp_path, "beeswarm_table")
+    assert len(ax.collections) == 4 and len(_colorbars(ax)) == 1
+    assert [t.get_text() for t in _colorbars(ax)[0].get_yticklabels()] == ["low", "high"]
+    # x2's dots: the highest value is red, the lowest blue
+    line = _labels(ax).index("x2")
+    dots = ax.collections[line]
+    colours = dots.get_facecolors()
+    x = dots.get_offsets()[:, 0]
+    assert colours[np.argmax(x)][0] > 0.8 and colours[np.argmin(x)][2] > 0.7
+    # the categorical column: one colour per category
+    line = _labels(ax).index("colour")
+    colours = ax.collections[line].get_facecolors()
+    assert len({tuple(np.round(c, 6)) for c in colours}) == 3
+    ax = plot.beeswarm(table, max_features=2)
+    assert _labels(ax)[0] == "2 other features" and len(ax.collections) == 3
+    rest = [table.feature_names.index(n) for n in table.feature_names if n not in _labels(ax)]
+    np.testing.assert_allclose(np.sort(ax.collections[0].get_offsets()[:, 0]),
+                               np.sort(table.values[:, rest].sum(axis=1)))
+    with pytest.raises(TypeError, match="many rows"):
+        plot.beeswarm(table[0])
+
+
+def test_scatter_colours_by_the_strongest_interaction(table, tmp_path):
+    from interplay.plot.dependence import strongest_interaction
+
+    ax = _rendered(plot.scatter(table, "x0"), tmp_path, "scatter")
+    assert strongest_interaction(table, "x0") == 1
+    assert _colorbars(ax)[0].get_ylabel() == "x1"
+    ends = np.percentile(table.data[:, 1].astype(float), [5, 95])  # the colour range, written at its ends
+    assert [t.get_text() for t in _colorbars(ax)[0].get_yticklabels()] == [f"{v:.4g}" for v in ends]
+    assert ax.get_xlabel() == "x0" and ax.get_ylabel() == "attribution of x0"
+    np.testing.assert_allclose(ax.collections[0].get_offsets()[:, 1], table.values[:, 0])
+    matrix = np.zeros((4, 4))
+    matrix[0, 2] = matrix[2, 0] = 1.0
+    assert _colorbars(plot.scatter(table, 0, interactions=matrix))[0].get_ylabel() == "x2"
+    ax = plot.scatter(table, "colour", color=None)
+    assert not _colorbars(ax) and [t.get_text() for t in ax.get_xticklabels()] == ["blue", "green", "red"]
+    ax = plot.scatter(table, "x2", color="colour")
+    assert [t.get_text() for t in _colorbars(ax)[0].get_yticklabels()] == ["blue", "green", "red"]
+    assert not _colorbars(plot.scatter(table[:, "x0"], "x0"))  # one feature: nothing to colour by
+    with pytest.raises(KeyError, match="unknown feature"):
+        plot.scatter(table, "x9")
+
+
+def test_plots_on_interactions(results, tmp_path):
+    sii = results["sii"]
+    ax = _rendered(plot.bar(sii, max_features=5), tmp_path, "bar_sii")
+    labels = _labels(ax)
+    name, value = sii.top(1, size=2)[0] if abs(sii.top(1, size=2)[0][1]) > abs(sii.top(1, size=1)[0][1]) \
+        else sii.top(1, size=1)[0]
+    assert labels[-1] == " x ".join(name) and ax.patches[-1].get_width() == pytest.approx(value)
+    assert any(" x " in label for label in labels)
+    with pytest.raises(TypeError, match="heatmap"):
+        plot.waterfall(sii)
+
+
+def test_text_and_image_from_their_results(tmp_path):
+    from interplay.modalities import ImageExplainer, TextExplainer
+
+    words = {"good": 1.0, "bad": -1.0}
+    text = TextExplainer(lambda texts: np.array([sum(words.get(w, 0) for w in t.split()) for t in texts]))
+    result = text.shapley("a good but bad film")
+    ax = _rendered(plot.text(result), tmp_path, "text_result")
+    assert [t.get_text() for t in ax.texts] == ["a", "good", "but", "bad", "film"]
+    assert [t.get_text() for t in plot.text(text.bivariate("good film")).texts] == ["good", "film"]
+    with pytest.raises(ValueError, match="no tokens"):
+        plot.text(ip.Attribution([1.0], 0.0, ["a"], 1, "exact"))
+    img = np.linspace(0, 1, 64).reshape(8, 8)
+    image = ImageExplainer(lambda b: b[:, :4].reshape(len(b), -1).sum(1), segments="patches", patch_size=4)
+    res = image.shapley(img)
+    ax = _rendered(plot.image(res), tmp_path, "image_result")
+    below, tint = ax.images[0], ax.images[1]
+    np.testing.assert_allclose(below.get_array(), img)  # the image itself, under the overlay
+    alpha = np.asarray(tint.get_array())[..., 3]
+    assert alpha[6, 6] == 0.0 and alpha[0, 0] > 0  # regions with no attribution leave the image untinted
+    assert len(_colorbars(ax)) == 1
+    with pytest.raises(ValueError, match="no image"):
+        plot.image(ip.Attribution([1.0], 0.0, ["a"], 1, "exact"))
+
+
+@pytest.fixture(scope="module")
+def every_result(results, table):
+    from interplay.modalities import ImageExplainer, TextExplainer
+
+    words = {"good": 1.0, "bad": -1.0}
+    text = TextExplainer(lambda texts: np.array([sum(words.get(w, 0) for w in t.split()) for t in texts]))
+    image = ImageExplainer(lambda b: b[:, :4].reshape(len(b), -1).sum(1), segments="patches", patch_size=4)
+    return {"attribution": table[0], "explanation": table, "one-row explanation": table[:1],
+            "importance": table.global_importance(), "interactions": results["sii"],
+            "bivariate": results["bivariate"], "text": text.shapley("a good but bad film"),
+            "image": image.shapley(np.linspace(0, 1, 64).reshape(8, 8))}
+
+
+DRAWS = {  # plot -> the result types it draws; on every other type it raises a TypeError or ValueError
+    "bar": {"attribution", "explanation", "one-row explanation", "importance", "interactions", "bivariate", "text",
+            "image"},
+    "waterfall": {"attribution", "one-row explanation", "importance", "bivariate", "text", "image"},
+    "beeswarm": {"explanation", "one-row explanation"},
+    "scatter": {"explanation", "one-row explanation"},
+    "heatmap": {"interactions", "bivariate"},
+    "text": {"text"},
+    "image": {"image"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(DRAWS))
+def test_every_plot_on_every_result_type(every_result, name, tmp_path):
+    draw = getattr(plot, name)
+    for kind, result in every_result.items():
+        args = (result, "x0") if name == "scatter" else (result,)
+        if kind in DRAWS[name]:
+            ax = _rendered(draw(*args), tmp_path, f"{name}-{kind}")
+            assert ax.has_data() or ax.texts, (name, kind)
+        else:
+            with pytest.raises((TypeError, ValueError, KeyError)) as caught:
+                draw(*args)
+            assert "result" in str(caught.value) or "explanation" in str(caught.value) or \
+                "feature" in str(caught.value), (name, kind, str(caught.value))
+        plt.close("all")

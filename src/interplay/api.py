@@ -189,7 +189,8 @@ def banzhaf(game, method: str = "auto", budget: int | None = None, random_state:
             **options) -> Attribution:
     """Banzhaf values of ``game`` (BII paper, Eq. 2 for single players)."""
     game, budget, rng = _common(game, budget, random_state)
-    return _call("banzhaf", method, game, options, budget=budget, rng=rng)
+    result = _call("banzhaf", method, game, options, budget=budget, rng=rng)
+    return replace(result, info={**result.info, "kind": "banzhaf"})  # to_shapiq() labels it "BV"
 
 
 def interactions(game, index: str = "sii", order: int = 2, method: str = "auto", budget: int | None = None,

@@ -415,13 +415,11 @@ class Explainer:
             chosen = sorted({r.method for r in results})
             method = chosen[0] if len(chosen) == 1 else "auto"
             info["auto"] = results[0].info.get("auto") if len(chosen) == 1 else {"chosen": chosen}
-        data = rows
-        if rows.dtype == object:  # raw categorical rows: numbers where possible, NaN elsewhere; raw in info
+        if rows.dtype == object:  # raw categorical rows: kept as given in .data (and, as before, in info)
             info["raw_data"] = [[v.item() if isinstance(v, np.generic) else v for v in row] for row in rows]
-            data = np.array([[_as_float(v) for v in row] for row in rows])
         return Explanation(
             values=np.array([r.values for r in results]), base_values=np.array([r.baseline for r in results]),
-            data=data, feature_names=self.feature_names, method=method,
+            data=rows, feature_names=self.feature_names, method=method,
             n_evaluations=np.array([r.n_evaluations for r in results]), std_errors=std, info=info,
         )
 
@@ -434,12 +432,12 @@ class Explainer:
         ``progress=None`` (default) shows the rows' progress once they take a few seconds (``True``: at once,
         ``False``: never; see :mod:`interplay._progress`); the same holds for :meth:`banzhaf`.
         """
-        return self._many("shapley", X, y, method, budget, random_state, options)
+        return _row_index(self._many("shapley", X, y, method, budget, random_state, options), X)
 
     def banzhaf(self, X: Any, method: str = "auto", budget: int | None = None, random_state: Any = None,
                 y: Any = None, **options) -> Explanation | dict[Any, Explanation]:
         """Banzhaf values of every row of ``X``."""
-        return self._many("banzhaf", X, y, method, budget, random_state, options)
+        return _row_index(self._many("banzhaf", X, y, method, budget, random_state, options), X)
 
     def _one(self, kind: str, x: Any, y: Any, random_state: Any, **kwargs):
         games = self.games(x, y)
@@ -483,13 +481,6 @@ def _widened(dtypes: tuple) -> tuple:
     return tuple(np.dtype(float) if is_integer_dtype(dt) and not is_bool_dtype(dt) else dt for dt in dtypes)
 
 
-def _as_float(value: Any) -> float:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return float("nan")
-
-
 def _torch_utility(transform: OutputTransform):
     """The output transform written with torch operations (differentiable), for :meth:`Explainer.cross_contribution`."""
     import torch
@@ -514,3 +505,18 @@ def _with_info(result, **extra):
     """A copy of an immutable result with ``extra`` added to its ``info``."""
     from dataclasses import replace
     return replace(result, info={**result.info, **extra})
+
+
+def _row_index(result, X: Any):
+    """``result`` (or a dict of them) with the input rows' pandas index in ``info["index"]`` (for
+    ``Explanation.to_pandas()``), when ``X`` had one."""
+    index = getattr(X, "index", None)
+    if index is None or not hasattr(X, "columns"):
+        return result
+    labels = [v.item() if isinstance(v, np.generic) else v for v in index]
+    if not all(isinstance(v, (int, str)) for v in labels):
+        labels = [str(v) for v in labels]
+    extra = {"index": labels} if index.name is None else {"index": labels, "index_name": str(index.name)}
+    if isinstance(result, dict):
+        return {k: _with_info(r, **extra) for k, r in result.items()}
+    return _with_info(result, **extra)

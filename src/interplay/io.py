@@ -86,6 +86,8 @@ class _Encoder:
             return obj if np.isfinite(obj) else {"__float__": repr(obj)}
         if isinstance(obj, np.bool_):
             return bool(obj)
+        if isinstance(obj, np.ndarray) and obj.dtype == object:  # e.g. raw categorical feature values
+            return {"__objects__": [self.value(v, where) for v in obj.ravel()], "shape": list(obj.shape)}
         if isinstance(obj, np.ndarray):
             return self.array(obj)
         if isinstance(obj, tuple):
@@ -121,6 +123,11 @@ class _Decoder:
             else:
                 flat = np.array(obj["data"], dtype=dtype)
             return flat.reshape(obj["shape"]).astype(dtype.newbyteorder("="))
+        if "__objects__" in obj:
+            flat = [self.value(v) for v in obj["__objects__"]]
+            out = np.empty(len(flat), dtype=object)
+            out[:] = flat
+            return out.reshape(obj["shape"])
         if "__float__" in obj:
             return float(obj["__float__"])
         if "__tuple__" in obj:
@@ -289,9 +296,9 @@ def to_shap(result: Any):
     if isinstance(result, BivariateExplanation):
         result = result.univariate
     if isinstance(result, Attribution):
-        data = result.info.get("x")
+        data = result.data if result.data is not None else result.info.get("x")
         return shap.Explanation(values=np.array(result.values), base_values=result.baseline,
-                                data=None if data is None else np.asarray(data, dtype=float),
+                                data=None if data is None else np.array(data),
                                 feature_names=list(result.feature_names), error_std=result.std_errors)
     if isinstance(result, Explanation):
         return shap.Explanation(values=np.array(result.values), base_values=np.array(result.base_values),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -13,6 +13,33 @@ def _frozen(array) -> np.ndarray:
     out = np.array(array, dtype=float, copy=True)
     out.setflags(write=False)
     return out
+
+
+def _data_array(data) -> np.ndarray | None:
+    """Feature values as given: a float array when every value is a number, else an object array (strings of
+    raw categorical columns kept as they are). Read-only."""
+    if data is None:
+        return None
+    arr = np.asarray(data)
+    if arr.dtype.kind in "biuf":
+        out = arr.astype(float, copy=True)
+    elif arr.dtype == object and all(v is None or (isinstance(v, (int, float, np.number)) and not isinstance(v, bool))
+                                     for v in arr.ravel()):
+        out = np.array([np.nan if v is None else float(v) for v in arr.ravel()], dtype=float).reshape(arr.shape)
+    else:
+        out = np.empty(arr.size, dtype=object)
+        out[:] = [v.item() if isinstance(v, np.generic) else v for v in arr.ravel()]
+        out = out.reshape(arr.shape)
+    out.setflags(write=False)
+    return out
+
+
+def _pandas():
+    try:
+        import pandas
+    except ImportError:
+        raise ImportError("to_pandas() needs pandas: pip install pandas") from None
+    return pandas
 
 
 def _format_table(names, values, *, limit: int = 10) -> str:
@@ -36,6 +63,7 @@ class Attribution:
     method: str
     std_errors: np.ndarray | None = None
     info: Mapping[str, Any] = field(default_factory=dict)
+    data: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "values", _frozen(self.values))
@@ -45,19 +73,35 @@ class Attribution:
         object.__setattr__(self, "baseline", float(self.baseline))
         object.__setattr__(self, "n_evaluations", int(self.n_evaluations))
         object.__setattr__(self, "info", dict(self.info))
+        object.__setattr__(self, "data", _data_array(self.data))
 
     @property
     def n_features(self) -> int:
         return len(self.values)
 
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        """``np.asarray(attribution)`` is its ``values``."""
+        return np.array(self.values, dtype=dtype)
+
     def __getitem__(self, feature) -> float:
         return float(self.values[_feature_index(feature, self.feature_names)])
+
+    def to_pandas(self):
+        """The values as a pandas Series indexed by feature name (named after the method)."""
+        return _pandas().Series(np.array(self.values), index=list(self.feature_names), name=self.method)
 
     def ranking(self) -> list[str]:
         """Feature names from the largest to the smallest absolute value."""
         return [self.feature_names[i] for i in np.argsort(-np.abs(self.values), kind="stable")]
 
     def __repr__(self) -> str:
+        if "aggregate" in self.info:  # e.g. Explanation.global_importance()
+            return (f"Attribution({self.info['aggregate']} over {self.info.get('rows', '?')} rows, "
+                    f"method={self.method!r}, n_features={self.n_features})\n"
+                    + _format_table(self.feature_names, self.values))
         return (
             f"Attribution(method={self.method!r}, n_features={self.n_features}, baseline={self.baseline:.6g}, "
             f"sum={self.values.sum():.6g}, n_evaluations={self.n_evaluations})\n"
@@ -140,6 +184,21 @@ class Interactions:
         items.sort(key=lambda kv: -abs(kv[1]))
         return [(tuple(self.feature_names[i] for i in key), v) for key, v in items[:k]]
 
+    def to_pandas(self, tidy: bool = False):
+        """The pairwise ``matrix`` as a DataFrame with feature names on both axes; ``tidy=True``: one row per
+        subset (columns ``features``, ``order``, ``value`` and ``std_error`` when estimated), every order kept."""
+        pd = _pandas()
+        names = list(self.feature_names)
+        if not tidy:
+            return pd.DataFrame(np.array(self.matrix), index=pd.Index(names, name="feature"),
+                                columns=pd.Index(names, name="feature"))
+        keys = list(self.values)
+        table = {"features": [" x ".join(names[i] for i in k) for k in keys], "order": [len(k) for k in keys],
+                 "value": [self.values[k] for k in keys]}
+        if self.std_errors is not None:
+            table["std_error"] = [self.std_errors.get(k, np.nan) for k in keys]
+        return pd.DataFrame(table)
+
     def graph(self):
         """Symmetric explanation graph of the pairwise values (``matrix`` off the diagonal; order-1 values as
         ``univariate``): an :class:`interplay.graph.ExplanationGraph`, for the same analysis as Bivariate
@@ -191,6 +250,14 @@ class BivariateExplanation:
         """The matrix ``E2`` of Eq. 6 itself: ``E2[i, j]`` = importance of ``i`` when ``j`` is present."""
         return self.adjacency.T
 
+    def to_pandas(self):
+        """``adjacency`` as a DataFrame: row ``i`` (the feature present), column ``j`` (the feature whose
+        importance it is), feature names on both axes."""
+        pd = _pandas()
+        names = list(self.feature_names)
+        return pd.DataFrame(np.array(self.adjacency), index=pd.Index(names, name="present"),
+                            columns=pd.Index(names, name="importance of"))
+
     def graph(self):
         """The directed explanation graph G (edge ``i -> j`` weighted by ``adjacency[i, j]``, no self-loops): an
         :class:`interplay.graph.ExplanationGraph` with ``.redundancy(gamma)``, ``.pagerank()``, ``.gamma_sweep()``."""
@@ -205,11 +272,60 @@ class BivariateExplanation:
         )
 
 
+# info entries with one item per row: sliced with the rows
+_PER_ROW_INFO = ("index", "targets", "raw_data", "rows", "predictions", "explained_outputs", "adjacency")
+
+
+def _row_selection(key, m: int):
+    """``key`` (int, slice, boolean mask, integer indices) as an int or an index array over ``m`` rows."""
+    if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+        if not -m <= key < m:
+            raise IndexError(f"row index {key} out of range for {m} rows")
+        return int(key) % m
+    if isinstance(key, slice):
+        return np.arange(m)[key]
+    arr = np.asarray(key)
+    if arr.dtype == bool:
+        if arr.shape != (m,):
+            raise IndexError(f"rows: a boolean mask needs {m} entries (one per row), got shape {arr.shape}")
+        return np.flatnonzero(arr)
+    if arr.ndim == 1 and (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
+        if arr.size and not ((arr >= -m) & (arr < m)).all():
+            raise IndexError(f"rows: indices {arr.tolist()} out of range for {m} rows")
+        return arr.astype(np.int64) % max(m, 1)
+    raise TypeError(f"rows: expected an int, a slice, a boolean mask or integer indices, got {key!r}")
+
+
+def _feature_selection(key, names: tuple[str, ...]):
+    """``key`` (name, int, slice, boolean mask, list of names/indices) as an int or an index array."""
+    if isinstance(key, (str, int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+        return _feature_index(key, names)
+    if isinstance(key, slice):
+        return np.arange(len(names))[key]
+    items = list(key) if isinstance(key, (list, tuple, np.ndarray)) else None
+    if items is None:
+        raise TypeError(f"features: expected a name, an int, a slice, a boolean mask or a list, got {key!r}")
+    if items and all(isinstance(v, (bool, np.bool_)) for v in items):
+        if len(items) != len(names):
+            raise IndexError(f"features: a boolean mask needs {len(names)} entries, got {len(items)}")
+        return np.flatnonzero(items)
+    return np.array([_feature_index(v, names) for v in items], dtype=np.int64)
+
+
+def _scalar(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
 @dataclass(frozen=True, eq=False)
 class Explanation:
-    """Attributions of many rows: ``values`` is ``(m, d)``, ``base_values`` is ``(m,)`` (``v(empty)`` per row).
+    """Attributions of many rows, a table like shap's ``Explanation``: ``values`` is ``(m, d)``, ``base_values``
+    ``(m,)`` (``v(empty)`` per row), ``data`` the explained rows' feature values as given (floats, or an object
+    array keeping strings of raw categorical columns); ``n_evaluations`` is per row.
 
-    ``data`` holds the explained rows; ``n_evaluations`` is per row.
+    Select like a table: ``expl[3]`` (one row: an :class:`Attribution` with its ``data``), ``expl[:5]``,
+    ``expl[mask]``, ``expl[:, "age"]``, ``expl[:, 2]``, ``expl[[0, 3], ["age", "sex"]]``. A selection of rows or
+    features stays an Explanation (2-D, like ``df[["age"]]``); ``expl[i, "age"]`` is a float. ``to_pandas()``
+    gives the values as a DataFrame indexed like the input rows (``info["index"]``, when they had an index).
     """
 
     values: np.ndarray
@@ -224,7 +340,7 @@ class Explanation:
     def __post_init__(self) -> None:
         object.__setattr__(self, "values", _frozen(self.values))
         object.__setattr__(self, "base_values", _frozen(self.base_values))
-        object.__setattr__(self, "data", _frozen(self.data))
+        object.__setattr__(self, "data", _data_array(self.data))
         n_eval = np.array(self.n_evaluations, dtype=np.int64, copy=True)
         n_eval.setflags(write=False)
         object.__setattr__(self, "n_evaluations", n_eval)
@@ -236,21 +352,122 @@ class Explanation:
     def __len__(self) -> int:
         return len(self.values)
 
-    def __getitem__(self, row: int) -> Attribution:
-        return Attribution(
-            values=self.values[row], baseline=self.base_values[row], feature_names=self.feature_names,
-            n_evaluations=int(self.n_evaluations[row]), method=self.method,
-            std_errors=None if self.std_errors is None else self.std_errors[row], info=self.info,
-        )
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.values.shape
 
-    def global_importance(self) -> np.ndarray:
-        """Mean absolute value per feature over the rows."""
-        return np.abs(self.values).mean(axis=0)
+    @property
+    def n_features(self) -> int:
+        return len(self.feature_names)
+
+    @property
+    def _data_aligned(self) -> bool:
+        """Whether ``data`` has one column per feature (not so with ``groups=``: data keeps the input columns)."""
+        return self.data is not None and self.data.ndim == 2 and self.data.shape[1] == self.n_features
+
+    def __getitem__(self, key):
+        if isinstance(key, tuple) and len(key) != 2:
+            raise IndexError(f"expected expl[rows] or expl[rows, features], got {len(key)} indices")
+        rows, features = key if isinstance(key, tuple) else (key, slice(None))
+        r = _row_selection(rows, len(self))
+        f = _feature_selection(features, self.feature_names)
+        if np.ndim(r) == 0 and np.ndim(f) == 0:
+            return float(self.values[r, f])
+        cols = np.atleast_1d(f)
+        data_cols = cols if self._data_aligned else slice(None)
+        std = None if self.std_errors is None else self.std_errors[r][..., cols]
+        names = tuple(self.feature_names[j] for j in cols)
+        if np.ndim(r) == 0:
+            return Attribution(values=self.values[r, cols], baseline=self.base_values[r], feature_names=names,
+                               n_evaluations=int(self.n_evaluations[r]), method=self.method, std_errors=std,
+                               info=self._row_info(r, cols),
+                               data=None if self.data is None else self.data[r, data_cols])
+        return replace(self, values=self.values[np.ix_(r, cols)], base_values=self.base_values[r],
+                       data=None if self.data is None else self.data[r][:, data_cols], feature_names=names, n_evaluations=self.n_evaluations[r],
+                       std_errors=std, info=self._sliced_info(r, cols))
+
+    def _sliced_info(self, rows, cols) -> dict:
+        info = dict(self.info)
+        for key in _PER_ROW_INFO:
+            value = info.get(key)
+            if isinstance(value, (list, tuple, np.ndarray)) and len(value) == len(self):
+                if isinstance(value, np.ndarray):
+                    value = value[rows]
+                    if key == "adjacency" and value.ndim == 3:
+                        value = value[:, cols][:, :, cols]
+                    info[key] = value
+                else:
+                    info[key] = [value[i] for i in np.atleast_1d(rows)]
+        return info
+
+    def _row_info(self, row: int, cols) -> dict:
+        """A row's info: per-row entries become that row's entry (``index`` -> ``row``, ``targets`` -> ``target``)."""
+        info = {k: v for k, v in self.info.items() if k not in _PER_ROW_INFO}
+        for key, single in (("index", "row"), ("targets", "target"), ("raw_data", "raw_data"),
+                            ("predictions", "prediction"), ("explained_outputs", "explained_output")):
+            value = self.info.get(key)
+            if isinstance(value, (list, tuple, np.ndarray)) and len(value) == len(self):
+                info[single] = _scalar(value[row])
+        if "row" not in info:
+            info["row"] = row
+        return info
+
+    def global_importance(self) -> Attribution:
+        """Mean ``|value|`` per feature over the rows, as a named :class:`Attribution` (``gi["age"]``,
+        ``gi.ranking()``, ``gi.to_pandas()``, ``np.asarray(gi)``; ``baseline`` is the mean base value)."""
+        return self._aggregate(np.abs(self.values).mean(axis=0), "mean |value|")
+
+    def mean_attribution(self) -> Attribution:
+        """Mean signed value per feature and mean base value over the rows (a named :class:`Attribution`)."""
+        return self._aggregate(self.values.mean(axis=0), "mean value")
+
+    def _aggregate(self, values: np.ndarray, what: str) -> Attribution:
+        if len(self) == 0:
+            raise ValueError("explanation: has no row to aggregate")
+        info = {k: v for k, v in self.info.items() if k not in _PER_ROW_INFO}
+        return Attribution(values, float(self.base_values.mean()), self.feature_names,
+                           int(self.n_evaluations.sum()), self.method, info={**info, "aggregate": what,
+                                                                             "rows": len(self)})
+
+    def _index(self):
+        pd = _pandas()
+        index = self.info.get("index")
+        if isinstance(index, (list, tuple, np.ndarray)) and len(index) == len(self):
+            return pd.Index(list(index), name=self.info.get("index_name"))
+        return pd.RangeIndex(len(self), name="row")
+
+    def to_pandas(self, tidy: bool = False, data: bool = False):
+        """The values as a DataFrame (rows indexed like the input rows, one column per feature).
+
+        ``data=True``: the explained rows' feature values instead. ``tidy=True``: one row per (row, feature),
+        columns ``row``, ``feature``, ``value``, ``data`` (when it has one column per feature), ``base_value``
+        and ``std_error`` (when estimated).
+        """
+        pd = _pandas()
+        index = self._index()
+        if data:
+            names = list(self.feature_names) if self._data_aligned else [f"column{k}" for k in
+                                                                          range(self.data.shape[1])]
+            return pd.DataFrame(np.array(self.data), index=index, columns=names)
+        if not tidy:
+            return pd.DataFrame(np.array(self.values), index=index, columns=list(self.feature_names))
+        m, d = self.values.shape
+        table = {"row": np.repeat(np.asarray(index), d), "feature": np.tile(np.array(self.feature_names,
+                                                                                     dtype=object), m),
+                 "value": self.values.ravel()}
+        if self._data_aligned:
+            table["data"] = np.array(self.data, dtype=object).ravel() if self.data.dtype == object \
+                else self.data.ravel()
+        table["base_value"] = np.repeat(self.base_values, d)
+        if self.std_errors is not None:
+            table["std_error"] = self.std_errors.ravel()
+        return pd.DataFrame(table)
 
     def __repr__(self) -> str:
         return (
             f"Explanation(method={self.method!r}, rows={len(self)}, n_features={len(self.feature_names)})\n"
-            "mean |value|:\n" + _format_table(self.feature_names, self.global_importance())
+            "mean |value|:\n" + (_format_table(self.feature_names, np.abs(self.values).mean(axis=0))
+                                 if len(self) else "  (no rows)")
         )
 
 

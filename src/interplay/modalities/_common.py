@@ -51,6 +51,20 @@ class ModalityExplainer:
     def game(self, item: Any):  # pragma: no cover - implemented by subclasses
         raise NotImplementedError
 
+    def annotations(self, game) -> dict:
+        """What a result of ``game`` carries in its ``info`` so that plots and reports can draw it (the tokens,
+        the image and its regions); implemented by subclasses."""
+        return {}
+
+    def _carry(self, game, result):
+        from dataclasses import replace
+
+        extra = self.annotations(game)
+        if hasattr(result, "univariate"):  # a BivariateExplanation: its Shapley values carry them too
+            result = replace(result, univariate=replace(result.univariate,
+                                                        info={**result.univariate.info, **extra}))
+        return replace(result, info={**result.info, **extra})
+
     def shapley(self, item: Any, method: str = "auto", budget: int | None = None, random_state: Any = None,
                 **options):
         """Shapley values of the players of ``item`` (``graph=game.graph`` is passed to graph-based methods
@@ -58,17 +72,23 @@ class ModalityExplainer:
         game = self.game(item)
         if method in GRAPH_METHODS and "graph" not in options:
             options = {**options, "graph": game.graph}
-        return api.shapley(game, method=method, budget=budget, random_state=random_state, **options)
+        return self._carry(game, api.shapley(game, method=method, budget=budget, random_state=random_state,
+                                             **options))
 
     def banzhaf(self, item: Any, method: str = "auto", budget: int | None = None, random_state: Any = None,
                 **options):
-        return api.banzhaf(self.game(item), method=method, budget=budget, random_state=random_state, **options)
+        game = self.game(item)
+        return self._carry(game, api.banzhaf(game, method=method, budget=budget, random_state=random_state,
+                                             **options))
 
     def interactions(self, item: Any, index: str = "sii", order: int = 2, method: str = "auto",
                      budget: int | None = None, random_state: Any = None, **options):
-        return api.interactions(self.game(item), index=index, order=order, method=method, budget=budget,
-                                random_state=random_state, **options)
+        game = self.game(item)
+        return self._carry(game, api.interactions(game, index=index, order=order, method=method, budget=budget,
+                                                  random_state=random_state, **options))
 
     def bivariate(self, item: Any, method: str = "auto", budget: int | None = None, random_state: Any = None,
                   **options):
-        return api.bivariate(self.game(item), method=method, budget=budget, random_state=random_state, **options)
+        game = self.game(item)
+        return self._carry(game, api.bivariate(game, method=method, budget=budget, random_state=random_state,
+                                               **options))

@@ -156,6 +156,11 @@ class ImageExplainer(ModalityExplainer):
         self.options = dict(segments=segments, n_segments=n_segments, compactness=compactness,
                             patch_size=patch_size, baseline=baseline, blur_sigma=blur_sigma, max_rows=max_rows)
 
+    def annotations(self, game: ImageGame) -> dict:
+        """Results carry the image and its regions (``info["image"]``, ``info["segments"]``):
+        ``ip.plot.image(result)`` and the report draw them."""
+        return {"image": game.image, "segments": np.asarray(game.segments)}
+
     def game(self, image: Any) -> ImageGame:
         """The game of ``image``."""
         return image_game(self.model, image, target=self.target, output=self.output, **self.options)

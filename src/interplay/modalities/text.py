@@ -116,6 +116,10 @@ class TextExplainer(ModalityExplainer):
         super().__init__(model, target=target, output=output, classifier=classifier)
         self.tokenizer, self.mask, self.separator, self.max_rows = tokenizer, mask, separator, max_rows
 
+    def annotations(self, game: TextGame) -> dict:
+        """Results carry their tokens (``info["tokens"]``): ``ip.plot.text(result)`` and the report draw them."""
+        return {"tokens": list(game.tokens)}
+
     def game(self, text: str | Sequence[str]) -> TextGame:
         """The game of ``text`` (a string, or a list of tokens)."""
         kwargs = dict(mask=self.mask, separator=self.separator, target=self.target, output=self.output,

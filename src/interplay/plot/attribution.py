@@ -1,26 +1,60 @@
-"""Attribution plots: bar and waterfall for one row, beeswarm summary for many rows."""
+"""Attribution plots: bar (one row, many rows, or interactions), waterfall (one row), beeswarm (many rows)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._common import NEGATIVE, POSITIVE, new_axes, plt, top_order, values_and_names
+from ._common import (NEGATIVE, NEUTRAL, POSITIVE, encode, labelled, new_axes, row_data, shade, top_order,
+                      value_cmap, values_and_names)
+
+
+def _bar_values(result, feature_names):
+    """(values, labels, x label, signed) for :func:`bar`."""
+    if hasattr(result, "index") and hasattr(result, "order") and hasattr(result, "top"):  # Interactions
+        top = result.top(k=len(result.values), size=result.order) if result.order == 1 else [
+            item for size in range(1, result.order + 1) for item in result.top(k=len(result.values), size=size)]
+        values = np.array([v for _, v in top], dtype=float)
+        return values, [" x ".join(names) for names, _ in top], f"{result.index} interaction", True
+    if hasattr(result, "base_values") and len(result) > 1:  # many rows: mean |value|, as shap.plots.bar
+        values = np.abs(np.asarray(result.values, dtype=float)).mean(axis=0)
+        return values, [str(n) for n in result.feature_names], f"mean |value| over {len(result)} rows", False
+    if hasattr(result, "base_values"):
+        result = result[0]
+    values, names = values_and_names(result, feature_names)
+    info = getattr(getattr(result, "univariate", result), "info", {}) or {}
+    if "aggregate" in info:  # e.g. global_importance()
+        return values, names, f"{info['aggregate']} over {info.get('rows', '?')} rows", bool(np.any(values < 0))
+    return values, labelled(names, row_data(result)), "attribution", True
 
 
 def bar(result, *, feature_names=None, max_features: int | None = 12, ax=None, title: str | None = None):
-    """Horizontal bars of one row's attributions, largest ``|value|`` on top (red raises the output, blue
-    lowers it). ``result``: an Attribution, a BivariateExplanation (its Shapley values) or an array."""
-    values, names = values_and_names(result, feature_names)
-    order = top_order(values, max_features)[::-1]
-    ax = new_axes(ax, (6, 0.35 * len(order) + 1.2))
-    colors = [POSITIVE if values[i] > 0 else NEGATIVE for i in order]
-    ax.barh(range(len(order)), values[order], color=colors)
-    ax.set_yticks(range(len(order)), [names[i] for i in order])
+    """Horizontal bars, largest ``|value|`` on top; the smallest features are summed into one "N other
+    features" bar (as shap's bar plot).
+
+    ``result``: an Attribution (one row, labels ``"age = 27"`` when it holds the row's ``data``; red raises the
+    output, blue lowers it), an Explanation of many rows (mean ``|value|`` per feature), a BivariateExplanation
+    (its Shapley values), Interactions (the subsets with the largest ``|value|``, labelled ``"age x sex"``) or
+    an array with ``feature_names``.
+    """
+    values, labels, xlabel, signed = _bar_values(result, feature_names)
+    order = list(top_order(values, None))
+    shown = order[:max_features] if max_features is not None else order
+    rest = order[len(shown):]
+    bars = [(labels[i], float(values[i])) for i in shown]
+    if rest:
+        bars.append((f"{len(rest)} other features", float(np.sum(values[rest]))))
+    bars = bars[::-1]
+    ax = new_axes(ax, (6.5, 0.35 * len(bars) + 1.2))
+    colors = [(POSITIVE if v > 0 else NEGATIVE) if signed else POSITIVE for _, v in bars]
+    if rest:
+        colors[0] = NEUTRAL
+    ax.barh(range(len(bars)), [v for _, v in bars], color=colors)
+    ax.set_yticks(range(len(bars)), [name for name, _ in bars])
     ax.axvline(0, color="#444", lw=0.8)
-    for k, i in enumerate(order):
-        ax.text(values[i], k, f" {values[i]:+.3g} ", va="center", ha="left" if values[i] >= 0 else "right",
+    for k, (_, v) in enumerate(bars):
+        ax.text(v, k, f" {v:+.3g} " if signed else f" {v:.3g} ", va="center", ha="left" if v >= 0 else "right",
                 fontsize=8)
-    ax.set_xlabel("attribution")
+    ax.set_xlabel(xlabel)
     ax.margins(x=0.2)
     if title:
         ax.set_title(title)
@@ -28,14 +62,21 @@ def bar(result, *, feature_names=None, max_features: int | None = 12, ax=None, t
 
 
 def waterfall(result, *, feature_names=None, max_features: int | None = 10, ax=None, title: str | None = None):
-    """From the baseline ``v(empty)`` to the prediction, one step per feature (largest ``|value|`` at the
-    bottom, near the prediction); the smallest features are merged into one "other features" step."""
+    """From the baseline ``v(empty)`` to the prediction, one step per feature (largest ``|value|`` on top,
+    where the running total reaches the prediction); the smallest features are merged into one "other
+    features" step. Labels show the row's feature values (``"age = 27"``) when the result holds them.
+
+    ``result``: an Attribution, an Explanation of one row (or pass ``expl[i]``), a BivariateExplanation (its
+    Shapley values) or an array with ``feature_names``.
+    """
     values, names = values_and_names(result, feature_names)
-    baseline = float(getattr(getattr(result, "univariate", result), "baseline", 0.0))
+    one = result[0] if hasattr(result, "base_values") else result
+    labels = labelled(names, row_data(one))
+    baseline = float(getattr(getattr(one, "univariate", one), "baseline", 0.0))
     order = list(top_order(values, None))
     shown = order[:max_features] if max_features is not None else order
     rest = order[len(shown):]
-    steps = [(names[i], values[i]) for i in shown]
+    steps = [(labels[i], values[i]) for i in shown]
     if rest:
         steps.append((f"{len(rest)} other features", float(values[rest].sum())))
     steps = steps[::-1]  # smallest first, so the running total ends at the prediction
@@ -58,32 +99,73 @@ def waterfall(result, *, feature_names=None, max_features: int | None = 10, ax=N
     return ax
 
 
+def value_colorbar(ax, label: str = "feature value", categories=None, span=None):
+    """A colour bar for feature values: "low"/"high" (or, with ``span``, the values at its ends), or the
+    category names (sorted; only the first and last of more than 12) when one categorical feature is shown."""
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import BoundaryNorm, ListedColormap, Normalize
+
+    few = categories is not None and 1 < len(categories) <= 12
+    if few:  # one block of colour per category
+        k = len(categories)
+        half = 0.5 / (k - 1)
+        mappable = ScalarMappable(norm=BoundaryNorm(np.linspace(-half, 1 + half, k + 1), k),
+                                  cmap=ListedColormap(value_cmap()(np.linspace(0, 1, k))))
+    else:
+        mappable = ScalarMappable(norm=Normalize(0, 1), cmap=value_cmap())
+    bar = ax.figure.colorbar(mappable, ax=ax, shrink=0.8, aspect=30, pad=0.02)
+    if few:
+        bar.set_ticks(np.linspace(0, 1, len(categories)), labels=[str(c) for c in categories])
+    elif categories is not None and len(categories) > 12:  # the ends of the sorted categories
+        bar.set_ticks([0, 1], labels=[str(categories[0]), str(categories[-1])])
+    elif span is not None and span[1] > span[0]:
+        bar.set_ticks([0, 1], labels=[f"{span[0]:.4g}", f"{span[1]:.4g}"])
+    else:
+        bar.set_ticks([0, 1], labels=["low", "high"])
+    bar.set_label(label)
+    bar.outline.set_visible(False)
+    return bar
+
+
 def beeswarm(explanation, *, max_features: int | None = 12, ax=None, title: str | None = None, random_state=0):
     """Summary of many rows: one line per feature (most important on top), one dot per row at its value,
-    coloured by the feature's value in that row (low blue, high red), jittered where dots pile up."""
+    coloured by the feature's value in that row (low blue to high red, each feature on its own scale between its
+    5th and 95th percentiles; raw categories by their sorted position; missing values grey), jittered where
+    dots pile up; a colour bar explains the colours; beyond ``max_features``, one grey line of the rows' summed
+    values of the other features. ``explanation``: an Explanation (many rows)."""
+    if not hasattr(explanation, "base_values"):
+        raise TypeError(f"explanation: beeswarm draws many rows of an Explanation, got {type(explanation).__name__}"
+                        "; use bar() or waterfall() for one row")
     values = np.asarray(explanation.values, dtype=float)
-    data = np.asarray(explanation.data, dtype=float)
     names = [str(n) for n in explanation.feature_names]
     if values.ndim != 2 or len(values) == 0:
         raise ValueError(f"explanation: expected values of shape (rows, features), got {values.shape}")
-    order = top_order(np.abs(values).mean(axis=0), max_features)[::-1]
-    ax = new_axes(ax, (7, 0.4 * len(order) + 1.5))
+    data = explanation.data if explanation._data_aligned else None
+    order = list(top_order(np.abs(values).mean(axis=0), max_features)[::-1])
+    rest = sorted(set(range(values.shape[1])) - set(order))
+    lines = [(names[j], values[:, j], None if data is None else data[:, j]) for j in order]
+    if rest:  # as shap: the rows' summed values of the features not shown, in grey
+        lines.insert(0, (f"{len(rest)} other features", values[:, rest].sum(axis=1), None))
+    ax = new_axes(ax, (7.5, 0.4 * len(lines) + 1.5))
     rng = np.random.default_rng(random_state)
-    cmap = plt().get_cmap("coolwarm")
-    for k, j in enumerate(order):
-        v = values[:, j]
-        col = data[:, j]
-        lo, hi = np.nanmin(col), np.nanmax(col)
-        shade = (col - lo) / (hi - lo) if hi > lo else np.full_like(col, 0.5)
+    cmap = value_cmap()
+    for k, (_, v, column) in enumerate(lines):
+        colours = np.tile(np.array([0.6, 0.63, 0.65, 1.0]), (len(v), 1))  # grey: value unknown
+        if column is not None:
+            level = shade(*encode(column))
+            known = np.isfinite(level)
+            colours[known] = cmap(level[known])
         span = np.ptp(v) or 1.0
         bins = np.round((v - v.min()) / span * 60).astype(int)
         counts = np.bincount(bins)
         spread = np.minimum(counts[bins] / max(counts.max(), 1), 1.0) * 0.35
         y = k + rng.uniform(-1, 1, len(v)) * spread
-        ax.scatter(v, y, c=cmap(shade), s=12, linewidths=0, alpha=0.85)
-    ax.set_yticks(range(len(order)), [names[j] for j in order])
+        ax.scatter(v, y, c=colours, s=12, linewidths=0, alpha=0.85)
+    ax.set_yticks(range(len(lines)), [name for name, _, _ in lines])
     ax.axvline(0, color="#444", lw=0.8)
-    ax.set_xlabel("attribution (one dot per row; colour: feature value, low blue to high red)")
+    ax.set_xlabel("attribution (one dot per row)")
+    if data is not None:
+        value_colorbar(ax)
     if title:
         ax.set_title(title)
     return ax

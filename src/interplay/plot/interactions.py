@@ -16,6 +16,9 @@ def heatmap(result, *, feature_names=None, ax=None, title: str | None = None, an
     ``(n, n)`` array. ``diagonal=False`` blanks the diagonal. Values are written in the cells when
     ``annotate`` (default: at most 12 features).
     """
+    if hasattr(result, "feature_names") and not hasattr(result, "adjacency") and not hasattr(result, "matrix"):
+        raise TypeError(f"result: heatmap draws a pairwise matrix (Interactions, a BivariateExplanation or an "
+                        f"(n, n) array), got {type(result).__name__}; use bar() or beeswarm()")
     if hasattr(result, "adjacency"):
         matrix, names = np.array(result.adjacency), list(result.feature_names)
         label = "importance of column feature when row feature is present"

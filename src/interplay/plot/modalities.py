@@ -12,9 +12,33 @@ def _limit(values):
     return top or 1.0
 
 
-def text(tokens, values, *, ax=None, title: str | None = None, width: float = 60.0, fontsize: int = 12):
+def _one_row(result, what: str):
+    """The Attribution inside ``result`` (a BivariateExplanation's Shapley values, an Explanation's only row)."""
+    if hasattr(result, "univariate"):
+        return result.univariate
+    if hasattr(result, "base_values"):
+        if len(result) != 1:
+            raise ValueError(f"result: an Explanation of {len(result)} rows; {what} draws one: pass expl[i]")
+        return result[0]
+    return result
+
+
+def text(result, values=None, *, ax=None, title: str | None = None, width: float = 60.0, fontsize: int = 12):
     """Tokens written in order on coloured boxes: red for positive, blue for negative attribution, the stronger
-    the darker (symmetric scale). Lines wrap at about ``width`` characters."""
+    the darker (symmetric scale). Lines wrap at about ``width`` characters.
+
+    ``result``: a result of :class:`~interplay.TextExplainer` (an Attribution, or a BivariateExplanation: it
+    carries its tokens in ``info["tokens"]``), or a list of tokens with ``values``.
+    """
+    if values is None:
+        result = _one_row(result, "text()")
+        tokens = (getattr(result, "info", None) or {}).get("tokens")
+        if tokens is None:
+            raise ValueError("result: carries no tokens (info['tokens']); pass a TextExplainer result, or "
+                             "text(tokens, values)")
+        values = result.values
+    else:
+        tokens = result
     tokens = [str(t) for t in tokens]
     values = np.asarray(values, dtype=float)
     if values.shape != (len(tokens),):
@@ -45,10 +69,37 @@ def text(tokens, values, *, ax=None, title: str | None = None, width: float = 60
     return ax
 
 
-def image(img, segments, values, *, ax=None, title: str | None = None, alpha: float = 0.55,
+def _region_edges(segments: np.ndarray):
+    """Thin lines along the pixel edges between two regions (between pixels, so no pixel is covered)."""
+    from matplotlib.collections import LineCollection
+
+    ys, xs = np.nonzero(segments[:, :-1] != segments[:, 1:])  # edge right of pixel (y, x)
+    vertical = np.stack([np.stack([xs + 0.5, ys - 0.5], 1), np.stack([xs + 0.5, ys + 0.5], 1)], 1)
+    ys, xs = np.nonzero(segments[:-1] != segments[1:])  # edge below pixel (y, x)
+    horizontal = np.stack([np.stack([xs - 0.5, ys + 0.5], 1), np.stack([xs + 0.5, ys + 0.5], 1)], 1)
+    return LineCollection(np.concatenate([vertical, horizontal]), colors="#f2f2f2", linewidths=0.6, alpha=0.8)
+
+
+def image(result, segments=None, values=None, *, ax=None, title: str | None = None, alpha: float = 0.65,
           boundaries: bool = True):
     """The image with each region (``segments[y, x]`` = region id, ids ``0..len(values)-1``) tinted by its
-    attribution (red positive, blue negative, symmetric scale), region boundaries drawn."""
+    attribution (red positive, blue negative, symmetric scale): the tint's opacity grows with ``|value|`` (up to
+    ``alpha``), so the image stays visible under weak regions; region boundaries drawn as thin lines between pixels; a colour bar.
+
+    ``result``: a result of :class:`~interplay.ImageExplainer` (it carries ``info["image"]`` and
+    ``info["segments"]``), or the image with ``segments`` and ``values``.
+    """
+    if segments is None and values is None:
+        result = _one_row(result, "image()")
+        info = getattr(result, "info", None) or {}
+        if info.get("image") is None or info.get("segments") is None:
+            raise ValueError("result: carries no image (info['image'], info['segments']); pass an ImageExplainer "
+                             "result, or image(img, segments, values)")
+        img, segments, values = info["image"], info["segments"], result.values
+    elif segments is None or values is None:
+        raise TypeError("image: pass a result alone, or the image with both segments and values")
+    else:
+        img = result
     img = np.asarray(img)
     segments = np.asarray(segments)
     values = np.asarray(values, dtype=float)
@@ -56,19 +107,22 @@ def image(img, segments, values, *, ax=None, title: str | None = None, alpha: fl
         raise ValueError(f"segments: expected the image's height x width {img.shape[:2]}, got {segments.shape}")
     if segments.min() < 0 or segments.max() >= len(values):
         raise ValueError(f"segments: region ids must lie in 0..{len(values) - 1} (one value per region)")
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+
     ax = new_axes(ax, (5, 5 * img.shape[0] / max(img.shape[1], 1)))
     shown = img.astype(float)
     if shown.max() > 1.0:
         shown = shown / 255.0
     ax.imshow(shown, cmap="gray" if shown.ndim == 2 else None)
     limit = _limit(values)
-    overlay = ax.imshow(values[segments], cmap=diverging_cmap(), vmin=-limit, vmax=limit, alpha=alpha)
+    norm, cmap = Normalize(-limit, limit), diverging_cmap()
+    tint = cmap(norm(values[segments]))
+    tint[..., 3] = alpha * np.abs(values[segments]) / limit
+    ax.imshow(tint)
     if boundaries:
-        edge = np.zeros(segments.shape, dtype=bool)
-        edge[:-1] |= segments[:-1] != segments[1:]
-        edge[:, :-1] |= segments[:, :-1] != segments[:, 1:]
-        ax.imshow(np.ma.masked_where(~edge, edge), cmap="gray_r", vmin=0, vmax=1, alpha=0.6)
-    ax.figure.colorbar(overlay, ax=ax, shrink=0.8, label="attribution")
+        ax.add_collection(_region_edges(segments))
+    ax.figure.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.8, label="attribution")
     ax.set_axis_off()
     if title:
         ax.set_title(title)

@@ -56,7 +56,11 @@ def _json_for_html(obj: Any) -> str:
 
 
 def _floats(values) -> list:
-    arr = np.asarray(values, dtype=float)
+    arr = np.asarray(values)
+    if arr.dtype == object:  # raw categorical values (strings) have no position on a number line
+        arr = np.array([v if isinstance(v, (int, float, np.number)) else np.nan for v in arr.ravel()],
+                       dtype=float).reshape(arr.shape)
+    arr = arr.astype(float)
     return np.where(np.isfinite(arr), arr, 0.0).tolist()
 
 
@@ -172,7 +176,7 @@ def _row_payload(key: Any, entry: dict, names: list[str]) -> dict:
         payload["image"] = _image_payload(image, segments, len(attribution.values))
     data = entry.get("data")
     if data is not None:
-        payload["data"] = _floats(np.ravel(np.asarray(data, dtype=float)))
+        payload["data"] = _floats(np.ravel(np.asarray(data)))
     interactions = entry.get("interactions")
     if interactions is not None:
         payload["interactions"] = {"index": str(interactions.index), "method": str(interactions.method),

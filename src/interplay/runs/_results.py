@@ -108,7 +108,8 @@ class Run:
             raise TypeError(f"rows: expected None, a boolean mask or integer row indices, got dtype {rows.dtype}")
         return np.unique(rows)
 
-    def _sums(self, rows: Any, columns: list[str], absolute: bool) -> tuple[np.ndarray, int]:
+    def _sums(self, rows: Any, columns: list[str], absolute: Any) -> tuple[np.ndarray, int]:
+        """Column sums over the selected rows (``absolute``: of ``|value|``, for all columns or per column)."""
         self._require_complete()
         index = self._select(rows)
         total, count = np.zeros(len(columns)), 0
@@ -117,23 +118,27 @@ class Run:
             if index is not None:
                 row = table.column("row").to_numpy()
                 block = block[np.isin(row, index, assume_unique=True)]
-            total += (np.abs(block) if absolute else block).sum(axis=0)
+            total += np.where(absolute, np.abs(block), block).sum(axis=0)
             count += len(block)
         if count == 0:
             raise ValueError("rows: selects no row of the run")
         return total, count
 
-    def global_importance(self, rows: Any = None) -> np.ndarray:
-        """Mean ``|value|`` per feature over all rows, or over a cohort (``rows``: mask or indices)."""
-        total, count = self._sums(rows, value_columns(self.feature_names, "value"), absolute=True)
-        return total / count
+    def global_importance(self, rows: Any = None) -> Attribution:
+        """Mean ``|value|`` per feature over all rows, or over a cohort (``rows``: mask or indices), as a named
+        :class:`Attribution` (``gi["age"]``, ``gi.ranking()``, ``gi.to_pandas()``, ``np.asarray(gi)``; its
+        ``baseline`` is the mean base value), as :meth:`Explanation.global_importance`."""
+        cols = value_columns(self.feature_names, "value")
+        total, count = self._sums(rows, ["base_value", *cols], absolute=np.arange(len(cols) + 1) > 0)
+        return Attribution(total[1:] / count, total[0] / count, self.feature_names, self.n_evaluations, self.method,
+                           info={"rows": count, "aggregate": "mean |value|"})
 
     def mean_attribution(self, rows: Any = None) -> Attribution:
         """Mean signed values and mean base value over all rows or a cohort."""
         cols = value_columns(self.feature_names, "value")
         total, count = self._sums(rows, ["base_value", *cols], absolute=False)
         return Attribution(total[1:] / count, total[0] / count, self.feature_names, self.n_evaluations,
-                           self.method, info={"rows": count, "mean_over_rows": True})
+                           self.method, info={"rows": count, "mean_over_rows": True, "aggregate": "mean value"})
 
     def cohort_graph(self, rows: Any = None) -> BivariateExplanation:
         """The cohort's explanation graph: mean adjacency over its rows (``kind="bivariate"`` runs only)."""
