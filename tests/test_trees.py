@@ -155,15 +155,15 @@ def test_explainer_method_tree_equals_method_exact():
     np.testing.assert_allclose(explainer.banzhaf(X[30:32], method="tree").values,
                                explainer.banzhaf(X[30:32], method="exact").values, atol=1e-12)
     # baseline removal = one background row (the reference)
-    explainer = ip.Explainer(forest, X[:10], removal="baseline", baseline="median")
+    explainer = ip.Explainer(forest, X[:10], removal="baseline", baseline="median", target=0)
     np.testing.assert_allclose(explainer.shapley(X[30:32], method="tree").values,
                                explainer.shapley(X[30:32], method="exact").values, atol=1e-12)
 
 
-def test_default_target_is_each_rows_predicted_class():
+def test_target_predicted_is_each_rows_predicted_class():
     model = lgb.LGBMClassifier(n_estimators=8, num_leaves=8, verbose=-1, n_jobs=1).fit(X, Y3)
     rows = X[40:60]
-    result = ip.Explainer(model, X[:10]).shapley(rows, method="tree")
+    result = ip.Explainer(model, X[:10], target="predicted").shapley(rows, method="tree")
     predicted = np.argmax(model.predict_proba(rows), axis=1)
     assert len(set(predicted.tolist())) > 1
     expected, base = interventional_shapley(as_ensemble(model), rows, X[:10], column=predicted)
@@ -171,11 +171,19 @@ def test_default_target_is_each_rows_predicted_class():
     margins = model.predict(rows, raw_score=True)[np.arange(len(rows)), predicted]
     np.testing.assert_allclose(result.base_values + result.values.sum(axis=1), margins, atol=1e-9)
     binary = xgb.XGBClassifier(n_estimators=6, max_depth=3, n_jobs=1).fit(X, Y2)
-    result = ip.Explainer(binary, X[:10]).shapley(rows, method="tree")  # class 0 rows: minus the margin
+    result = ip.Explainer(binary, X[:10], target="predicted").shapley(rows, method="tree")  # class 0: -margin
     predicted = binary.predict(rows)
     margin = binary.predict(rows, output_margin=True)
     np.testing.assert_allclose(result.base_values + result.values.sum(axis=1),
                                np.where(predicted == 1, margin, -margin), atol=1e-5)
+    assert result.info["target"] == "predicted" and result.info["targets"] == predicted.tolist()
+    default = ip.Explainer(binary, X[:10]).shapley(rows)  # default: the positive class's log-odds, by tree
+    assert default.method == "tree" and default.info["target"] == 1 and default.info["output"] == "log-odds"
+    np.testing.assert_allclose(default.base_values + default.values.sum(axis=1), margin, atol=1e-5)
+    per_class = ip.Explainer(model, X[:10]).shapley(rows)  # multi-class default: every class, raw scores
+    assert sorted(per_class) == [0, 1, 2] and per_class[2].info["output"] == "margin"
+    np.testing.assert_allclose(per_class[2].base_values + per_class[2].values.sum(axis=1),
+                               model.predict(rows, raw_score=True)[:, 2], atol=1e-9)
 
 
 def test_several_targets_give_one_result_each():

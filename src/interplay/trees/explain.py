@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_numeric_matrix
+from .._validation import align_columns, check_numeric_matrix
 from ..results import Attribution, BivariateExplanation, Explanation, Interactions
 from .ensemble import TreeEnsemble
 from .inputs import TreeInputs, tree_inputs
@@ -153,11 +153,10 @@ def _background(explainer) -> np.ndarray:
 
 
 def _rows(explainer, X, name: str) -> np.ndarray:
-    rows = explainer._rows(X, name)  # matched by name, as on the sampling path
-    if explainer.n_columns is None:
-        explainer._check_row(rows[:1])
-    if rows.dtype != object:
-        rows, _ = check_numeric_matrix(rows, name, n_columns=explainer.n_columns, allow_nan=True)
+    if explainer.raw:  # raw columns (categoricals): as on the sampling path
+        return explainer._rows(X, name)
+    X = align_columns(X, explainer.column_names, name)  # matched by name, as on the sampling path
+    rows, _ = check_numeric_matrix(X, name, n_columns=explainer.n_columns, allow_nan=True)  # trees take NaN
     return rows
 
 
