@@ -82,14 +82,16 @@ def tree_inputs(explainer) -> TreeInputs:
 
 
 # ------------------------------------------------------------------------------------------ categorical codes
-def _training_categories(source: Any, model) -> dict[str, list]:
-    """The categories each categorical column had when the model was fitted, as the model stores them."""
+def _training_categories(source: Any, model, names: list | None = None) -> dict[str, list]:
+    """The categories each categorical column had when the model was fitted, as the model stores them
+    (``names``: the categorical columns in order, when the model's dtypes are not known)."""
     import pandas as pd
 
     booster = getattr(source, "booster_", source)
     stored = getattr(booster, "pandas_categorical", None)  # LightGBM: the categorical columns' lists, in order
-    if stored and model.dtypes is not None:
-        names = [c for c, dt in zip(model.columns, model.dtypes) if isinstance(dt, pd.CategoricalDtype)]
+    if stored and (model.dtypes is not None or names is not None):
+        if names is None:
+            names = [c for c, dt in zip(model.columns, model.dtypes) if isinstance(dt, pd.CategoricalDtype)]
         if len(names) == len(stored):
             return dict(zip(names, stored))
     if hasattr(source, "get_booster") or type(source).__module__.startswith("xgboost"):
