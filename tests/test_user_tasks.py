@@ -6,7 +6,6 @@ Ground truth: ``method="exact"`` (enumeration of all 2**8 coalitions of the same
 and shap's ``TreeExplainer`` for path-dependent values and interaction values. Sub-sampled Adult, small models.
 """
 
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -155,6 +154,7 @@ def test_native_boosters_and_the_readme_example(eight):
                                lgb_booster.predict(numeric.to_numpy()[:5], raw_score=True), atol=1e-9)
 
 
+@pytest.mark.filterwarnings("ignore:LightGBM binary classifier:UserWarning")
 def test_path_dependent_values_and_interaction_values_equal_shaps(eight):
     shap = pytest.importorskip("shap")
     X, y, _ = eight
@@ -162,7 +162,6 @@ def test_path_dependent_values_and_interaction_values_equal_shaps(eight):
     model = lgb.LGBMClassifier(n_estimators=15, num_leaves=8, verbose=-1, n_jobs=1).fit(numeric, y == ">50K")
     explainer = ip.Explainer(model, numeric.iloc[:20])
     reference = shap.TreeExplainer(model)  # path-dependent, raw log-odds: what shap users get by default
-    warnings.filterwarnings("ignore", message="LightGBM binary classifier", category=UserWarning)
     rows = numeric.iloc[:5]
     values = explainer.shapley(rows, method="tree", tree_path_dependent=True)
     np.testing.assert_allclose(values.values, np.asarray(reference.shap_values(rows)).reshape(5, -1), atol=1e-9)
@@ -206,3 +205,24 @@ def test_run_and_cli_explain_a_pipeline_on_raw_columns(adult, tmp_path):
     expected = model.predict_proba(frame.drop(columns="class").iloc[:20])[:, 1]
     np.testing.assert_allclose(saved.values.sum(axis=1) + saved.base_values, expected, atol=1e-9)
     assert fresh.output == "probability"
+
+
+def _readme_block(heading: str) -> str:
+    """The first Python code block after ``heading`` in the README."""
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = text[text.index(heading):]
+    start = section.index("```python\n") + len("```python\n")
+    return section[start:section.index("```", start)]
+
+
+@pytest.mark.filterwarnings("ignore:LightGBM binary classifier:UserWarning")
+def test_readme_tree_example_runs_as_written(eight):
+    shap = pytest.importorskip("shap")
+    X, y, _ = eight
+    numeric = X.select_dtypes("number")
+    xgb_model = xgb.XGBClassifier(n_estimators=10, max_depth=3, n_jobs=1).fit(numeric, y == ">50K")
+    scope = {"ip": ip, "xgb_model": xgb_model, "X_train": numeric.iloc[:300], "X_test": numeric.iloc[300:305]}
+    exec(compile(_readme_block("## Tree ensembles"), "README.md", "exec"), scope)  # noqa: S102
+    assert scope["values"].method == "tree" and scope["values"].info["output"] == "log-odds"
+    expected = shap.TreeExplainer(xgb_model).shap_interaction_values(numeric.iloc[300:301])[0]
+    np.testing.assert_allclose(scope["shap_like"].info["shap_interaction_values"], expected, atol=1e-5)
