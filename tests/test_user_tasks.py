@@ -98,8 +98,10 @@ def test_defaults_one_target_one_unit_tree_equals_exact(eight, name):
     np.testing.assert_allclose(explainer.bivariate(x).adjacency, explainer.bivariate(x, method="exact").adjacency,
                                rtol=0, atol=TOLERANCE[name])
     pairs = explainer.interactions(x, index="sii", method="tree")
-    np.testing.assert_allclose(pairs.matrix, explainer.interactions(x, index="sii", method="exact").matrix,
-                               rtol=0, atol=TOLERANCE[name])
+    exact_pairs = explainer.interactions(x, index="sii", method="exact")
+    np.testing.assert_allclose(pairs.matrix, exact_pairs.matrix, rtol=0, atol=TOLERANCE[name])
+    for result in (pairs, exact_pairs):
+        assert (result.info["target"], result.info["output"]) == (POSITIVE[name], UNIT[name])
 
 
 def test_the_unit_a_booster_is_explained_in_is_never_switched_silently(eight):

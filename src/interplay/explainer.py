@@ -493,7 +493,9 @@ class Explainer:
         seed = random_state
         if len(games) > 1 and not isinstance(random_state, (int, np.integer, np.random.SeedSequence)):
             seed = int(check_random_state(random_state).integers(2**63))  # one seed shared by every output
-        results = {output: getattr(api, kind)(game, random_state=seed, **kwargs) for output, game in games.items()}
+        results = {output: _with_info(getattr(api, kind)(game, random_state=seed, **kwargs), output=self.output,
+                                      target=output.item() if isinstance(output, np.generic) else output)
+                   for output, game in games.items()}  # every result states its unit and target
         return results if self._multi_target else next(iter(results.values()))
 
     def interactions(self, x: Any, index: str = "sii", order: int = 2, method: str = "auto",
