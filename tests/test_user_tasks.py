@@ -189,6 +189,7 @@ def test_run_and_cli_explain_a_pipeline_on_raw_columns(adult, tmp_path):
     from_run = run.explanation()
     direct = explainer.shapley(data.iloc[:60])
     assert direct.method == "tree"
+    assert direct.info["raw_data"][0] == [v.item() if hasattr(v, "item") else v for v in data.iloc[0]]
     np.testing.assert_allclose(from_run.values, direct.values, atol=1e-12)
     # the CLI on the raw CSV (text columns, the label column dropped)
     frame = pd.read_csv(ADULT, skipinitialspace=True).sample(300, random_state=1)
@@ -228,3 +229,16 @@ def test_readme_tree_example_runs_as_written(eight):
     assert scope["values"].method == "tree" and scope["values"].info["output"] == "log-odds"
     expected = shap.TreeExplainer(xgb_model).shap_interaction_values(numeric.iloc[300:301])[0]
     np.testing.assert_allclose(scope["shap_like"].info["shap_interaction_values"], expected, atol=1e-5)
+
+
+def test_a_batch_run_refuses_several_outputs_at_once(tmp_path):
+    from sklearn.datasets import load_iris
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = load_iris(return_X_y=True)
+    model = LogisticRegression(max_iter=500).fit(X, y)
+    with pytest.raises(ValueError, match="target: a batch run explains one output"):
+        ip.run(ip.Explainer(model, X[::10]), X[:3], out=tmp_path / "all", n_jobs=1, progress=False)
+    assert not (tmp_path / "all").exists()
+    run = ip.run(ip.Explainer(model, X[::10], target=2), X[:3], out=tmp_path / "one", n_jobs=1, progress=False)
+    assert run.explanation().values.shape == (3, 4)

@@ -32,7 +32,12 @@ class Task:
 
 def resolve_method(explainer: Any, kind: str, method: str) -> str:
     """``"tree"`` for ``method="tree"``, and for ``method="auto"`` when the Explainer's model is a tree ensemble
-    whose trees give the explained output (:func:`interplay.trees.explain.tree_choice`); else ``method``."""
+    whose trees give the explained output (:func:`interplay.trees.explain.tree_choice`); else ``method``.
+    A run explains one output: an Explainer of several (a multi-class model's default) is refused here."""
+    if getattr(explainer, "_multi_target", False):
+        raise ValueError(f"target: a batch run explains one output, this Explainer explains {explainer.target!r} "
+                         "(a multi-class model's default is every class); build it with target= one class, "
+                         "or target='predicted' for each row's predicted class")
     if method == "tree":
         return method
     if method == "auto" and kind in KINDS:

@@ -220,10 +220,13 @@ def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | N
             got[1].append(base)
             got[2].extend(labels)
     tree = "path-dependent" if tree_path_dependent else "interventional"
+    extra = {}
+    if rows.dtype == object:  # raw rows, as the sampling path keeps them
+        extra["raw_data"] = [[_label(v) for v in row] for row in rows]
     results = {key: Explanation(values=np.vstack(v), base_values=np.concatenate(b), data=_data(rows),
                                 feature_names=_names(explainer, rows.shape[1]), method="tree",
                                 n_evaluations=np.zeros(len(rows), dtype=np.int64),
-                                info=_info(explainer, inputs, kind, tree, labels))
+                                info={**_info(explainer, inputs, kind, tree, labels), **extra})
                for key, (v, b, labels) in per_target.items()}
     return results if multi else next(iter(results.values()))
 
