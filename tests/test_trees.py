@@ -225,3 +225,37 @@ def test_tree_method_follows_dataframe_column_order():
     shuffled = df.iloc[:2][["c", "b", "a"]]
     np.testing.assert_allclose(explainer.shapley(shuffled, method="tree").values,
                                explainer.shapley(shuffled).values, atol=1e-9)
+
+
+def test_pipelines_are_explained_exactly_on_their_raw_columns(monkeypatch):
+    from sklearn.decomposition import PCA
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    import interplay.trees.explain as tree_explain
+
+    pipe = make_pipeline(StandardScaler(), sk_ensemble.RandomForestRegressor(6, max_depth=4, random_state=0))
+    pipe.fit(X, Y)
+    explainer = ip.Explainer(pipe, X[:12])
+    monkeypatch.setattr(tree_explain, "CHUNK", 3)  # several coded ensembles, one per batch of rows
+    tree = explainer.shapley(X[30:37], method="tree")
+    np.testing.assert_allclose(tree.values, explainer.shapley(X[30:37], method="exact").values, atol=1e-12)
+    assert explainer.shapley(X[30:32]).method == "tree"  # auto
+    mixing = make_pipeline(PCA(3), sk_ensemble.RandomForestRegressor(4, max_depth=3, random_state=0)).fit(X, Y)
+    explainer = ip.Explainer(mixing, X[:12])
+    with pytest.raises(ValueError, match="PCA"):  # a step that mixes columns: the trees' columns are not raw ones
+        explainer.shapley(X[:2], method="tree")
+    assert explainer.shapley(X[:2], budget=40, random_state=0).method != "tree"
+
+
+def test_multi_class_boosters_explain_every_class_in_raw_scores_by_every_method():
+    model = lgb.LGBMClassifier(n_estimators=6, num_leaves=6, verbose=-1, n_jobs=1).fit(X[:, :6], Y3)
+    explainer = ip.Explainer(model, X[:8, :6])
+    assert (explainer.output, explainer.target) == ("margin", "all")
+    tree = explainer.shapley(X[40:42, :6])
+    exact = explainer.shapley(X[40:42, :6], method="exact")
+    for label in (0, 1, 2):
+        assert tree[label].method == "tree" and tree[label].info["target"] == label
+        np.testing.assert_allclose(tree[label].values, exact[label].values, atol=1e-9)
+    with pytest.raises(ValueError, match="margin"):
+        ip.Explainer(model, X[:8, :6], output="log-odds", target=1).shapley(X[:1, :6], method="tree")

@@ -29,7 +29,7 @@ from .ensemble import TreeEnsemble
 from .parsers import as_ensemble
 
 _ONE_TO_ONE = {"StandardScaler", "MinMaxScaler", "MaxAbsScaler", "RobustScaler", "OrdinalEncoder", "SimpleImputer",
-               "PowerTransformer", "QuantileTransformer", "TargetEncoder", "Normalizer_", "KBinsDiscretizer"}
+               "PowerTransformer", "QuantileTransformer", "TargetEncoder", "KBinsDiscretizer"}
 
 
 @dataclass
