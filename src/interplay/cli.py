@@ -274,13 +274,6 @@ def _tree_methods(explainer: Any, method: str, index: str, detail: bool) -> dict
     return methods
 
 
-def _as_float(value: Any) -> float:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return float("nan")
-
-
 def _explained_output(explainer: Any, x: Any) -> str:
     """In words, which output the row's game explains, e.g. "probability of class 'yes'"."""
     if explainer.model.kind != "classifier":
@@ -454,6 +447,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
 
     import interplay as ip
     from ._files import atomic_write
+    from ._validation import as_float
     from .io import _version, save
     from .report import save_report
     from .results import Explanation
@@ -561,7 +555,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
             for row, row_seed in zip(detail, seeds):
                 x = frame.iloc[[row]]
                 game = explainer.game(x)
-                info = {**common, "row": row, "x": [_as_float(v) for v in x.to_numpy(dtype=object)[0]],
+                info = {**common, "row": row, "x": [as_float(v) for v in x.to_numpy(dtype=object)[0]],
                         "prediction": float(game.grand_value()), "explained_output": _explained_output(explainer, x)}
                 _, s2, s3 = (np.random.default_rng(s) for s in row_seed.spawn(3))
                 biv = (explainer.bivariate(x, method="tree") if methods["bivariate"] == "tree" else

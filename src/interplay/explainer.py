@@ -30,6 +30,7 @@ from ._validation import (
     check_random_state,
     check_table,
     non_numeric_columns,
+    one_target,
 )
 from .games import Game
 from .models import as_model
@@ -459,7 +460,7 @@ class Explainer:
             std = np.array([r.std_errors for r in results])
         targets = [t.item() if isinstance(t, np.generic) else t for t in targets]
         info = {"removal": self.removal, "output": self.output, "budget": budget, "kind": kind,
-                "target": _one_target(targets), "targets": targets}
+                "target": one_target(targets), "targets": targets}
         if method == "auto":  # the rows' choices (the same for every row: they share n and the budget)
             chosen = sorted({r.method for r in results})
             method = chosen[0] if len(chosen) == 1 else "auto"
@@ -523,11 +524,6 @@ class Explainer:
     def __repr__(self) -> str:
         return (f"Explainer(model={self.model.name}, removal={self.removal!r}, output={self.output!r}, "
                 f"n_features={self.n_features})")
-
-
-def _one_target(targets: list) -> Any:
-    """The target every row explains, or ``"predicted"`` when rows explain different classes."""
-    return targets[0] if targets and all(t == targets[0] for t in targets) else "predicted"
 
 
 def _widened(dtypes: tuple) -> tuple:

@@ -12,6 +12,8 @@ from typing import Sequence
 
 import numpy as np
 
+from .._validation import float_rows
+
 FIXED = ("row", "base_value", "n_evaluations")
 
 
@@ -40,10 +42,7 @@ def to_table(result: dict, names: Sequence[str], data: np.ndarray | None, data_n
     if result["std_errors"] is not None:
         columns.update(zip(value_columns(names, "se"), result["std_errors"].T))
     if data is not None:
-        if data.dtype == object:  # raw rows: numbers where possible, NaN for categories (as Explanation.data)
-            from ..explainer import _as_float
-
-            data = np.array([[_as_float(v) for v in row] for row in data], dtype=float).reshape(data.shape)
+        data = float_rows(data)  # raw rows: numbers where possible, NaN for categories (as Explanation.data)
         columns.update(zip(value_columns(data_names or names, "data"), data.T))
     if result["adjacency"] is not None:
         i, j = pair_index(len(names))

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import align_columns, check_numeric_matrix
+from .._validation import align_columns, check_numeric_matrix, float_rows, one_target
 from ..results import Attribution, BivariateExplanation, Explanation, Interactions
 from .ensemble import TreeEnsemble
 from .inputs import TreeInputs, tree_inputs
@@ -160,12 +160,6 @@ def _rows(explainer, X, name: str) -> np.ndarray:
     return rows
 
 
-def _data(rows: np.ndarray) -> np.ndarray:
-    from ..explainer import _as_float
-
-    return rows if rows.dtype != object else np.array([[_as_float(v) for v in row] for row in rows])
-
-
 def _label(value):
     return value.item() if isinstance(value, np.generic) else value
 
@@ -185,10 +179,8 @@ def _chunks(inputs: TreeInputs, rows: np.ndarray, background: np.ndarray):
 
 def _info(explainer, inputs: TreeInputs, kind: str, tree: str, labels: list) -> dict:
     targets = [_label(t) for t in labels]
-    from ..explainer import _one_target
-
     return {"removal": explainer.removal, "output": explainer.output, "kind": kind, "model": inputs.ensemble.source,
-            "tree": tree, "target": _one_target(targets), "targets": targets}
+            "tree": tree, "target": one_target(targets), "targets": targets}
 
 
 def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | None = None,
@@ -223,7 +215,7 @@ def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | N
     extra = {}
     if rows.dtype == object:  # raw rows, as the sampling path keeps them
         extra["raw_data"] = [[_label(v) for v in row] for row in rows]
-    results = {key: Explanation(values=np.vstack(v), base_values=np.concatenate(b), data=_data(rows),
+    results = {key: Explanation(values=np.vstack(v), base_values=np.concatenate(b), data=float_rows(rows),
                                 feature_names=_names(explainer, rows.shape[1]), method="tree",
                                 n_evaluations=np.zeros(len(rows), dtype=np.int64),
                                 info={**_info(explainer, inputs, kind, tree, labels), **extra})
