@@ -102,6 +102,11 @@ def test_defaults_one_target_one_unit_tree_equals_exact(eight, name):
     np.testing.assert_allclose(pairs.matrix, exact_pairs.matrix, rtol=0, atol=TOLERANCE[name])
     for result in (pairs, exact_pairs):
         assert (result.info["target"], result.info["output"]) == (POSITIVE[name], UNIT[name])
+    # interventional interaction values in shap's format (shap gives only path-dependent ones)
+    matrix = np.asarray(pairs.info["shap_interaction_values"])
+    off = ~np.eye(len(EIGHT), dtype=bool)
+    np.testing.assert_allclose(matrix[off], exact_pairs.matrix[off] / 2, rtol=0, atol=TOLERANCE[name])
+    np.testing.assert_allclose(matrix.sum(axis=1), exact.values[1], rtol=0, atol=TOLERANCE[name])
 
 
 def test_the_unit_a_booster_is_explained_in_is_never_switched_silently(eight):

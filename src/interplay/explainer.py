@@ -523,7 +523,7 @@ class Explainer:
 
     def __repr__(self) -> str:
         return (f"Explainer(model={self.model.name}, removal={self.removal!r}, output={self.output!r}, "
-                f"n_features={self.n_features})")
+                f"target={self.target!r}, n_features={self.n_features})")
 
 
 def _widened(dtypes: tuple) -> tuple:

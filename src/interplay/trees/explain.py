@@ -250,9 +250,10 @@ def explain_interactions(explainer, x: Any, index: str, order: int, y: Any = Non
                          tree_path_dependent: bool = False, **options):
     """``Explainer.interactions(x, index="sii"|"bii", order=1|2, method="tree")``: exact, closed forms.
 
-    ``tree_path_dependent=True`` (``index="sii"``): the path-dependent game's Shapley values and pairwise SII;
-    ``result.info["shap_interaction_values"]`` is then shap's ``(d, d)`` interaction-value matrix
-    (``SII / 2`` off the diagonal, the rest of each Shapley value on it), equal to
+    With ``index="sii"``, ``result.info["shap_interaction_values"]`` is the ``(d, d)`` matrix in shap's format
+    (``SII / 2`` off the diagonal, the rest of each Shapley value on it; rows sum to the Shapley values):
+    of the interventional game by default (which shap does not compute), and with
+    ``tree_path_dependent=True`` of the path-dependent game, equal to
     ``shap.TreeExplainer(model).shap_interaction_values(x)`` for the explained output."""
     if options:
         raise TypeError(f"method='tree' takes no options {sorted(options)}")
@@ -270,9 +271,9 @@ def explain_interactions(explainer, x: Any, index: str, order: int, y: Any = Non
             values.update(zip(zip(iu.tolist(), ju.tolist()), pairs[iu, ju].tolist()))
         return Interactions(values, index, order, base, names, 0, "tree", info=info)
 
-    if tree_path_dependent:
-        from .path_dependent import shap_interaction_values
+    from .path_dependent import shap_interaction_values
 
+    if tree_path_dependent:
         def make_path(phi, sii, base, names, info):
             info = {**info, "shap_interaction_values": shap_interaction_values(phi, sii).tolist()}
             return result(phi, sii, base, names, info)
@@ -282,6 +283,8 @@ def explain_interactions(explainer, x: Any, index: str, order: int, y: Any = Non
     def make(indices, names, info):
         single = indices.shapley if index == "sii" else indices.banzhaf
         pairs = indices.sii if index == "sii" else indices.bii
+        if index == "sii":
+            info = {**info, "shap_interaction_values": shap_interaction_values(single, pairs).tolist()}
         return result(single, pairs, indices.base, names, info)
 
     return _per_target(explainer, x, y, make)
