@@ -314,6 +314,14 @@ def tree_choice(explainer, y: Any = None) -> str | None:
     """
     if explainer.removal not in ("marginal", "baseline") or getattr(explainer, "model", None) is None:
         return None
+    key = (explainer.removal, explainer.output, str(explainer.target), y is None)
+    cached = explainer.__dict__.setdefault("_tree_choices", {})  # the check calls the model: once per setting
+    if key not in cached:
+        cached[key] = _tree_reason(explainer, y)
+    return cached[key]
+
+
+def _tree_reason(explainer, y: Any) -> str | None:
     try:
         inputs = _checked_inputs(explainer, y)
         if not _same_outputs(explainer, inputs):
