@@ -247,3 +247,26 @@ def test_a_batch_run_refuses_several_outputs_at_once(tmp_path):
     assert not (tmp_path / "all").exists()
     run = ip.run(ip.Explainer(model, X[::10], target=2), X[:3], out=tmp_path / "one", n_jobs=1, progress=False)
     assert run.explanation().values.shape == (3, 4)
+
+
+def test_cli_asks_a_multi_class_model_for_its_target(tmp_path):
+    import joblib
+    from click.testing import CliRunner
+    from sklearn.datasets import load_iris
+
+    from interplay.cli import main
+
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    model = RandomForestClassifier(5, max_depth=3, random_state=0).fit(X, y)
+    joblib.dump(model, tmp_path / "model.joblib")
+    X.iloc[:6].to_csv(tmp_path / "iris.csv", index=False)
+    args = ["explain", str(tmp_path / "model.joblib"), str(tmp_path / "iris.csv"), "--trust-model", "--rows", "0-5",
+            "--detail-rows", "1", "--n-jobs", "1"]
+    refused = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "a")])
+    assert refused.exit_code == 2 and "--target" in refused.output and "3 classes" in refused.output
+    done = CliRunner().invoke(main, [*args, "--target", "predicted", "--out", str(tmp_path / "b")])
+    assert done.exit_code == 0, done.output
+    saved = ip.Explanation.load(tmp_path / "b" / "shapley.json")
+    assert saved.method == "tree" and saved.info["target"] == "predicted"
+    assert saved.info["targets"] == model.predict(X.iloc[:6]).tolist()  # which class each row explains
+    assert saved.info["explained_outputs"] == [f"probability of class {model.predict(X.iloc[:1])[0]}"]

@@ -274,6 +274,17 @@ def _tree_methods(explainer: Any, method: str, index: str, detail: bool) -> dict
     return methods
 
 
+def _row_targets(explainer: Any, rows: Any) -> list:
+    """The class each row's values explain: the Explainer's target, or each row's predicted class."""
+    if not explainer._predicted(explainer.target):
+        label = explainer.target
+        return [label.item() if isinstance(label, np.generic) else label] * len(rows)
+    columns = np.argmax(explainer.model(rows.to_numpy(dtype=object) if explainer.raw else rows.to_numpy(float)),
+                        axis=1)
+    labels = [explainer.model.classes[c] if explainer.model.classes is not None else int(c) for c in columns]
+    return [label.item() if isinstance(label, np.generic) else label for label in labels]
+
+
 def _explained_output(explainer: Any, x: Any) -> str:
     """In words, which output the row's game explains, e.g. "probability of class 'yes'"."""
     if explainer.model.kind != "classifier":
@@ -587,6 +598,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         method=methods["shapley"], n_evaluations=values.n_evaluations, std_errors=values.std_errors,
         info={**common, "method": methods["shapley"], "kind": "shapley", "rows": chosen,
               "predictions": predictions, "explained_outputs": outputs, "detail_rows": detail,
+              "targets": _row_targets(explainer, frame.iloc[chosen]),
               "run": RUN_DIR_NOTE, "chunk_size": chunk_size})
     big = explanation.values.size > 20000
     try:  # every file is written atomically: a full disk leaves no half-written one
