@@ -39,11 +39,13 @@ def test_bivariate_evaluation_tiny(tmp_path):
         for key in ("sink masked", "source masked", "% sinks", "% sources"):
             assert 0 <= rec[key] <= 100, rec
     rankings = {r["ranking"] for r in result["curves"]}
-    assert {"Shapley (univariate)", "BivShap PageRank", "SII PageRank", "random"} <= rankings
+    assert {"|Shapley|", "Shapley (signed)", "BivShap importance (default)", "BivShap softplus (Alg. 5)",
+            "SII PageRank", "random"} <= rankings
+    assert {r["task"] for r in result["verdict"]} == set(tasks)
     for rec in result["curves"]:
         assert 0 <= rec["iAUC"] <= 1 and 0 <= rec["dAUC"] <= 1, rec
         assert all(0 <= rec[k] <= 100 for k in rec if k.startswith(("low", "top"))), rec
     for rec in result["timing"]:
         assert rec["BivShap s/row"] > 0 and np.isfinite(rec["SII s/row"])
     text = out.read_text()
-    assert "## H-sinks vs H-sources" in text and "## Seconds per row (Table 8)" in text
+    assert "at least as good" in text and "## H-sinks vs H-sources" in text and "## Seconds per row (Table 8)" in text

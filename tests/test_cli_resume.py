@@ -3,6 +3,7 @@ resumed, gives exactly the uninterrupted run; other options are refused; the bac
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -147,6 +148,17 @@ def test_resume_with_other_options_is_refused(files, tmp_path, change, option):
     assert "refusing to mix" in result.output and option in result.output, result.output
     assert "Traceback" not in result.output
     assert (out / "run-manifest.json").read_text() == before  # the run is left as it was
+    # in the user's terms: the option as typed, its recorded value, and the run's own command; no hashes
+    was = {"--seed": "5", "--background": "12", "--budget": "48", "--chunk-size": "7", "--removal": "marginal",
+           "--rows": "all"}[option]
+    assert f"{option} {change[1]}, was {was}" in result.output
+    assert "sha256" not in result.output and "DATA" not in result.output
+    assert "To finish that run, repeat its command:\n  interplay explain " in result.output
+    command = result.output.split("To finish that run, repeat its command:\n  ", 1)[1].split("\n")[0]
+    assert command.endswith(f"--out {out} --resume")
+    result = run(*shlex.split(command)[1:])  # the command given works: the run's options, nothing recomputed
+    assert result.exit_code == 0, result.output
+    np.testing.assert_array_equal(ip.load_run(out).values, io.load(files["reference"] / "shapley.json").values)
 
 
 def test_background_and_model_are_recognised_across_processes(files, tmp_path):
@@ -272,3 +284,77 @@ def test_ray_backend_gives_the_local_results(files, tmp_path):
     assert result.exit_code == 0, result.output
     np.testing.assert_array_equal(ip.load_run(tmp_path / "ray").values,
                                   io.load(files["reference"] / "shapley.json").values)
+
+
+def _slow_job(tmp_path, n_rows=40):
+    """A CSV of ``n_rows`` rows and a slow model file (a function pickled by reference) for interrupted runs."""
+    import joblib
+
+    import test_runs_models
+    from test_runs_models import NAMES
+
+    rng = np.random.default_rng(1)
+    pd.DataFrame(rng.normal(size=(n_rows, 5)), columns=NAMES).to_csv(tmp_path / "data.csv", index=False)
+    joblib.dump(test_runs_models.slow_nonlinear, tmp_path / "model.joblib")
+    return ["explain", str(tmp_path / "model.joblib"), str(tmp_path / "data.csv"), "--rows", "all", "--chunk-size",
+            "4", "--n-jobs", "1", "--detail-rows", "1", "--trust-model", "--seed", "2", "--background", "10",
+            "--method", "permutation", "--budget", "30"]
+
+
+def test_ctrl_c_says_how_to_resume_and_that_command_finishes_the_run(tmp_path):
+    args = _slow_job(tmp_path)
+    out = tmp_path / "stopped"
+    script = tmp_path / "job.py"
+    script.write_text(KILLED.format(src=SRC, tests=HERE, args=", ".join(repr(a) for a in [*args, "--out", str(out)])))
+    env = dict(os.environ, INTERPLAY_TEST_SLEEP="0.05", INTERPLAY_PROGRESS="0")
+    proc = subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    manifest = out / "run-manifest.json"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if manifest.exists() and json.loads(manifest.read_text())["chunks"]:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)  # what Ctrl-C sends
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "Aborted!" not in err
+    assert "Interrupted. The " in err and f"finished rows are kept in {out}." in err
+    command = err.split("To finish without recomputing them, run:\n  ", 1)[1].splitlines()[0]
+    assert command.startswith("interplay explain ") and command.endswith(f"--out {out} --resume")
+    done = json.loads(manifest.read_text())["chunks"]
+    assert 0 < len(done) < 10
+
+    result = run(*shlex.split(command)[1:])  # exactly the command printed
+    assert result.exit_code == 0, result.output
+    assert all(json.loads(manifest.read_text())["chunks"][k] == v for k, v in done.items())  # kept, not redone
+    full = run(*args, "--out", tmp_path / "full")
+    assert full.exit_code == 0, full.output
+    np.testing.assert_array_equal(run_rows(out), np.arange(40))
+    np.testing.assert_array_equal(ip.load_run(out).values, ip.load_run(tmp_path / "full").values)
+    np.testing.assert_array_equal(io.load(out / "shapley.json").values,
+                                  io.load(tmp_path / "full" / "shapley.json").values)
+
+
+def test_overwrite_deletes_the_old_outputs_before_any_new_work(tmp_path):
+    args = _slow_job(tmp_path, n_rows=12)
+    out = tmp_path / "out"
+    first = run(*args, "--seed", "3", "--out", out)  # the old run: other values
+    assert first.exit_code == 0, first.output
+    old = sorted(p.name for p in out.iterdir())
+    assert {"report.html", "manifest.json", "shapley.json", "run-manifest.json", "parts"} <= set(old)
+    # the new command is killed at its first write: whatever it cleared must be all of the old outputs
+    script = tmp_path / "job.py"
+    script.write_text(KILLED.format(src=SRC, tests=HERE, args=", ".join(
+        repr(a) for a in [*args, "--out", str(out), "--overwrite"])))
+    env = dict(os.environ, INTERPLAY_CRASH_AT="*:1:start")
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == []  # no old report or result
+    # the next command starts afresh (no old run to refuse), with the new options' results only
+    result = run(*args, "--out", out)
+    assert result.exit_code == 0, result.output
+    fresh = run(*args, "--out", tmp_path / "fresh")
+    np.testing.assert_array_equal(ip.load_run(out).values, ip.load_run(tmp_path / "fresh").values)
+    assert sorted(os.listdir(out / "parts")) == sorted(os.listdir(tmp_path / "fresh" / "parts"))
+    assert fresh.exit_code == 0

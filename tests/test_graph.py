@@ -139,7 +139,7 @@ def test_large_closed_form_graph():
 def test_mean_graph():
     games = [sentence_game(strong=strong, cancel=cancel) for strong, cancel in [(1.0, 0.6), (2.0, 0.2), (0.5, 1.0)]]
     rows = [ip.bivariate(g) for g in games]
-    mean = mean_graph(rows)
+    mean = mean_graph(rows, aggregate="signed")
     stack = np.stack([r.adjacency for r in rows])
     np.testing.assert_allclose(mean.weights, stack.mean(axis=0))
     np.testing.assert_allclose(mean.std_errors, stack.std(axis=0, ddof=1) / np.sqrt(3))
@@ -149,10 +149,10 @@ def test_mean_graph():
     avg = ip.Game(lambda s: np.mean([g._value_fn(s) for g in games], axis=0), 7, games[0].feature_names)
     np.testing.assert_allclose(mean.weights, ip.bivariate(avg).adjacency, atol=1e-12)
     assert mean.redundancy(0.0).groups() == [["The", "movie", "is", "the"], ["worst", "awful"]]
-    from_array = mean_graph(stack, feature_names=rows[0].feature_names)
+    from_array = mean_graph(stack, feature_names=rows[0].feature_names, aggregate="signed")
     np.testing.assert_allclose(from_array.weights, mean.weights)
     assert from_array.univariate is None
-    single = mean_graph([rows[0].graph()])
+    single = mean_graph([rows[0].graph()], aggregate="signed")
     np.testing.assert_array_equal(single.std_errors, np.zeros((7, 7)))
     assert np.all(single.weights == rows[0].adjacency)
 
@@ -163,8 +163,9 @@ def test_interactions_graph_and_cohort_of_interactions():
     graph = result.graph()
     assert graph.is_symmetric and graph.kind == "stii"
     np.testing.assert_allclose(graph.weights, result.matrix - np.diag(np.diag(result.matrix)))
-    mean = mean_graph([result, result])
+    mean = mean_graph([result, result], aggregate="signed")
     np.testing.assert_allclose(mean.weights, graph.weights)
+    np.testing.assert_allclose(mean_graph([result, result]).weights, np.abs(graph.weights))
     with pytest.raises(ValueError, match="order"):
         ip.interactions(game, index="moebius", order=1).graph()
 

@@ -134,5 +134,5 @@ def test_cli_unreachable_ray_cluster(cli_files, tmp_path, monkeypatch):
 def test_cli_resume_with_another_chunk_size(cli_files, tmp_path):
     assert _explain(cli_files, tmp_path / "o", "--chunk-size", "2").exit_code == 0
     result = _explain(cli_files, tmp_path / "o", "--chunk-size", "3", "--resume")
-    assert result.exit_code == 1 and "chunk_size: run has 2, this call has 3" in result.output
-    assert "data:" not in result.output and "DATA" not in result.output.split("differing:")[1]
+    assert result.exit_code == 1 and "--chunk-size 3, was 2" in result.output  # in the user's terms
+    assert "data:" not in result.output and "DATA" not in result.output.split("refusing to mix")[1]

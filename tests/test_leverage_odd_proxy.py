@@ -362,16 +362,16 @@ def test_surrogate_sii_beats_permutation_and_is_exact_at_full_budget():
 
 def test_auto_interaction_choices():
     game = random_game(14, random_state=0)
-    for index, chosen in (("sii", "surrogate"), ("bii", "regression"), ("fsii", "regression"),
+    for index, chosen in (("sii", "spectral"), ("bii", "regression"), ("fsii", "regression"),
                           ("stii", "permutation")):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             result = ip.interactions(game, index=index, budget=800, random_state=0)
         assert result.info["auto"]["chosen"] == chosen, index
-    with warnings.catch_warnings():  # below the BII regression's minimum (1 + n + C(n, 2) + 1): the proxy
+    with warnings.catch_warnings():  # below twice the BII regression's minimum (1 + n + C(n, 2) + 1): spectral
         warnings.simplefilter("ignore")
         low = ip.interactions(game, index="bii", budget=60, random_state=0)
-    assert low.info["auto"]["chosen"] == "proxy" and low.info["base"] == "msr" and low.n_evaluations <= 60
+    assert low.info["auto"]["chosen"] == "spectral" and low.n_evaluations == 60
 
 
 def test_tree_method_reads_a_dataframe_fitted_xgboost():

@@ -84,49 +84,85 @@ def test_report_in_chromium(results, browser, tmp_path):
     assert EVIL in text and "</script><img src=x onerror=alert(2)>" in text and "m<1>.skops" in text
     assert browser.evaluate("document.title") == f"report of {EVIL}"
     browser.screenshot(tmp_path / "report.png")
-    # hover: a node shows its name, PageRank and role in a tooltip; zoom: the wheel changes the view box
+    # hover: a node shows its name, rank and role in a tooltip; zoom: the wheel changes the view box
     box = browser.evaluate(
-        "(function () { var c = document.querySelector('#graph g.node[data-index=\"1\"] circle:nth-of-type(2)');"
+        "(function () { var c = document.querySelector('#graph g.node[data-index=\"1\"] circle');"
         "c.scrollIntoView({block: 'center'}); var r = c.getBoundingClientRect();"
         "return [r.x + r.width / 2, r.y + r.height / 2]; })()")
     browser.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": box[0], "y": box[1]})
     assert browser.evaluate("document.getElementById('tooltip').hidden") is False
     tip = browser.evaluate("document.getElementById('tooltip').textContent")
-    assert tip.startswith(EVIL) and "PageRank" in tip
+    assert tip.startswith(EVIL) and "rank" in tip
     before = browser.evaluate("document.getElementById('graph').getAttribute('viewBox')")
     browser.call("Input.dispatchMouseEvent", {"type": "mouseWheel", "x": box[0], "y": box[1], "deltaX": 0,
                                               "deltaY": -300})
     browser.evaluate("1")
     after = browser.evaluate("document.getElementById('graph').getAttribute('viewBox')")
     assert float(after.split()[2]) < float(before.split()[2])  # zoomed in
-    # the gamma slider: the groups drawn by the page match the Python analysis at that gamma
-    weights = np.array(results[3].adjacency)
-    top = float(np.abs(weights).max())
-    for position in (0, 300, 600, 1000):
+    # the page runs no graph algorithm: the analysis of every threshold is in the data block
+    assert "interplayAnalyse" not in html_of(path) and "strong(" not in html_of(path)
+    # the gamma slider: what the page draws at each position is the Python analysis at that threshold
+    graph = results[3].graph()
+    sweep = _analysis.thresholds(graph)
+    assert browser.evaluate("document.getElementById('gamma').value") == str(sweep["default"])
+    for position in sorted({0, 1, sweep["default"], len(sweep["gammas"]) // 2, len(sweep["gammas"]) - 1}):
         browser.evaluate(f"var s = document.getElementById('gamma'); s.value = '{position}';"
                          "s.dispatchEvent(new Event('input'));")
-        gamma = top * (position / 1000) ** 2
-        expected = _analysis.analyse(weights, gamma)
-        groups = browser.evaluate("Array.from(document.querySelectorAll('#graph g.node'))"
-                                  ".map(function (g) { return Number(g.getAttribute('data-group')); })")
+        expected = _analysis.analyse(graph, sweep["gammas"][position])
+        nodes = browser.evaluate("Array.from(document.querySelectorAll('#graph g.node')).map(function (g) {"
+                                 " return [Number(g.getAttribute('data-group')), g.getAttribute('data-role')]; })")
         drawn = {}
-        for i, g in enumerate(groups):
+        for i, (g, _) in enumerate(nodes):
             if g >= 0:
                 drawn.setdefault(g, []).append(i)
         assert sorted(drawn.values()) == expected.groups, position
-        js = browser.evaluate(f"JSON.stringify(interplayAnalyse({weights.tolist()}, {gamma!r}))")
-        import json
-
-        js = json.loads(js)
-        isolated = set(expected.isolated)
-        assert js["sources"] == [i for i in expected.sources if i not in isolated]
-        assert js["sinks"] == [i for i in expected.sinks if i not in isolated]
-        assert js["isolated"] == expected.isolated
-    browser.evaluate("document.getElementById('show-h').click()")
+        assert [i for i, (_, role) in enumerate(nodes) if "source" in role.split()] == expected.sources
+        assert [i for i, (_, role) in enumerate(nodes) if "sink" in role.split()] == expected.sinks
+        assert [i for i, (_, role) in enumerate(nodes) if "isolated" in role.split()] == expected.isolated
+        # redundancy arrows: the condensation's transitive reduction; strong edges: at most 5 by default
+        assert browser.evaluate("document.querySelectorAll('#graph path.edge.redundancy').length") == \
+            len(expected.class_edges)
+        assert browser.evaluate("document.querySelectorAll('#graph path.edge.strong').length") <= 5
+    assert browser.evaluate("document.getElementById('graph-summary').textContent") == graph.describe()
     browser.evaluate("document.getElementById('row-select') && document.getElementById('row-select').dispatchEvent(new Event('change'))")
     browser.screenshot(tmp_path / "report-gamma-max.png")
     assert browser.problems() == []
     assert (tmp_path / "report.png").stat().st_size > 10000
+
+
+def html_of(path):
+    return path.read_text(encoding="utf-8")
+
+
+def test_heatmap_scale_and_image_overlay_in_chromium(results, browser, tmp_path):
+    """The heatmap's colours come from the pairs (the diagonal has a column of its own); the image overlay keeps
+    the image visible."""
+    path = save_report(results, tmp_path / "heat.html")
+    browser.events.clear()
+    browser.open(path.as_uri())
+    matrix = np.array(results[2].matrix)
+    off = np.abs(matrix[~np.eye(len(matrix), dtype=bool)])
+    colours = browser.evaluate("Array.from(document.querySelectorAll('rect.pair')).map(function (r) {"
+                               " return r.getAttribute('fill'); })")
+    strongest = int(np.argmax(off))
+    assert colours[strongest] in ("rgb(232,56,79)", "rgb(31,119,208)")  # the strongest pair has the full colour
+    assert browser.evaluate("document.querySelectorAll('rect.alone').length") == len(matrix)
+    assert set(browser.evaluate("Array.from(document.querySelectorAll('rect.diag')).map(function (r) {"
+                                " return r.getAttribute('fill'); })")) == {"#ffffff"}
+    _, image = _modality_results()
+    path = save_report([image], tmp_path / "image.html")
+    browser.open(path.as_uri())
+    assert browser.evaluate("document.querySelectorAll('canvas.original').length") == 1
+    # the most strongly tinted pixel keeps more than half of the image's own colour
+    mixed = browser.evaluate(
+        "(function () { var c = document.querySelector('canvas.overlay'); var o = document.querySelector("
+        "'canvas.original'); var a = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+        " var b = o.getContext('2d').getImageData(0, 0, o.width, o.height).data; var worst = 0;"
+        " for (var p = 0; p < a.length; p += 4) { var x = (p / 4) % c.width, y = Math.floor(p / 4 / c.width);"
+        "   if (x < 10 || y < 8 || x > 13 || y > 9) { continue; }"  # inside the strongest region, off its outline
+        "   worst = Math.max(worst, Math.abs(a[p] - b[p]) / 255); } return worst; })()")
+    assert mixed < 0.5
+    assert browser.problems() == []
 
 
 def test_console_errors_are_caught(browser, tmp_path):

@@ -135,3 +135,19 @@ def test_malformed_manifest_entries_are_refused(finished):
     _edit_manifest(out, lambda m: m["chunks"]["0"].update(rows=[5, 2]))
     with pytest.raises(ValueError, match="malformed entry"):
         load_run(out)
+
+
+def test_refusals_name_parameters_in_words_and_chunk_size_does_not_blame_the_data(finished, data):
+    explainer, X, out = finished
+    background, _ = data
+    with pytest.raises(ValueError, match="refusing to mix") as caught:
+        run(explainer, X, out=out, chunk_size=4, n_jobs=1, progress=False)
+    message = str(caught.value)
+    assert "chunk_size: run has 5, this call has 4" in message
+    assert "data:" not in message and "sha256" not in message  # the rows are the same: only chunk_size differs
+    other = ip.Explainer(model, background[:3], feature_names=NAMES)
+    with pytest.raises(ValueError, match="refusing to mix") as caught:
+        run(other, X + 1, out=out, chunk_size=5, n_jobs=1, progress=False)
+    message = str(caught.value)
+    assert "background: run has another background" in message and "data: run has other rows in X" in message
+    assert "sha256" not in message

@@ -66,3 +66,10 @@ class NoisyModel:
 def _make_noisy_model():
     _register_noisy()
     return NoisyModel()
+
+
+class AlwaysDies:
+    """Kills every process that calls it (a model no worker survives)."""
+
+    def __call__(self, X):
+        os._exit(1)

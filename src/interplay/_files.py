@@ -5,13 +5,26 @@ it over the destination with ``os.replace`` (atomic on POSIX) and fsyncs the fol
 disk, the destination is either its old complete self, absent, or the new complete file; the temporary file is
 removed when the write fails. A failure raises :class:`WriteError` (an ``OSError`` keeping the ``errno``) whose
 message names the file and the cause ("no space left on device"), followed by the caller's advice.
+
+Test hook (the fault-injection suite, ``tests/test_fault_injection.py``): when the environment variable
+``INTERPLAY_CRASH_AT`` is ``"PATTERN:N:PHASE"``, the ``N``-th write (1-based) of a file whose name matches the
+``fnmatch`` pattern ``PATTERN`` kills this process with SIGKILL (no cleanup code runs, as in a power cut or
+``kill -9``) at ``PHASE``: ``start`` (nothing written yet), ``partial`` (half of the temporary file written and
+flushed), ``written`` (the temporary file complete, not yet renamed) or ``renamed`` (the new file in place, its
+folder not yet fsync'ed). This is the only place where the hook acts; unset, it costs one dictionary look-up.
 """
 
 from __future__ import annotations
 
 import errno
+import fnmatch
 import os
+import signal
 from typing import Any
+
+CRASH_VARIABLE = "INTERPLAY_CRASH_AT"
+CRASH_PHASES = ("start", "partial", "written", "renamed")
+_crash_counts: dict[str, int] = {}
 
 
 class WriteError(OSError):
@@ -59,6 +72,29 @@ def _write(fh: Any, data: bytes) -> None:
     fh.write(data)
 
 
+def _crash_point(name: str) -> str | None:
+    """The phase at which this write of ``name`` must kill the process (the test hook above), else None."""
+    spec = os.environ.get(CRASH_VARIABLE)
+    if not spec:
+        return None
+    try:
+        pattern, n, phase = spec.rsplit(":", 2)
+        n = int(n)
+    except ValueError:
+        raise ValueError(f"{CRASH_VARIABLE}: expected 'PATTERN:N:PHASE', got {spec!r}") from None
+    if phase not in CRASH_PHASES:
+        raise ValueError(f"{CRASH_VARIABLE}: expected a phase among {CRASH_PHASES}, got {phase!r}")
+    if not fnmatch.fnmatchcase(name, pattern):
+        return None
+    _crash_counts[spec] = _crash_counts.get(spec, 0) + 1
+    return phase if _crash_counts[spec] == n else None
+
+
+def _crash(phase: str | None, now: str) -> None:
+    if phase == now:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 def atomic_write(path: Any, data: bytes | str, *, advice: str = "") -> None:
     """Write ``data`` (bytes, or text written as UTF-8) to ``path`` atomically (see the module docstring).
 
@@ -69,13 +105,21 @@ def atomic_write(path: Any, data: bytes | str, *, advice: str = "") -> None:
         data = data.encode("utf-8")
     folder, name = os.path.split(os.path.abspath(path))
     tmp = os.path.join(folder, f".{name}.tmp-{os.getpid()}")
+    crash = _crash_point(name)
+    _crash(crash, "start")
     try:
         try:
             with open(tmp, "wb") as fh:
+                if crash == "partial":
+                    fh.write(data[: len(data) // 2])
+                    fh.flush()
+                    _crash(crash, "partial")
                 _write(fh, data)
                 fh.flush()
                 os.fsync(fh.fileno())
+            _crash(crash, "written")
             os.replace(tmp, path)
+            _crash(crash, "renamed")
         except BaseException:
             try:
                 os.remove(tmp)

@@ -49,9 +49,8 @@ _AUTO_INTERACTIONS = {
                           "benchmarks/results/interaction_regression.md)"),
     "fsii": ("regression", "the Faith-Shap least-squares fit on a paired stratified sample"),
     "fbii": ("regression", "the Faith-Banzhaf least-squares fit on a paired stratified sample"),
-    "sii": ("surrogate", "a polynomial plus bagged boosted trees fitted on a leverage sample, read exactly "
-                         "(below permutation sampling's error in 19 of 20 settings >= 10n, "
-                         "benchmarks/results/sota.md)"),
+    "sii": ("spectral", "a sparse Fourier regression on a tree surrogate's largest terms, read in closed form "
+                        "(benchmarks/results/sota.md)"),
     "stii": ("permutation", "permutation sampling (unbiased)"),
     "excess": ("permutation", "permutation sampling (unbiased)"),
 }
@@ -73,16 +72,23 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
         return "exact", f"all 2**{n} = {2**n} coalitions fit the budget ({resolved}): exact enumeration"
     if kind == "interactions":
         choice = _AUTO_INTERACTIONS.get(index)
-        if choice is not None and choice[0] == "surrogate" and order != 2:
+        if choice is not None and choice[0] == "spectral" and order != 2:
             choice = ("permutation", "permutation sampling of windows (unbiased)")
         if choice is not None and choice[0] == "regression":
             from .estimators.interaction_regression import _minimum
 
-            if resolved < _minimum(n, order):  # fewer evaluations than the fit has coefficients
-                choice = (("proxy", "below the regression's minimum budget: a tree surrogate's exact pairs plus "
-                                    "MSR on the cross-fitted residual") if index == "bii" and order == 2
-                          else ("msr", "below the regression's minimum budget: maximum sample reuse")
+            if index == "bii" and order == 2 and resolved < 2 * _minimum(n, order):
+                choice = ("spectral", "below twice the regression's coefficients: a sparse Fourier regression on "
+                                      "a tree surrogate's largest terms (benchmarks/results/sota.md)")
+            elif resolved < _minimum(n, order):  # fewer evaluations than the fit has coefficients
+                choice = (("msr", "below the regression's minimum budget: maximum sample reuse")
                           if index == "bii" else None)
+        if choice is not None and choice[0] == "spectral":
+            from .estimators._surrogate import resolve_surrogate
+
+            if resolve_surrogate("auto") is None:  # no tree library: the surrogate-free samplers
+                choice = (("surrogate", "no tree library installed: a second-order polynomial read exactly")
+                          if index == "sii" else ("msr", "no tree library installed: maximum sample reuse"))
         if choice is None:
             raise ValueError(f"method='auto': no sampler estimates index={index!r} for {n} players with "
                              f"budget={resolved}; give budget >= 2**{n} for exact enumeration")

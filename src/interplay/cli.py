@@ -47,21 +47,12 @@ def main() -> None:
 # ---------------------------------------------------------------------------------------------------- helpers
 @contextmanager
 def _progress(total: int, description: str) -> Iterator[Any]:
-    """A rich progress bar on a terminal (stderr); nothing when output is redirected or rich is missing."""
-    try:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    except ImportError:  # pragma: no cover - rich is optional
-        yield lambda: None
-        return
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        yield lambda: None
-        return
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, transient=True) as progress:
-        task = progress.add_task(description, total=total)
-        yield lambda: progress.advance(task)
+    """Progress on stderr once the work takes a few seconds: a bar on a terminal, plain lines in a log
+    (:mod:`interplay._progress`)."""
+    from ._progress import progress
+
+    with progress(total, description) as bar:
+        yield lambda: bar.update(1)
 
 
 def load_model(path: Path, *, trust: bool) -> Any:
@@ -315,7 +306,14 @@ def _recorded_run(out_dir: Path) -> dict | None:
 
 
 def _remove_run(out_dir: Path) -> None:
-    """Delete the batch run in ``out_dir`` (its manifest and parts), holding the run's lock meanwhile."""
+    """Delete the outputs of an earlier `interplay explain` in ``out_dir``, holding the run's lock meanwhile.
+
+    In an order that leaves no mix after a crash half-way: first what a reader opens (report.html, then the index
+    manifest.json), then the result files, then the batch run: its parts/ folder renamed away in one step (so
+    no old part outlives the run manifest), the run manifest and the recorded options, then the renamed folder.
+    """
+    import os
+    import re
     import shutil
 
     from .runs._store import MANIFEST as RUN_MANIFEST, PARTS, Store
@@ -326,10 +324,111 @@ def _remove_run(out_dir: Path) -> None:
     except (ValueError, RuntimeError) as exc:
         raise click.ClickException(str(exc)) from None
     try:
+        try:
+            listed = json.loads((out_dir / MANIFEST).read_text())["results"]
+            listed = [name for name in listed
+                      if isinstance(name, str) and re.fullmatch(r"[^/\\]+\.(json|npz)", name)]
+        except (OSError, ValueError, KeyError, TypeError):
+            listed = []
+        ours = re.compile(r"shapley\.(json|npz)|row-\d+-(" + "|".join(INDICES) + r"|bivariate)\.json")
+        results = [*listed, *(p.name for p in out_dir.iterdir() if ours.fullmatch(p.name))]
+        for name in ("report.html", MANIFEST, *dict.fromkeys(results), RUN_OPTIONS):
+            (out_dir / name).unlink(missing_ok=True)
+        old_parts = out_dir / f".{PARTS}-overwritten-{os.getpid()}"
+        if (out_dir / PARTS).is_dir():
+            os.replace(out_dir / PARTS, old_parts)
         (out_dir / RUN_MANIFEST).unlink(missing_ok=True)
-        shutil.rmtree(out_dir / PARTS, ignore_errors=True)
+        for folder in out_dir.glob(f".{PARTS}-overwritten-*"):
+            shutil.rmtree(folder, ignore_errors=True)
+    except OSError as exc:
+        raise click.ClickException(f"--overwrite: could not delete the earlier outputs in {str(out_dir)!r} "
+                                   f"({exc.strerror or exc}: {exc.filename}); delete them yourself or choose "
+                                   "another --out") from None
     finally:
         store.unlock()
+
+
+# the explain options that determine a run's numbers, recorded in OUT/.explain-options.json when the run starts, so
+# that a refused resume names the options that differ as the user typed them
+RUN_OPTIONS = ".explain-options.json"
+RECORDED_OPTIONS = ("rows", "method", "budget", "removal", "n_background", "output", "target", "drop", "seed",
+                    "chunk_size")
+
+
+def _option_name(ctx: click.Context, name: str) -> str:
+    param = next(p for p in ctx.command.params if p.name == name)
+    return max(param.opts, key=len) if isinstance(param, click.Option) else param.human_readable_name
+
+
+def _run_options(ctx: click.Context, chunk_size: int) -> dict:
+    """The options of ``ctx`` that determine the run's numbers, as text the user would type."""
+    values = {**ctx.params, "chunk_size": chunk_size}
+    text = {name: (" ".join(values[name]) if isinstance(values[name], tuple) else
+                   None if values[name] is None else str(values[name])) for name in RECORDED_OPTIONS}
+    return {"options": text, "model_file": ctx.params["model_file"].name, "data_file": ctx.params["data_file"].name,
+            "command": _command_words(ctx)}
+
+
+def _record_options(out_dir: Path, ctx: click.Context, chunk_size: int) -> None:
+    from ._files import atomic_write
+
+    atomic_write(out_dir / RUN_OPTIONS, json.dumps(_run_options(ctx, chunk_size), indent=1))
+
+
+def _command_words(ctx: click.Context) -> list[str]:
+    """The `interplay explain` command of ``ctx`` as words, without --out, --resume and --overwrite (options
+    left at their defaults omitted)."""
+    words = ["interplay", ctx.info_name or "explain"]
+    words += [str(ctx.params[p.name]) for p in ctx.command.params if isinstance(p, click.Argument)]
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name)
+        if (not isinstance(param, click.Option) or param.name in ("out_dir", "resume", "overwrite")
+                or value is None or value == param.default or value == ()):
+            continue
+        option = max(param.opts, key=len)
+        if param.is_flag:
+            words.append(option)
+        elif param.multiple:
+            for item in value:
+                words += [option, str(item)]
+        else:
+            words += [option, str(value)]
+    return words
+
+
+def _resume_command(words: list[str], out_dir: Path) -> str:
+    """The command line that finishes the run in ``out_dir``: ``words`` with --out OUT --resume."""
+    import shlex
+
+    return shlex.join([*words, "--out", str(out_dir), "--resume"])
+
+
+def _finished_rows(out_dir: Path) -> str:
+    from .runs._store import MANIFEST as RUN_MANIFEST
+
+    try:
+        recorded = json.loads((out_dir / RUN_MANIFEST).read_text())
+        done = sum(e["rows"][1] - e["rows"][0] for e in recorded["chunks"].values())
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return f"No finished rows were saved in {out_dir} yet."
+    return f"The {done} finished rows are kept in {out_dir}."
+
+
+def _resumable(command):
+    """Ctrl-C in ``command`` ends with how to finish the job (the exact command with --resume), exit code 130."""
+    import functools
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except KeyboardInterrupt:
+            ctx = click.get_current_context()
+            click.echo(f"\nInterrupted. {_finished_rows(ctx.params['out_dir'])} To finish without recomputing "
+                       f"them, run:\n  {_resume_command(_command_words(ctx), ctx.params['out_dir'])}", err=True)
+            ctx.exit(130)
+
+    return wrapper
 
 
 def _write_failure(exc: OSError, out_dir: Path) -> click.ClickException:
@@ -339,9 +438,10 @@ def _write_failure(exc: OSError, out_dir: Path) -> click.ClickException:
     if not isinstance(exc, WriteError):  # another system error (e.g. reading): its own message, no traceback
         return click.ClickException(f"{type(exc).__name__}: {exc}")
     where = exc.filename or out_dir
+    fix = "free some space" if exc.disk_full else "make the folder writable"
     return click.ClickException(
         f"could not write {str(where)!r}: {describe(exc)}. No result file was left half-written and the finished "
-        f"rows are kept in {out_dir}: free some space, then repeat the same command with --resume "
+        f"rows are kept in {out_dir}: {fix}, then repeat the same command with --resume "
         "(interplay explain ... --resume) to finish without recomputing them.")
 
 
@@ -365,17 +465,43 @@ _PARAM_OPTIONS = {"seed_entropy": "--seed", "background": "--background/--seed/D
                   "feature_names": "DATA/--drop", "kind": "--method", "options": "--method"}
 
 
-def _refusal(exc: ValueError, out_dir: Path) -> click.ClickException:
-    """The library's "refusing to mix" error, with the explain options that differ and what to do."""
+def _refusal(exc: ValueError, out_dir: Path, ctx: click.Context, chunk_size: int) -> click.ClickException:
+    """The library's "refusing to mix" error in the user's terms: the options that differ, with the recorded
+    values ("--background 30, was 20"), and the run's own command to finish it."""
     import re
 
     keys = re.findall(r"^\s+(\w+): run has", str(exc), flags=re.MULTILINE)
-    options = list(dict.fromkeys(_PARAM_OPTIONS.get(k, k) for k in keys))
-    text = str(exc).split("\nUse another out=", 1)[0]
+    try:
+        recorded = json.loads((out_dir / RUN_OPTIONS).read_text())
+        before = recorded["options"]
+    except (OSError, ValueError, KeyError, TypeError):  # a run made by an older version: the library's words
+        options = list(dict.fromkeys(_PARAM_OPTIONS.get(k, k) for k in keys))
+        text = str(exc).split("\nUse another out=", 1)[0]
+        return click.ClickException(
+            f"{text}\nThe run in {out_dir} was made with other options"
+            + (f" (differing: {', '.join(options)})" if options else "")
+            + ". To finish it, repeat its command with --resume; to start afresh, add --overwrite or use another "
+              "--out.")
+    now = _run_options(ctx, chunk_size)["options"]
+    lines = [f"{_option_name(ctx, name)} {now[name] if now[name] is not None else '(not given)'}, was "
+             f"{before.get(name) if before.get(name) is not None else '(not given)'}"
+             for name in RECORDED_OPTIONS if now.get(name) != before.get(name)]
+    model, data = ctx.params["model_file"], ctx.params["data_file"]
+    if "model" in keys:
+        lines.append(f"MODEL {model.name}: not the model file of the run ({recorded.get('model_file')}: the bytes "
+                     "differ)")
+    if "data" in keys and not any(now.get(k) != before.get(k) for k in ("rows", "drop", "chunk_size")):
+        lines.append(f"DATA {data.name}: the chosen rows differ from those of the run (made on "
+                     f"{recorded.get('data_file')})")
+    if not lines:  # something the recorded options do not show (e.g. another interplay version's output)
+        lines = [f"{_PARAM_OPTIONS.get(k, k)} ({k} differs)" for k in keys]
     return click.ClickException(
-        f"{text}\nThe run in {out_dir} was made with other options"
-        + (f" (differing: {', '.join(options)})" if options else "")
-        + ". To finish it, repeat its command with --resume; to start afresh, add --overwrite or use another --out.")
+        f"{out_dir} holds a run made with other options; refusing to mix results of different runs:\n  "
+        + "\n  ".join(lines)
+        + "\nTo finish that run, repeat its command:\n  "
+        + (_resume_command(recorded["command"], out_dir) if isinstance(recorded.get("command"), list)
+           else "(its first command, with --resume)")
+        + "\nTo start afresh, add --overwrite (deletes that run) or use another --out.")
 
 
 @main.command(short_help="Explain rows of a CSV/Parquet file with a model file; write results and a report.")
@@ -428,6 +554,7 @@ def _refusal(exc: ValueError, out_dir: Path) -> click.ClickException:
 @click.option("--trust-model", is_flag=True,
               help="Allow pickle/joblib model files (loading them runs code) and untrusted skops types.")
 @click.option("--title", default=None, help="Title of the report (default: from the file names).")
+@_resumable
 def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method: str, budget: int | None,
             index: str, removal: str, n_background: int, output: str, target: str | None, drop: tuple[str, ...],
             seed: int, n_detail: int, resume: bool, overwrite: bool, backend: str, ray_address: str | None,
@@ -515,10 +642,8 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     _check_steps({k: m for k, m in methods.items() if m != "tree"}, d, budget, index)
 
     recorded = _recorded_run(out_dir)
-    if recorded is not None and not recorded.get("chunks"):
-        recorded = None  # a run that finished nothing (e.g. stopped by an error): nothing to keep
-        _remove_run(out_dir)
-    if recorded is not None and overwrite:
+    if overwrite or (recorded is not None and not recorded.get("chunks")):
+        # --overwrite, or a run that finished nothing (e.g. stopped by an error): the old outputs go first
         _remove_run(out_dir)
         recorded = None
     if recorded is not None and not resume:
@@ -537,7 +662,16 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
               "removal": removal, "output": explainer.output, "background": len(background),
               "target": explainer.target.item() if isinstance(explainer.target, np.generic) else explainer.target,
               "interplay_version": _version()}
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # read-only or vanished parent folder: one line, nothing written
+        raise click.BadParameter(f"cannot create the output folder {str(out_dir)!r} ({exc.strerror or exc}); "
+                                 "choose a writable folder", param_hint="--out") from None
+    if recorded is None:
+        try:
+            _record_options(out_dir, click.get_current_context(), chunk_size)
+        except OSError as exc:
+            raise _write_failure(exc, out_dir) from None
     click.echo(f"Explaining {len(chosen)} row(s) of {data_file.name} ({d} features) with "
                f"{', '.join(f'{k}={v}' for k, v in methods.items())}"
                + (f"; resuming the run in {out_dir}" if recorded is not None else ""), err=True)
@@ -551,7 +685,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         values = batch.explanation()
     except ValueError as exc:
         if "refusing to mix" in str(exc):
-            raise _refusal(exc, out_dir) from None
+            raise _refusal(exc, out_dir, click.get_current_context(), chunk_size) from None
         raise _usage_error(exc) from None
     except OSError as exc:  # disk full while writing a part or the manifest
         raise _write_failure(exc, out_dir) from None
@@ -562,7 +696,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     seeds = np.random.SeedSequence(seed).spawn(len(detail))
     results, predictions, outputs, written = [], [], [], []
     try:
-        with _progress(len(detail), "explaining rows in detail") as advance:
+        with _progress(len(detail), "explaining in detail") as advance:
             for row, row_seed in zip(detail, seeds):
                 x = frame.iloc[[row]]
                 game = explainer.game(x)

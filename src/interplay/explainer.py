@@ -21,6 +21,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import api
+from ._progress import tracked
 from ._validation import (
     align_columns,
     check_choice,
@@ -425,6 +426,7 @@ class Explainer:
 
     def _many(self, kind: str, X: Any, y: Any, method: str, budget: int | None, random_state: Any,
               options: dict) -> Explanation | dict[Any, Explanation]:
+        show = options.pop("progress", None)  # progress of the per-row loop (interplay._progress: after a few s)
         reason = self._auto_tree(method, y, options)
         if method == "tree" or reason:  # exact tree algorithms (interplay.trees), no coalition sampling
             from .trees.explain import explain_rows
@@ -437,7 +439,7 @@ class Explainer:
         seeds = np.random.SeedSequence(check_random_state(random_state).integers(2**63)).spawn(len(rows))
         per_output: dict[Any, list] = {}
         explained: list = []  # the output each row's game explains (e.g. its predicted class)
-        for row, label, seed in zip(rows, labels, seeds):
+        for row, label, seed in tracked(zip(rows, labels, seeds), len(rows), f"explaining ({kind})", enabled=show):
             games = self.games(row, label)
             explained.append(next(iter(games)))
             for output, game in games.items():
@@ -481,6 +483,8 @@ class Explainer:
 
         With ``method="shear"`` and a PyTorch model, each row's exact cross-contributions
         (:meth:`cross_contribution`) are passed to the estimator as ``cross_contribution=``.
+        ``progress=None`` (default) shows the rows' progress once they take a few seconds (``True``: at once,
+        ``False``: never; see :mod:`interplay._progress`); the same holds for :meth:`banzhaf`.
         """
         return self._many("shapley", X, y, method, budget, random_state, options)
 

@@ -5,6 +5,7 @@ from . import bivariate_sampling, kernel, multivariate, permutation  # noqa: F40
 from . import banzhaf_sampling, interaction_sampling, shear, structured  # noqa: F401  (structured/sampled estimators)
 from . import interaction_regression  # noqa: F401  (FSII / FBII / BII by least squares)
 from . import leverage, odd, proxy  # noqa: F401  (Leverage SHAP, OddSHAP, regression-adjusted estimators)
+from . import spectral  # noqa: F401  (sparse Fourier regression on a surrogate's support: SII, BII)
 from ._registry import available_methods, get_estimator, register
 
 __all__ = ["available_methods", "get_estimator", "register"]

@@ -153,3 +153,18 @@ def odd_spectrum(ensemble, sizes: tuple[int, ...] = (3, 5)) -> dict[tuple[int, .
                 key = tuple(k for k, _ in combo)
                 spectrum[key] = spectrum.get(key, 0.0) + sign * scale
     return spectrum
+
+
+def fourier_spectrum(ensemble, max_size: int | None = None) -> dict[tuple[int, ...], float]:
+    """Every Fourier coefficient of the surrogate (sets of size ``<= max_size``, all when None; module docstring)."""
+    spectrum: dict[tuple[int, ...], float] = {}
+    for c, path in _leaves(ensemble):
+        items = sorted(path.items())
+        scale = c / 2.0 ** len(items)
+        top = len(items) if max_size is None else min(max_size, len(items))
+        for t in range(top + 1):
+            for combo in combinations(items, t):
+                sign = -1.0 if sum(1 for _, b in combo if not b) % 2 else 1.0
+                key = tuple(k for k, _ in combo)
+                spectrum[key] = spectrum.get(key, 0.0) + sign * scale
+    return spectrum

@@ -3,13 +3,16 @@
 - :class:`ExplanationGraph`: the directed explanation graph G (``W(i, j)`` = importance of ``j`` given ``i``),
   from :meth:`BivariateExplanation.graph`, :meth:`Interactions.graph` (symmetric) or :func:`mean_graph`.
 - :class:`RedundancyGraph`: ``H_gamma`` with mutual redundancy groups, condensation, sources and sinks.
-- :class:`Ranking`: PageRank scores on G.
+- :class:`Ranking`: feature rankings on G (:func:`rank`; default PageRank on ``|W|`` personalised by ``|phi|``).
+- :func:`mean_graph` (alias :func:`cohort_graph`): a cohort's or a data set's graph, magnitudes kept.
+- :func:`describe`: one plain-language paragraph per graph.
 """
 
-from .cohort import mean_graph
+from .cohort import CohortAccumulator, cohort_graph, mean_graph
+from .describe import describe
 from .explanation import ExplanationGraph
-from .ranking import Ranking, pagerank
+from .ranking import Ranking, pagerank, rank
 from .redundancy import GammaSweep, RedundancyGraph, default_gamma, gamma_for_density, gamma_sweep
 
-__all__ = ["ExplanationGraph", "GammaSweep", "Ranking", "RedundancyGraph", "default_gamma", "gamma_for_density",
-           "gamma_sweep", "mean_graph", "pagerank"]
+__all__ = ["CohortAccumulator", "ExplanationGraph", "GammaSweep", "Ranking", "RedundancyGraph", "cohort_graph",
+           "default_gamma", "describe", "gamma_for_density", "gamma_sweep", "mean_graph", "pagerank", "rank"]

@@ -1,10 +1,17 @@
-"""Cohort graphs: the mean explanation graph over many rows (the Bivariate Shapley paper's global graphs for
+"""Cohort and global explanation graphs over many rows (the Bivariate Shapley paper's global graphs for
 subgroups of samples, e.g. smokers vs non-smokers in the COPD study, App. A).
 
-Eq. 5-6 are linear in the utility ``u``, so the mean of the rows' matrices is the explanation graph of the rows'
-mean game, and ``H_gamma`` of the mean graph reads "redundant on average over the cohort". The per-edge standard
-errors of the mean are kept, so the default ``gamma`` treats edges within about two standard errors of zero
-across the cohort as absent. Cost: no model evaluations.
+Default (``aggregate="abs"``): magnitudes are kept. The cohort's weight ``W(i, j)`` is the mean over rows of
+``|W_r(i, j)|`` (how much ``j`` matters given ``i``, whatever the direction in each row), the univariate values
+are the mean ``|phi_r|``, and ``redundancy_share[i, j]`` is the share of rows in which the edge ``i -> j`` is a
+redundancy (``|W_r(i, j)| <= gamma_r``, each row's own default gamma unless ``gamma`` is given). The cohort's
+redundancy graph :meth:`ExplanationGraph.redundancy` then keeps the edges redundant in at least half the rows.
+
+``aggregate="signed"``: the signed means (Eq. 5-6 are linear in the utility, so this is the explanation graph of
+the rows' mean game). A feature that pushes the output up in half the rows and down in the others cancels out
+there: use it only for a cohort in which the directions agree. Per-edge standard errors of the mean are kept
+either way. Cost: no model evaluations; ``O(m n^2)`` work, streamed (:class:`CohortAccumulator`) so a run of many
+rows never holds all matrices at once.
 """
 
 from __future__ import annotations
@@ -13,60 +20,128 @@ from typing import Sequence
 
 import numpy as np
 
-from .explanation import ExplanationGraph
+from .._validation import check_choice
+from .explanation import ExplanationGraph, check_square
+from .redundancy import default_gamma, redundancy_adjacency
+
+AGGREGATES = ("abs", "signed")
 
 
-def _as_weights(item) -> tuple[np.ndarray, tuple[str, ...] | None, np.ndarray | None]:
+def _as_row(item) -> tuple[np.ndarray, tuple[str, ...] | None, np.ndarray | None, np.ndarray | None]:
     from ..results import BivariateExplanation, Interactions
 
     if isinstance(item, ExplanationGraph):
-        return np.asarray(item.weights), item.feature_names, item.univariate
+        return np.asarray(item.weights), item.feature_names, item.univariate, item.std_errors
     if isinstance(item, BivariateExplanation):
-        return np.asarray(item.adjacency), item.feature_names, np.asarray(item.univariate.values)
+        uni = None if item.univariate is None else np.asarray(item.univariate.values)
+        return np.asarray(item.adjacency), item.feature_names, uni, item.std_errors
     if isinstance(item, Interactions):
         graph = item.graph()
-        return np.asarray(graph.weights), graph.feature_names, graph.univariate
+        return np.asarray(graph.weights), graph.feature_names, graph.univariate, None
     raise TypeError("explanations: expected BivariateExplanation, Interactions or ExplanationGraph items, "
                     f"got {type(item).__name__}")
 
 
-def mean_graph(explanations, feature_names: Sequence[str] | None = None) -> ExplanationGraph:
-    """Mean explanation graph over rows.
+class CohortAccumulator:
+    """Running sums for a cohort graph: add rows one by one or in blocks, then :meth:`graph`.
+
+    ``aggregate``: ``"abs"`` (mean ``|W|``, mean ``|phi|``) or ``"signed"``; ``gamma``: the redundancy threshold of
+    every row (None: each row's :func:`~interplay.graph.redundancy.default_gamma`, with its standard errors).
+    """
+
+    def __init__(self, n: int, *, aggregate: str = "abs", gamma: float | None = None) -> None:
+        self.aggregate = check_choice(aggregate, "aggregate", AGGREGATES)
+        self.gamma = None if gamma is None else float(gamma)
+        if self.gamma is not None and not (np.isfinite(self.gamma) and self.gamma >= 0):
+            raise ValueError(f"gamma: expected a finite number >= 0 or None, got {gamma!r}")
+        self.n = int(n)
+        self.count = 0
+        self.total = np.zeros((n, n))
+        self.squares = np.zeros((n, n))
+        self.redundant = np.zeros((n, n))
+        self.gammas: list[float] = []
+        self.univariate_total = np.zeros(n)
+        self.univariate_count = 0
+
+    def add(self, weights, univariate=None, std_errors=None) -> None:
+        """One row's ``(n, n)`` weights (its univariate values and standard errors when known)."""
+        w = check_square(weights)
+        if w.shape != (self.n, self.n):
+            raise ValueError(f"explanations: every row must have {self.n} features, got shape {w.shape}")
+        np.fill_diagonal(w, 0.0)
+        gamma = default_gamma(w, std_errors) if self.gamma is None else self.gamma
+        self.redundant += redundancy_adjacency(w, gamma)
+        self.gammas.append(gamma)
+        value = np.abs(w) if self.aggregate == "abs" else w
+        self.total += value
+        self.squares += value * value
+        self.count += 1
+        if univariate is not None:
+            u = np.asarray(univariate, dtype=float)
+            self.univariate_total += np.abs(u) if self.aggregate == "abs" else u
+            self.univariate_count += 1
+
+    def graph(self, feature_names=None, *, univariate_complete: bool | None = None) -> ExplanationGraph:
+        """The cohort's :class:`ExplanationGraph` (``kind="cohort"`` for magnitudes, ``"mean"`` for signed)."""
+        m = self.count
+        if m == 0:
+            raise ValueError("explanations: expected at least one row, got none")
+        mean = self.total / m
+        if m > 1:
+            var = np.clip(self.squares - m * mean * mean, 0.0, None) / (m - 1)
+            se = np.sqrt(var / m)
+        else:
+            se = np.zeros_like(mean)
+        complete = self.univariate_count == m if univariate_complete is None else univariate_complete
+        univariate = self.univariate_total / m if complete and m > 0 else None
+        share = self.redundant / m
+        np.fill_diagonal(share, 0.0)
+        return ExplanationGraph(
+            mean, feature_names, univariate=univariate, kind="cohort" if self.aggregate == "abs" else "mean",
+            std_errors=se, redundancy_share=share,
+            info={"n_rows": m, "aggregate": self.aggregate,
+                  "row_gamma": "default per row" if self.gamma is None else self.gamma,
+                  "mean_row_gamma": float(np.mean(self.gammas))})
+
+
+def mean_graph(explanations, feature_names: Sequence[str] | None = None, *, aggregate: str = "abs",
+               gamma: float | None = None) -> ExplanationGraph:
+    """The explanation graph of a cohort of rows (a data set's global graph when the rows are all of it).
 
     ``explanations``: a sequence of :class:`~interplay.results.BivariateExplanation` (or
-    :class:`~interplay.results.Interactions`, or :class:`ExplanationGraph`) for the rows of a cohort, or an
-    ``(m, n, n)`` array of weight matrices. Returns an :class:`ExplanationGraph` with the mean weights,
-    ``std_errors`` = standard error of the mean per edge (sample standard deviation / sqrt(m); zeros when
-    ``m = 1``), the mean univariate values when every row has them, and ``info["n_rows"] = m``.
+    :class:`~interplay.results.Interactions`, or :class:`ExplanationGraph`) for the rows, or an ``(m, n, n)``
+    array of weight matrices. ``aggregate="abs"`` (default) keeps magnitudes: weights = mean ``|W|``,
+    univariate = mean ``|phi|`` (when every row has them); ``"signed"``: the signed means. Either way:
+    ``std_errors`` = standard error of the mean per edge (zeros when ``m = 1``), ``redundancy_share`` = share of
+    rows in which ``|W_r(i, j)| <= gamma`` (``gamma=None``: each row's default gamma), ``info["n_rows"] = m``.
     """
-    univariate = None
-    kind = "mean"
+    check_choice(aggregate, "aggregate", AGGREGATES)
     if isinstance(explanations, np.ndarray):
         stack = np.asarray(explanations, dtype=float)
         if stack.ndim != 3 or stack.shape[1] != stack.shape[2] or stack.shape[0] == 0:
             raise ValueError(f"explanations: expected an (m, n, n) array with m >= 1, got shape {stack.shape}")
+        rows = [(w, None, None, None) for w in stack]
     else:
-        items = list(explanations)
-        if not items:
+        rows = [_as_row(item) for item in explanations]
+        if not rows:
             raise ValueError("explanations: expected at least one row, got none")
-        parts = [_as_weights(item) for item in items]
-        shapes = {w.shape for w, _, _ in parts}
+        shapes = {w.shape for w, *_ in rows}
         if len(shapes) != 1:
             raise ValueError(f"explanations: every row must have the same number of features, got shapes {shapes}")
-        names = {p[1] for p in parts}
         if feature_names is None:
+            names = {r[1] for r in rows}
             if len(names) != 1:
                 raise ValueError("explanations: rows have different feature names; pass feature_names")
-            feature_names = parts[0][1]
-        stack = np.stack([w for w, _, _ in parts])
-        if all(u is not None for _, _, u in parts):
-            univariate = np.mean([u for _, _, u in parts], axis=0)
-    m = stack.shape[0]
-    if not np.isfinite(stack).all():
-        raise ValueError("explanations: contains NaN or infinite weights")
-    se = stack.std(axis=0, ddof=1) / np.sqrt(m) if m > 1 else np.zeros(stack.shape[1:])
-    return ExplanationGraph(stack.mean(axis=0), feature_names, univariate=univariate, kind=kind,
-                            std_errors=se, info={"n_rows": m})
+            feature_names = rows[0][1]
+    acc = CohortAccumulator(rows[0][0].shape[0], aggregate=aggregate, gamma=gamma)
+    complete = all(u is not None for _, _, u, _ in rows)
+    for w, _, u, se in rows:
+        if not np.isfinite(w).all():
+            raise ValueError("explanations: contains NaN or infinite weights")
+        acc.add(w, u if complete else None, se)
+    return acc.graph(feature_names)
 
 
-__all__ = ["mean_graph"]
+cohort_graph = mean_graph
+
+__all__ = ["AGGREGATES", "CohortAccumulator", "cohort_graph", "mean_graph"]

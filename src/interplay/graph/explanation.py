@@ -58,7 +58,9 @@ class ExplanationGraph:
     Build one with :meth:`BivariateExplanation.graph`, :meth:`Interactions.graph`, :func:`mean_graph` or
     directly from a matrix. ``univariate`` (optional) holds one value per feature (the Shapley values of the
     same game), used by ``pagerank(personalization="univariate")``. ``std_errors`` (optional) has the shape of
-    ``weights``. ``kind`` says where the weights come from (``"bivariate"``, ``"sii"``, ``"mean"``, ...).
+    ``weights``. ``kind`` says where the weights come from (``"bivariate"``, ``"sii"``, ``"cohort"``, ``"mean"``,
+    ...). ``redundancy_share`` (optional, cohort graphs from :func:`~interplay.graph.mean_graph`): per edge, the
+    share of the cohort's rows in which it is a redundancy edge.
     """
 
     weights: np.ndarray
@@ -67,6 +69,7 @@ class ExplanationGraph:
     kind: str = "bivariate"
     std_errors: np.ndarray | None = None
     info: Mapping[str, Any] = field(default_factory=dict)
+    redundancy_share: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         weights = check_square(self.weights)
@@ -84,6 +87,12 @@ class ExplanationGraph:
             if se.shape != (n, n):
                 raise ValueError(f"std_errors: expected shape {(n, n)}, got {se.shape}")
             object.__setattr__(self, "std_errors", _frozen(se))
+        if self.redundancy_share is not None:
+            share = np.asarray(self.redundancy_share, dtype=float)
+            if share.shape != (n, n) or not np.isfinite(share).all() or (share < 0).any() or (share > 1).any():
+                raise ValueError(f"redundancy_share: expected an {(n, n)} matrix of shares in [0, 1], "
+                                 f"got shape {share.shape}")
+            object.__setattr__(self, "redundancy_share", _frozen(share))
         object.__setattr__(self, "kind", str(self.kind))
         object.__setattr__(self, "info", dict(self.info))
 
@@ -117,16 +126,43 @@ class ExplanationGraph:
 
         return default_gamma(self.weights, self.std_errors)
 
-    def redundancy(self, gamma: float | None = None):
+    def redundancy(self, gamma: float | None = None, *, share: float = 0.5):
         """Redundancy graph ``H_gamma``: edge ``i -> j`` iff ``|W(i, j)| <= gamma`` (``j`` redundant given ``i``).
 
-        Section 4.1 of the Bivariate Shapley paper; ``gamma=None`` uses :meth:`default_gamma`. Returns a
+        Section 4.1 of the Bivariate Shapley paper; ``gamma=None`` uses :meth:`default_gamma`. A cohort graph
+        (with ``redundancy_share``) and ``gamma=None`` keeps instead the edges that are redundancies in at least
+        ``share`` of its rows (each row at its own gamma); ``info["share"]`` says so. Returns a
         :class:`~interplay.graph.RedundancyGraph` (groups, condensation, sources, sinks, summary).
         """
         from .redundancy import RedundancyGraph
 
+        if gamma is None and self.redundancy_share is not None:
+            share = float(share)
+            if not 0.0 < share <= 1.0:
+                raise ValueError(f"share: expected a number in (0, 1], got {share!r}")
+            return RedundancyGraph(self.redundancy_share >= share, float(self.info.get("mean_row_gamma", 0.0)),
+                                   self.feature_names, info={"share": share})
         return RedundancyGraph.from_weights(self.weights, self.default_gamma() if gamma is None else gamma,
                                             self.feature_names)
+
+    def ranking(self, method: str | None = None, *, damping: float = 0.85, gamma: float | None = None):
+        """Features ranked by influence (:func:`interplay.graph.ranking.rank`).
+
+        Default ``"importance"``: PageRank on ``|W|`` restarting in proportion to ``|phi|`` (the univariate
+        values; uniform restarts when the graph has none). ``"softplus"`` is the paper's Algorithm 5,
+        ``"shapley"`` is ``|phi|`` alone; see ``benchmarks/results/bivariate_evaluation.md`` for how they compare.
+        """
+        from .ranking import DEFAULT_RANKING, rank
+
+        return rank(self.weights, self.univariate, method=DEFAULT_RANKING if method is None else method,
+                    damping=damping, gamma=gamma, feature_names=self.feature_names)
+
+    def describe(self, gamma: float | None = None, *, top: int = 3, limit: int = 6) -> str:
+        """One plain-language paragraph: the main drivers, who makes whom redundant, the interchangeable groups
+        and the features that add nothing (see :func:`interplay.graph.describe.describe`)."""
+        from .describe import describe
+
+        return describe(self, gamma, top=top, limit=limit)
 
     def gamma_sweep(self, gammas: Sequence[float] | None = None):
         """Density, group, source and sink counts of ``H_gamma`` per ``gamma`` (see :func:`gamma_sweep`)."""

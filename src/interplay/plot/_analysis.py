@@ -1,11 +1,18 @@
-"""What the plots and the report show of an explanation graph, in feature indices, computed by
+"""What the graph plot and the report show of an explanation graph, in feature indices, computed by
 :mod:`interplay.graph` (one implementation of the Bivariate Shapley paper's Section 4.1 and App. A).
 
 ``W[i, j]`` is the weight of edge ``i -> j`` of G; ``H_gamma`` keeps ``i -> j`` when ``|W[i, j]| <= gamma``
 (up to rounding, see :func:`interplay.graph.explanation.roundoff`). Groups are the strongly connected components
 of ``H_gamma`` with more than one feature; sources and sinks are the features in condensation nodes of in-degree /
-out-degree 0 (a feature with no edge at all is both, and also ``isolated``); the ranking is PageRank on G with
-``softplus(W)`` weights, no self-loops, damping 0.85. Default gamma: :func:`interplay.graph.redundancy.default_gamma`.
+out-degree 0 (a feature with no edge at all is both, and also ``isolated``); the ranking is
+:meth:`ExplanationGraph.ranking` (default: PageRank on ``|W|`` personalised by ``|phi|``). Default gamma:
+:func:`interplay.graph.redundancy.default_gamma` (5 % of the largest ``|W|``).
+
+The layout (:func:`layered`) is the condensation of ``H_gamma`` drawn in layers: sources at the top, sinks at the
+bottom (networkx's ``topological_generations``), features with no redundancy edge in a band of their own, the
+nodes of a layer ordered by the mean position of their parents (one barycentre sweep, fewer crossings).
+:func:`thresholds` computes all of it once for every distinct ``|W|`` (``H_gamma`` changes only there), which
+the report embeds so that its gamma slider only looks the analysis up.
 """
 
 from __future__ import annotations
@@ -14,11 +21,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..graph.explanation import check_square
-from ..graph.ranking import pagerank as _pagerank
-from ..graph.redundancy import RedundancyGraph
+from ..graph.explanation import ExplanationGraph, check_square
 from ..graph.redundancy import default_gamma as _default_gamma
 from ..graph.redundancy import gamma_sweep as _gamma_sweep
+
+#: At most this many thresholds are embedded in a report (quantiles of the distinct ``|W|`` beyond it).
+MAX_THRESHOLDS = 400
+
+
+def as_graph(result, feature_names=None) -> ExplanationGraph:
+    """An :class:`ExplanationGraph` from a graph, a BivariateExplanation, an Interactions result or a matrix."""
+    if isinstance(result, ExplanationGraph):
+        return result
+    if hasattr(result, "graph") and (hasattr(result, "adjacency") or hasattr(result, "matrix")):
+        return result.graph()
+    w = check_square(result, "adjacency")
+    names = feature_names if feature_names is not None else [f"x{i}" for i in range(len(w))]
+    return ExplanationGraph(w, [str(n) for n in names])
 
 
 def _weights(adjacency) -> np.ndarray:
@@ -32,11 +51,6 @@ def default_gamma(adjacency) -> float:
     return float(_default_gamma(_weights(adjacency)))
 
 
-def pagerank(adjacency, *, damping: float = 0.85) -> np.ndarray:
-    """PageRank scores on G with ``softplus(W)`` weights, no self-loops."""
-    return np.asarray(_pagerank(_weights(adjacency), transform="softplus", damping=damping).scores)
-
-
 @dataclass(frozen=True)
 class GraphSummary:
     """What the report and the graph plot show for one gamma (feature indices, sorted)."""
@@ -47,26 +61,119 @@ class GraphSummary:
     sources: list[int]             # features in source components of the condensation
     sinks: list[int]               # features in sink components
     isolated: list[int]            # features with no edge in H_gamma (both source and sink)
-    pagerank: np.ndarray
+    ranking: np.ndarray            # ExplanationGraph.ranking() scores (higher = more influential)
     density: float                 # edges of H_gamma / (n (n - 1))
+    layer: np.ndarray              # row per feature (0 = top); isolated features in the last row
+    depth: np.ndarray              # vertical position per feature: generation + 0.7 per wrapped row
+    x: np.ndarray                  # horizontal position per feature in [0, 1] (its class's place in its row)
+    class_edges: list[tuple[int, int]]  # edges of the condensation's transitive reduction (component ids)
+    adjacency: np.ndarray          # H_gamma, boolean (n, n)
 
 
-def _indices(names) -> list[int]:
-    return sorted(int(name) for name in names)
+def _indices(names, index) -> list[int]:
+    return sorted(index[name] for name in names)
 
 
-def analyse(adjacency, gamma: float | None = None) -> GraphSummary:
-    """Groups, sources, sinks and PageRank of the explanation graph with weights ``adjacency``."""
-    w = _weights(adjacency)
-    n = len(w)
-    h = RedundancyGraph.from_weights(w, gamma, [str(i) for i in range(n)])
-    components = sorted((_indices(c) for c in h.components()), key=lambda c: c[0])
-    component = np.empty(n, dtype=int)
-    for k, members in enumerate(components):
-        component[members] = k
+def layered(h, ranking: np.ndarray, max_per_row: int = 6):
+    """Layer (row) and horizontal position per feature for ``H`` (a RedundancyGraph), and the condensation's
+    transitive reduction (the class edges worth drawing: the others follow by transitivity).
+
+    Rows: the condensation's topological generations (sources first), then the classes with no redundancy edge;
+    a generation of more than ``max_per_row`` classes is wrapped over several rows, every other one shifted by
+    half a place and 0.7 of a generation lower so that edges from above pass between the nodes.
+    """
+    import networkx as nx
+
+    n = h.n_features
+    index = {name: i for i, name in enumerate(h.feature_names)}
+    condensation = h.condensation()
+    members = {c: [index[m] for m in condensation.nodes[c]["members"]] for c in condensation}
+    lone = {c for c in condensation if condensation.degree(c) == 0 and len(members[c]) == 1}
+    connected = condensation.subgraph([c for c in condensation if c not in lone])
+    generations = [sorted(g) for g in nx.topological_generations(connected)]
+    if lone:
+        generations.append(sorted(lone))
+    strength = {c: max(ranking[m] for m in members[c]) for c in condensation}
+    place: dict[int, float] = {}
+    layer_of = {}
+    row, depth_of, depth = 0, {}, -1.0
+    width = min(max_per_row, max(len(g) for g in generations))
+    for generation in generations:
+        def key(c):
+            parents = [place[p] for p in condensation.predecessors(c) if p in place]
+            return (float(np.mean(parents)) if parents else 0.5, -strength[c])
+
+        ordered = sorted(generation, key=key)
+        if len(ordered) > max_per_row:  # the strongest classes in the first row
+            ordered = sorted(ordered, key=lambda c: -strength[c])
+        depth = np.floor(depth) + 1.0
+        for start in range(0, len(ordered), max_per_row):
+            chunk = sorted(ordered[start:start + max_per_row], key=key)
+            shift = 0.5 if (start // max_per_row) % 2 else 0.0
+            offset = (width - len(chunk)) / 2 + shift
+            for r, c in enumerate(chunk):
+                place[c] = min((offset + r + 0.5) / (width + 0.5), 1.0)
+                layer_of[c] = row
+                depth_of[c] = depth
+            row += 1
+            depth += 0.7
+    layer, x, depths = np.zeros(n, dtype=int), np.zeros(n), np.zeros(n)
+    for c, ids in members.items():
+        layer[ids] = layer_of[c]
+        x[ids] = place[c]
+        depths[ids] = depth_of[c]
+    reduced = nx.transitive_reduction(connected) if connected.number_of_edges() else connected
+    return layer, depths, x, sorted((int(a), int(b)) for a, b in reduced.edges)
+
+
+def analyse(result, gamma: float | None = None, *, feature_names=None, ranking=None) -> GraphSummary:
+    """Groups, sources, sinks, ranking and layered layout of an explanation graph at ``gamma`` (None: default).
+    ``ranking``: the graph's ranking scores when already computed (they do not depend on gamma)."""
+    graph = as_graph(result, feature_names)
+    h = graph.redundancy(gamma)
+    index = {name: i for i, name in enumerate(graph.feature_names)}
+    components = [_indices(c, index) for c in h.components()]
+    component = np.empty(graph.n_features, dtype=int)
+    for k, ids in enumerate(components):
+        component[ids] = k
+    ranking = np.asarray(graph.ranking().scores if ranking is None else ranking)
+    layer, depth, x, class_edges = layered(h, ranking)
     return GraphSummary(float(h.gamma), component, [c for c in components if len(c) > 1],
-                        _indices(h.sources()), _indices(h.sinks()), _indices(h.isolated()),
-                        pagerank(w), float(h.density))
+                        _indices(h.sources(), index), _indices(h.sinks(), index), _indices(h.isolated(), index),
+                        ranking, float(h.density), layer, depth, x, class_edges, np.asarray(h.adjacency))
+
+
+def threshold_values(weights: np.ndarray, limit: int = MAX_THRESHOLDS) -> np.ndarray:
+    """0 and every distinct off-diagonal ``|W|`` (where ``H_gamma`` changes), or ``limit`` quantiles of them."""
+    n = len(weights)
+    values = np.unique(np.abs(weights[~np.eye(n, dtype=bool)]))
+    values = np.unique(np.concatenate([[0.0], values]))
+    if len(values) > limit:
+        values = np.unique(np.quantile(values, np.linspace(0.0, 1.0, limit), method="nearest"))
+    return values
+
+
+def thresholds(result, *, limit: int = MAX_THRESHOLDS, feature_names=None) -> dict:
+    """The analysis at every distinct threshold, for the report: ``{"gammas": [...], "states": [...]}``, each
+    state with ``groups``, ``sources``, ``sinks``, ``isolated``, ``density``, ``depth``, ``x`` and the class
+    edges as feature pairs (``edges``: one member of each class), plus ``default`` (the index of the state at
+    the graph's default gamma)."""
+    graph = as_graph(result, feature_names)
+    gammas = threshold_values(np.asarray(graph.weights), limit)
+    default = float(graph.default_gamma())
+    states = []
+    ranking = np.asarray(graph.ranking().scores)
+    for gamma in gammas:
+        s = analyse(graph, float(gamma), ranking=ranking)
+        first = {}
+        for i, c in enumerate(s.component.tolist()):
+            first.setdefault(c, i)
+        states.append({"groups": s.groups, "sources": s.sources, "sinks": s.sinks, "isolated": s.isolated,
+                       "density": round(s.density, 6), "depth": s.depth.tolist(),
+                       "x": [round(v, 4) for v in s.x.tolist()],
+                       "edges": [[first[a], first[b]] for a, b in s.class_edges]})
+    position = int(np.searchsorted(gammas, default, side="right")) - 1
+    return {"gammas": gammas.tolist(), "states": states, "default": max(position, 0), "default_gamma": default}
 
 
 def gamma_sweep(adjacency, gammas=None, *, n: int = 40) -> dict[str, np.ndarray]:

@@ -5,9 +5,12 @@ of result objects (or result files written by :func:`interplay.io.save`): Attrib
 BivariateExplanations of individual rows (grouped by ``info["row"]``) and Explanations of many rows. The page
 shows, per row: prediction and baseline, the attribution chart (plus the highlighted tokens when
 ``info["tokens"]`` holds one token per feature, or the image with its regions tinted when ``info["image"]``
-and ``info["segments"]`` are given), the interaction heatmap, the directed
-explanation graph (hover, zoom, a gamma slider that recomputes the redundancy groups, sources and sinks in the
-browser) and tables of groups, sources, sinks and the PageRank ranking; for many rows, a summary.
+and ``info["segments"]`` are given), the interaction heatmap (colours scaled by the pairs, the single-feature
+values in a column of their own), the directed explanation graph with its plain-language summary (hover, zoom, and
+a gamma slider over the analysis computed here, in Python, for every distinct threshold: the page looks it up and
+runs no graph algorithm) and tables of groups, sources, sinks and the ranking; for many rows, a summary.
+
+The stylesheet and the script are package files (``report.css``, ``report.js``) read once per page.
 
 Safety: every user-supplied string (feature names, tokens, file names, titles) is either HTML-escaped or
 put into the page as JSON inside a ``<script type="application/json">`` block with ``<``, ``>`` and ``&``
@@ -28,9 +31,16 @@ import numpy as np
 
 from ..plot import _analysis
 from ..results import Attribution, BivariateExplanation, Explanation, Interactions
-from ._assets import CSS, JS
+
 
 __all__ = ["build_report", "save_report"]
+
+
+def _asset(name: str) -> str:
+    """A package file of the report (its stylesheet or script), as text."""
+    from importlib.resources import files
+
+    return files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 MAX_DETAIL_ROWS = 200    # rows with their own section (row selector)
 MAX_SUMMARY_ROWS = 2000  # rows drawn in the summary chart
@@ -169,11 +179,21 @@ def _row_payload(key: Any, entry: dict, names: list[str]) -> dict:
                                    "matrix": _floats(interactions.matrix)}
     bivariate = entry.get("bivariate")
     if bivariate is not None:
-        weights = np.array(bivariate.adjacency, dtype=float)
-        summary = _analysis.analyse(weights)
-        payload["graph"] = {"weights": _floats(weights), "pagerank": _floats(summary.pagerank),
-                            "gamma": summary.gamma, "method": str(bivariate.method)}
+        payload["graph"] = _graph_payload(bivariate.graph(), str(bivariate.method))
     return payload
+
+
+def _graph_payload(graph, method: str) -> dict:
+    """The explanation graph and its analysis at every distinct threshold (see :func:`_analysis.thresholds`)."""
+    ranking = graph.ranking()
+    phi = graph.univariate
+    size = np.abs(phi) if phi is not None else np.asarray(ranking.scores)
+    sweep = _analysis.thresholds(graph)
+    return {"weights": _floats(graph.weights), "phi": None if phi is None else _floats(phi),
+            "size": _floats(size), "ranking": _floats(ranking.scores),
+            "ranking_method": str(ranking.info.get("method")), "gammas": sweep["gammas"],
+            "states": sweep["states"], "default": sweep["default"], "gamma": sweep["default_gamma"],
+            "summary": graph.describe(), "method": method}
 
 
 def build_report(results: Iterable[Any], *, title: str = "interplay report",
@@ -200,6 +220,7 @@ def build_report(results: Iterable[Any], *, title: str = "interplay report",
                               "feature_names": [str(n) for n in summary.feature_names],
                               "method": str(summary.method), "total_rows": len(summary)}
     data_block = _json_for_html(payload)
+    CSS, JS = _asset("report.css"), _asset("report.js")
     script_hash = base64.b64encode(hashlib.sha256(JS.encode("utf-8")).digest()).decode("ascii")
     csp = (f"default-src 'none'; script-src 'sha256-{script_hash}'; style-src 'unsafe-inline'; "
            "img-src data:; base-uri 'none'; form-action 'none'")

@@ -58,6 +58,15 @@ def _work(chunk: Chunk) -> dict:
     return explain_chunk(_WORKER["explainer"], _WORKER["task"], chunk)
 
 
+class WorkersDied(RuntimeError):
+    """Workers (local processes or Ray actors) kept dying: the chunks in flight could not be computed."""
+
+
+def _rows_of(chunks) -> str:
+    spans = sorted((c.start, c.start + len(c.rows) - 1) for c in chunks)
+    return ", ".join(f"rows {a}..{b}" for a, b in spans[:4]) + (" ..." if len(spans) > 4 else "")
+
+
 def resolve_n_jobs(n_jobs: int | None) -> int:
     """``None`` or ``-1``: all CPUs; ``-k``: all but ``k - 1``."""
     cpus = os.cpu_count() or 1
@@ -125,7 +134,10 @@ class LocalBackend:
                     del running[future]
             except BrokenProcessPool:
                 if self.restarts_left <= 0:
-                    raise
+                    lost = [*(chunk for chunk, _ in results), *running.values(), *retry]
+                    raise WorkersDied(
+                        f"backend='local': worker processes died 4 times while computing {_rows_of(lost)} "
+                        "(killed, out of memory, or the model crashes its process); gave up") from None
                 self.restarts_left -= 1
                 # every chunk in flight is computed again (also those finished in this round: simpler than
                 # telling apart which of the round's futures broke)
@@ -224,10 +236,14 @@ class RayBackend:
                 actor, chunk = running.pop(ref)
                 try:
                     result = ray.get(ref)
-                except ray.exceptions.RayActorError:
+                except ray.exceptions.RayActorError as exc:
                     if actor not in replaced:
                         if self.replacements_left <= 0:
-                            raise
+                            first = (str(exc).strip().splitlines() or ["no detail"])[0]
+                            raise WorkersDied(
+                                f"backend='ray': Ray actors died {3 * self.n_jobs + 1} times, the last while "
+                                f"computing {_rows_of([chunk])} (preempted nodes, out of memory, or the model "
+                                f"crashes its process: {type(exc).__name__}: {first[:300]}); gave up") from None
                         self.replacements_left -= 1
                         replaced[actor] = self._new_actor()
                         self.actors = [replaced.get(a, a) for a in self.actors]

@@ -107,6 +107,25 @@ def run_parameters(explainer: Any, *, kind: str, method: str, budget: int | None
     }
 
 
+def _difference(key: str, recorded: Any, current: Any) -> str:
+    """One line of a refusal, in words for the parameters recorded as fingerprints (no SHA-256 shown)."""
+    hashed = {
+        "background": "another background (or baseline reference) than this call's explainer",
+        "data": "other rows in X than this call (their values or labels differ)",
+        "model": "another model than this call's explainer (the pickled model differs; if it is the same model, "
+                 "pass the same model_tag= to both calls)",
+    }
+    tags = [v for v in (recorded, current) if isinstance(v, str) and v.startswith("tag:")]
+    if key == "model" and len(tags) == 2:
+        return f"model: run has model_tag {recorded[4:]!r}, this call has {current[4:]!r}"
+    if key in hashed and recorded is not None and current is not None:
+        return f"{key}: run has {hashed[key]}"
+    if key == "seed_entropy":
+        return (f"seed_entropy: run has seed entropy {recorded}, this call's random_state gives {current} "
+                "(random_state=None reuses the run's seed)")
+    return f"{key}: run has {recorded!r}, this call has {current!r}"
+
+
 def refuse_mixing(recorded: dict, current: dict, where: str) -> None:
     """Raise a ValueError naming every parameter in which ``current`` differs from the ``recorded`` run."""
     keys = sorted(set(recorded) | set(current))
@@ -114,8 +133,7 @@ def refuse_mixing(recorded: dict, current: dict, where: str) -> None:
         # the data fingerprint is taken chunk by chunk: with another chunk_size it cannot be compared, so it
         # says nothing about the data (only chunk_size is reported)
         keys = [k for k in keys if k != "data"]
-    diffs = [f"{k}: run has {recorded.get(k)!r}, this call has {current.get(k)!r}"
-             for k in keys if recorded.get(k) != current.get(k)]
+    diffs = [_difference(k, recorded.get(k), current.get(k)) for k in keys if recorded.get(k) != current.get(k)]
     if diffs:
         raise ValueError(
             f"out: {where} holds a run with different parameters; refusing to mix results of different runs.\n  "

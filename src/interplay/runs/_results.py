@@ -150,6 +150,29 @@ class Run:
         return BivariateExplanation(mean, self.mean_attribution(rows), self.feature_names, self.n_evaluations,
                                     self.method, info={"rows": count, "mean_over_rows": True})
 
+    def graph(self, rows: Any = None, *, aggregate: str = "abs", gamma: float | None = None):
+        """The explanation graph of the whole data set, or of a cohort (``rows``: mask or indices), magnitudes kept
+        (``kind="bivariate"`` runs only): mean ``|W|``, mean ``|phi|`` and the share of rows in which each edge is
+        a redundancy (:func:`interplay.graph.mean_graph`; ``aggregate="signed"`` for the signed means). Streams
+        over the parts, one at a time."""
+        if self.kind != "bivariate":
+            raise ValueError(f"graph: needs a run with kind='bivariate', this run has kind={self.kind!r}")
+        from ..graph.cohort import CohortAccumulator
+
+        self._require_complete()
+        index = self._select(rows)
+        names = self.feature_names
+        values = value_columns(names, "value")
+        acc = CohortAccumulator(len(names), aggregate=aggregate, gamma=gamma)
+        for table in self.iter_tables(None):
+            keep = None if index is None else np.isin(table.column("row").to_numpy(), index, assume_unique=True)
+            weights, phi = adjacency(table, names), matrix(table, values)
+            for k in range(len(weights)) if keep is None else np.flatnonzero(keep):
+                acc.add(weights[k], phi[k])
+        if acc.count == 0:
+            raise ValueError("rows: selects no row of the run")
+        return acc.graph(names)
+
     def __repr__(self) -> str:
         state = "complete" if self.complete else "unfinished"
         return (f"Run({self.path!r}, kind={self.kind!r}, method={self.method!r}, rows={self.n_rows}, {state}, "

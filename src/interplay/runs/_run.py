@@ -18,10 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from .._progress import progress as progress_display
 from .._validation import check_choice, check_feature_names, check_int, check_random_state
 from ..estimators import get_estimator
 from ..explainer import Explainer
-from ._backends import BACKENDS, make_backend
+from ._backends import BACKENDS, WorkersDied, make_backend
 from ._compute import KINDS, Task, resolve_method
 from ._params import data_fingerprint, dumps_explainer, refuse_mixing, run_parameters
 from ._results import Run
@@ -29,17 +30,6 @@ from ._seeding import draw_entropy
 from ._sources import open_source
 from ._store import FORMAT, Store
 from ._table import to_table
-
-
-def _progress(progress: bool | None, total: int | None, initial: int):
-    show = progress if progress is not None else sys.stderr.isatty()
-    if not show:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover
-        return None
-    return tqdm(total=total, initial=initial, unit="row", desc="explaining", smoothing=0.05)
 
 
 def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: str = "shapley",
@@ -84,7 +74,12 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
     model_tag:
         A name for the model's version, used instead of its pickled bytes to recognise it when resuming.
     progress:
-        Show a progress bar (default: when stderr is a terminal).
+        ``None`` (default): once the run has taken a few seconds, a progress bar on a terminal or in a notebook,
+        a plain line every 30 s when stderr is a log; ``True``: at once; ``False``: never (see
+        :mod:`interplay._progress`; ``INTERPLAY_PROGRESS=0`` turns the default off).
+
+    Interrupting the run (Ctrl-C) keeps every finished chunk; the ``KeyboardInterrupt`` says how to finish it
+    (the same call again, or :func:`resume_run`).
 
     Returns a :class:`Run` (read results with ``.explanation()``, ``.table()``, ``.global_importance()``...).
     Cost: that of ``method`` on one game per row (e.g. ``2**d`` coalitions per row for ``"exact"``).
@@ -103,6 +98,8 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
         raise ValueError("n_jobs: expected a positive number of workers, -1 for all CPUs, or None; got 0")
     if not isinstance(resume, bool):
         raise TypeError(f"resume: expected True or False, got {resume!r}")
+    if progress is not None and not isinstance(progress, bool):
+        raise TypeError(f"progress: expected True, False or None (shown after a few seconds), got {progress!r}")
     check_random_state(random_state)  # a bad seed is refused before anything is written (a Generator is not drawn from)
 
     payload = dumps_explainer(explainer)  # picklability checked before anything is written
@@ -148,10 +145,20 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
             del manifest["chunks"][k]
         manifest["complete"] = False
         store.write_manifest(manifest)
-        _execute(explainer, payload, source.chunks(chunk_size), manifest, store, backend=backend, n_jobs=n_jobs,
-                 task=Task(kind, method, budget, entropy, dict(options)), names=names, data_names=data_names,
-                 store_data=store_data,
-                 chunk_size=chunk_size, ray_address=ray_address, progress=progress)
+        try:
+            _execute(explainer, payload, source.chunks(chunk_size), manifest, store, backend=backend,
+                     n_jobs=n_jobs, task=Task(kind, method, budget, entropy, dict(options)), names=names,
+                     data_names=data_names, store_data=store_data, chunk_size=chunk_size, ray_address=ray_address,
+                     progress=progress)
+        except KeyboardInterrupt:
+            call = _call_text(method, store.root, kind=kind, budget=budget, chunk_size=chunk_size, y=y,
+                              store_data=store_data, model_tag=model_tag, backend=backend, n_jobs=n_jobs,
+                              ray_address=ray_address, options=options)
+            labels_again = ", y=y" if labels == "given" else ""
+            raise KeyboardInterrupt(
+                f"ip.run interrupted. {_kept(manifest, store, advice=False)}. To finish without recomputing them, "
+                f"run {call} (random_state may be left out: the run's seed is reused), or "
+                f"ip.resume_run(explainer, X, {store.root!r}{labels_again})") from None
     finally:
         store.unlock()
     return Run(store.root)
@@ -162,7 +169,7 @@ def _execute(explainer, payload, chunks, manifest, store, *, backend, n_jobs, ta
     done = manifest["chunks"]
     seen = {"rows": 0, "chunks": 0}
     done_rows = sum(e["rows"][1] - e["rows"][0] for e in done.values())
-    bar = _progress(progress, manifest.get("n_rows"), done_rows)
+    bar = progress_display(manifest.get("n_rows"), "explaining", unit="row", enabled=progress, initial=done_rows)
 
     def pending():
         for chunk in chunks:
@@ -188,12 +195,12 @@ def _execute(explainer, payload, chunks, manifest, store, *, backend, n_jobs, ta
                          n_evaluations=int(result["n_evaluations"].sum()))
             done[str(index)] = entry
             store.write_manifest(manifest)
-            if bar is not None:
-                bar.update(len(chunk.rows))
+            bar.update(len(chunk.rows))
+    except WorkersDied as exc:
+        raise WorkersDied(f"{exc}. {_kept(manifest, store)}") from None
     finally:
         engine.close()
-        if bar is not None:
-            bar.close()
+        bar.close()
     extra = sorted(int(k) for k in done if int(k) >= seen["chunks"])
     if extra:
         raise ValueError(f"X: has {seen['rows']} rows, fewer than the run in {store.root!r} (which has chunks "
@@ -226,6 +233,33 @@ def resume_run(explainer: Explainer, X: Any, out: Any, *, y: Any = None, backend
                chunk_size=params["chunk_size"], n_jobs=n_jobs, budget=params["budget"], random_state=None,
                resume=True, y=y, store_data=params["store_data"], model_tag=tag, ray_address=ray_address,
                progress=progress, **options)
+
+
+def _kept(manifest: dict, store: Store, advice: bool = True) -> str:
+    """What a stopped run keeps, and how to finish it."""
+    done = sum(e["rows"][1] - e["rows"][0] for e in manifest["chunks"].values())
+    total = manifest.get("n_rows", "?")
+    text = f"{done} of the {total} rows are finished and kept in {store.root!r}"
+    if advice:
+        text += (f"; finish the run with the same call (resume=True), or ip.resume_run(explainer, X, "
+                 f"{store.root!r}), or the same `interplay explain` command with --resume")
+    return text
+
+
+def _call_text(method: str, root: str, *, kind: str, budget, chunk_size: int, y, store_data: bool, model_tag,
+               backend: str, n_jobs, ray_address, options: dict) -> str:
+    """The ``ip.run(...)`` call that finishes the run in ``root`` (arguments left at their defaults omitted)."""
+    from ._params import _plain_json
+
+    args = [f"ip.run(explainer, X, {method!r}, out={root!r}"]
+    given = {"kind": (kind, "shapley"), "budget": (budget, None), "chunk_size": (chunk_size, 1000),
+             "store_data": (store_data, True), "model_tag": (model_tag, None), "backend": (backend, "local"),
+             "n_jobs": (n_jobs, None), "ray_address": (ray_address, None)}
+    args += [f"{k}={v!r}" for k, (v, default) in given.items() if v != default]
+    if y is not None:
+        args.append(f"y={y!r}" if isinstance(y, str) else "y=y")
+    args += [f"{k}={v!r}" if _plain_json(v) else f"{k}=..." for k, v in sorted(options.items())]
+    return ", ".join(args) + ")"
 
 
 def _versions() -> dict:

@@ -1,0 +1,588 @@
+(function () {
+  "use strict";
+  var SVGNS = "http://www.w3.org/2000/svg";
+  var POS = "#e8384f", NEG = "#1f77d0", GREY = "#b7bec6", REDUNDANT = "#3d4650", GROUP = "#f4ead2",
+      GROUP_EDGE = "#b08a2e";
+  var D = JSON.parse(document.getElementById("interplay-data").textContent);
+  var names = D.feature_names;
+  var app = document.getElementById("app");
+  var tip = document.getElementById("tooltip");
+
+  function el(tag, attrs, text) {
+    var node = document.createElement(tag);
+    if (attrs) { for (var k in attrs) { node.setAttribute(k, attrs[k]); } }
+    if (text !== undefined && text !== null) { node.textContent = String(text); }
+    return node;
+  }
+  function sv(tag, attrs, text) {
+    var node = document.createElementNS(SVGNS, tag);
+    if (attrs) { for (var k in attrs) { node.setAttribute(k, attrs[k]); } }
+    if (text !== undefined && text !== null) { node.textContent = String(text); }
+    return node;
+  }
+  function fmt(x) {
+    if (x === null || x === undefined || !isFinite(x)) { return "n/a"; }
+    var a = Math.abs(x);
+    if (a !== 0 && (a < 1e-3 || a >= 1e5)) { return x.toExponential(3); }
+    return Number(x.toPrecision(4)).toString();
+  }
+  function signed(x) { return (x > 0 ? "+" : "") + fmt(x); }
+  function showTip(evt, text) {
+    tip.textContent = text; tip.hidden = false;
+    var x = evt.clientX + 14, y = evt.clientY + 12;
+    if (x + 280 > window.innerWidth) { x = evt.clientX - 290; }
+    tip.style.left = x + "px"; tip.style.top = y + "px";
+  }
+  function hideTip() { tip.hidden = true; }
+  function hover(node, textFn) {
+    node.addEventListener("mousemove", function (e) { showTip(e, textFn()); });
+    node.addEventListener("mouseleave", hideTip);
+  }
+  function section(title, hint, wide) {
+    var s = el("section", wide ? {"class": "wide"} : null);
+    s.appendChild(el("h2", null, title));
+    if (hint) { s.appendChild(el("p", {"class": "hint"}, hint)); }
+    app.appendChild(s);
+    return s;
+  }
+  function mix(a, b, t) {  // a, b: "#rrggbb", t in [0, 1]
+    var pa = [1, 3, 5].map(function (i) { return parseInt(a.substr(i, 2), 16); });
+    var pb = [1, 3, 5].map(function (i) { return parseInt(b.substr(i, 2), 16); });
+    return "rgb(" + pa.map(function (v, i) { return Math.round(v + (pb[i] - v) * t); }).join(",") + ")";
+  }
+  function diverging(v, limit) {
+    var t = limit > 0 ? Math.max(-1, Math.min(1, v / limit)) : 0;
+    return t >= 0 ? mix("#f7f7f7", POS, t) : mix("#f7f7f7", NEG, -t);
+  }
+  function short(s) { s = String(s); return s.length > 24 ? s.slice(0, 23) + "\u2026" : s; }  // full name on hover
+  function textWidth(s) { return 7.6 * short(s).length; }
+
+  // ------------------------------------------------------------------ charts
+  function barChart(values, data, stderr) {
+    var order = values.map(function (_, i) { return i; })
+      .sort(function (a, b) { return Math.abs(values[b]) - Math.abs(values[a]); }).slice(0, 20);
+    var labels = order.map(function (i) {
+      return data ? short(names[i]) + " = " + fmt(data[i]) : short(names[i]); });
+    var left = Math.min(300, Math.max(80, Math.max.apply(null, labels.map(function (s) { return 7.6 * s.length; })) + 14));
+    var width = 660, row = 24, top = 8, pad = 64, plotW = width - left - 2 * pad;
+    var height = top + row * order.length + 26;
+    var limit = Math.max.apply(null, order.map(function (i) { return Math.abs(values[i]); })) || 1;
+    var hasNeg = order.some(function (i) { return values[i] < 0; });
+    var hasPos = order.some(function (i) { return values[i] > 0; });
+    var zero = left + pad + (hasNeg && hasPos ? plotW / 2 : (hasNeg ? plotW : 0));
+    var scale = (hasNeg && hasPos ? plotW / 2 : plotW) / limit;
+    var svg = sv("svg", {viewBox: "0 0 " + width + " " + height, width: width, height: height,
+                         role: "img", "aria-label": "attribution chart"});
+    order.forEach(function (f, k) {
+      var y = top + k * row, v = values[f], w = Math.abs(v) * scale;
+      var label = sv("text", {x: left - 8, y: y + row / 2 + 4, "text-anchor": "end"}, labels[k]);
+      svg.appendChild(label);
+      var rect = sv("rect", {x: v >= 0 ? zero : zero - w, y: y + 4, width: Math.max(w, 0.5), height: row - 8,
+                             rx: 2, fill: v >= 0 ? POS : NEG});
+      hover(rect, function () { return names[f] + "\nvalue " + (data ? fmt(data[f]) : "n/a") +
+        "\nattribution " + signed(v) + (stderr ? " \u00b1 " + fmt(stderr[f]) : ""); });
+      svg.appendChild(rect);
+      svg.appendChild(sv("text", {x: v >= 0 ? zero + w + 4 : zero - w - 4, y: y + row / 2 + 4,
+        "text-anchor": v >= 0 ? "start" : "end", fill: "#444"}, signed(v)));
+    });
+    svg.appendChild(sv("line", {x1: zero, x2: zero, y1: top, y2: height - 22, stroke: "#555"}));
+    svg.appendChild(sv("text", {x: zero - 8, y: height - 6, "text-anchor": "end", fill: "#5f6b76"},
+      "\u2190 lowers the output"));
+    svg.appendChild(sv("text", {x: zero + 8, y: height - 6, "text-anchor": "start", fill: "#5f6b76"},
+      "raises the output \u2192"));
+    return svg;
+  }
+
+  function heatmap(matrix, label) {
+    // colours scaled by the off-diagonal values (the pairs); the diagonal (single features) is a separate column
+    // with its own scale, so that a large single-feature value does not wash the interactions out
+    var n = matrix.length, cell = Math.max(14, Math.min(40, Math.floor(440 / n)));
+    var left = Math.min(180, Math.max.apply(null, names.map(textWidth)) + 12), top = Math.round(left * 0.9) + 10;
+    var diagX = left + n * cell + 14, size = diagX + cell + 90;
+    var svg = sv("svg", {viewBox: "0 0 " + size + " " + (top + n * cell + 10), width: size,
+                         height: top + n * cell + 10, role: "img", "aria-label": "interaction heatmap"});
+    var limit = 0, diagLimit = 0, i, j;
+    for (i = 0; i < n; i++) {
+      diagLimit = Math.max(diagLimit, Math.abs(matrix[i][i]));
+      for (j = 0; j < n; j++) { if (i !== j) { limit = Math.max(limit, Math.abs(matrix[i][j])); } }
+    }
+    for (i = 0; i < n; i++) {
+      svg.appendChild(sv("text", {x: left - 6, y: top + i * cell + cell / 2 + 4, "text-anchor": "end"}, short(names[i])));
+      var t = sv("text", {x: 0, y: 0, "text-anchor": "start",
+        transform: "translate(" + (left + i * cell + cell / 2 + 4) + "," + (top - 6) + ") rotate(-60)"}, short(names[i]));
+      svg.appendChild(t);
+      for (j = 0; j < n; j++) {
+        (function (i, j) {
+          var v = matrix[i][j], diag = i === j;
+          var r = sv("rect", {x: left + j * cell, y: top + i * cell, width: cell - 1, height: cell - 1,
+                              fill: diag ? "#ffffff" : diverging(v, limit), stroke: diag ? "#d5dae0" : "none",
+                              "class": diag ? "diag" : "pair"});
+          hover(r, function () { return (diag ? names[i] + " alone (see the column on the right)" :
+                                         names[i] + " \u00d7 " + names[j]) + "\n" + label + " " + signed(v); });
+          svg.appendChild(r);
+        })(i, j);
+      }
+      (function (i) {
+        var v = matrix[i][i];
+        var r = sv("rect", {x: diagX, y: top + i * cell, width: cell - 1, height: cell - 1, "class": "alone",
+                            fill: diverging(v, diagLimit)});
+        hover(r, function () { return names[i] + " alone\n" + label + " " + signed(v); });
+        svg.appendChild(r);
+      })(i);
+    }
+    svg.appendChild(sv("text", {x: diagX + cell / 2, y: top - 6, "text-anchor": "middle", fill: "#5f6b76"}, "alone"));
+    var lx = diagX + cell + 14;
+    for (i = 0; i <= 20; i++) {
+      svg.appendChild(sv("rect", {x: lx, y: top + i * (n * cell / 21), width: 12, height: n * cell / 21 + 0.5,
+                                  fill: diverging(limit * (1 - i / 10), limit)}));
+    }
+    svg.appendChild(sv("text", {x: lx + 16, y: top + 10}, signed(limit)));
+    svg.appendChild(sv("text", {x: lx + 16, y: top + n * cell / 2 + 4}, "pairs"));
+    svg.appendChild(sv("text", {x: lx + 16, y: top + n * cell}, signed(-limit)));
+    return svg;
+  }
+
+  // ------------------------------------------------------------------ the directed explanation graph
+  // Everything about H_gamma (groups, sources, sinks, layers, positions, class edges) was computed in Python for
+  // every distinct threshold (interplay.plot._analysis.thresholds); the page only looks it up.
+  function graphView(container, G) {
+    var W = G.weights, n = W.length, size = G.size, phi = G.phi, rank = G.ranking, i, j;
+    var states = G.states, gammas = G.gammas;
+    var maxAbs = 0, maxSize = Math.max.apply(null, size.map(Math.abs)) || 1;
+    for (i = 0; i < n; i++) { for (j = 0; j < n; j++) { if (i !== j) { maxAbs = Math.max(maxAbs, Math.abs(W[i][j])); } } }
+    var WIDTH = 860, PAD = 70, ROW = 120, TOP = 80;
+    function heightOf(s) { return TOP + Math.max.apply(null, s.depth) * ROW + 130; }
+    var HEIGHT = heightOf(states[G.default]);
+
+    if (G.summary) { container.appendChild(el("p", {"class": "summary", id: "graph-summary"}, G.summary)); }
+    var controls = el("div", {"class": "controls"});
+    var gl = el("label", null, "\u03b3 (redundancy threshold)");
+    var slider = el("input", {type: "range", id: "gamma", min: "0", max: String(gammas.length - 1), step: "1"});
+    var gval = el("span", {id: "gamma-value"});
+    gl.appendChild(slider); gl.appendChild(gval);
+    var reset = el("button", {type: "button"}, "reset view");
+    var zin = el("button", {type: "button", "aria-label": "zoom in"}, "+");
+    var zout = el("button", {type: "button", "aria-label": "zoom out"}, "\u2212");
+    var el_ = el("label", null, "strongest other edges");
+    var edgeSlider = el("input", {type: "range", id: "max-edges", min: "0", max: String(Math.min(n * (n - 1), 60)),
+                                  step: "1"});
+    var eval_ = el("span");
+    el_.appendChild(edgeSlider); el_.appendChild(eval_);
+    [gl, el_, zin, zout, reset].forEach(function (c) { controls.appendChild(c); });
+    container.appendChild(controls);
+
+    var split = el("div", {"class": "split"}); container.appendChild(split);
+    var left = el("div"); split.appendChild(left);
+    var svg = sv("svg", {"class": "graphbox", id: "graph", viewBox: "0 0 " + WIDTH + " " + HEIGHT, width: WIDTH,
+                         height: HEIGHT, role: "img", "aria-label": "directed explanation graph"});
+    var defs = sv("defs");
+    [["pos", POS], ["neg", NEG], ["red", REDUNDANT]].forEach(function (m) {
+      var marker = sv("marker", {id: "arrow-" + m[0], viewBox: "0 0 10 10", refX: "10", refY: "5",
+                                 markerWidth: "10", markerHeight: "10", orient: "auto-start-reverse",
+                                 markerUnits: "userSpaceOnUse"});
+      marker.appendChild(sv("path", {d: "M0,0 L10,5 L0,10 z", fill: m[1]}));
+      defs.appendChild(marker);
+    });
+    svg.appendChild(defs);
+    var scene = sv("g"); svg.appendChild(scene);
+    var boxLayer = sv("g"), edgeLayer = sv("g"), nodeLayer = sv("g");
+    [boxLayer, edgeLayer, nodeLayer].forEach(function (l) { scene.appendChild(l); });
+    left.appendChild(svg);
+
+    var legend = el("div", {"class": "legend"});
+    function legendItem(kind, color, text) {
+      var s = el("span"); var m = el("span", {"class": kind === "line" ? "swatch" : kind});
+      m.style[kind === "ring" ? "borderColor" : "background"] = color;
+      if (kind === "line") { m.style.borderRadius = "1px"; m.style.height = "3px"; m.style.width = "16px"; m.style.verticalAlign = "3px"; }
+      s.appendChild(m); s.appendChild(document.createTextNode(text)); legend.appendChild(s);
+    }
+    legendItem("line", REDUNDANT, "A \u2192 B: once A is known, B adds little (|W| \u2264 \u03b3)");
+    legendItem("line", POS, "A \u2192 B: B raises the output given A");
+    legendItem("line", NEG, "\u2026 lowers it");
+    legendItem("swatch", GROUP, "box: interchangeable features");
+    left.appendChild(legend);
+    left.appendChild(el("p", {"class": "hint"},
+      "Rows: the top row is made redundant by no other feature, the rows below by those above (the condensation " +
+      "of the redundancy graph H\u03b3, sources on top); features with no redundancy edge at the bottom. Node area: " +
+      (phi ? "|attribution| (red raises, blue lowers the output)" : "ranking score") + ". Redundancy arrows implied " +
+      "by others are left out. Hover a node or an edge; scroll or use +/\u2212 to zoom, drag to pan."));
+    var side = el("div", {"class": "side"}); split.appendChild(side);
+    var note = el("p", {"class": "hint"}); side.appendChild(note);
+    var tables = el("div", {"class": "tables"}); side.appendChild(tables);
+
+    function radius(f) { return 6 + 18 * Math.sqrt(Math.abs(size[f]) / maxSize); }
+    function colour(f) { return !phi || phi[f] === 0 ? GREY : (phi[f] > 0 ? POS : NEG); }
+
+    // nodes: one g.node per feature (dot + label); members of a group are listed inside their group's box
+    var nodeEls = [];
+    for (i = 0; i < n; i++) {
+      (function (f) {
+        var g = sv("g", {"class": "node", "data-index": String(f)});
+        var dot = sv("circle", {r: radius(f).toFixed(1), fill: colour(f), stroke: "#fff", "stroke-width": "1.5"});
+        var label = sv("text", {"text-anchor": "middle"}, short(names[f]));
+        var value = sv("text", {"text-anchor": "middle", fill: "#5f6b76"}, phi ? signed(phi[f]) : "");
+        g.appendChild(dot); g.appendChild(label); g.appendChild(value);
+        hover(g, function () {
+          var s = state.s, role = [];
+          if (s.sources.indexOf(f) >= 0) { role.push("source of H\u03b3 (no other feature makes it redundant)"); }
+          if (s.sinks.indexOf(f) >= 0) { role.push("sink of H\u03b3 (makes no feature outside its class redundant)"); }
+          if (s.isolated.indexOf(f) >= 0) { role = ["no redundancy edge either way"]; }
+          return names[f] + (phi ? "\nattribution " + signed(phi[f]) : "") + "\nrank " + (rankOf[f] + 1) + " of " + n +
+            " (" + G.ranking_method + ": " + fmt(rank[f]) + ")" + (role.length ? "\n" + role.join("\n") : "");
+        });
+        g.addEventListener("mouseenter", function () {
+          edgeEls.forEach(function (e) { if (e.a !== f && e.b !== f) { e.el.classList.add("dim"); } });
+        });
+        g.addEventListener("mouseleave", function () {
+          edgeEls.forEach(function (e) { e.el.classList.remove("dim"); });
+        });
+        nodeLayer.appendChild(g);
+        nodeEls.push({g: g, dot: dot, label: label, value: value});
+      })(i);
+    }
+    var rankOrder = rank.map(function (_, k) { return k; }).sort(function (a, b) { return rank[b] - rank[a]; });
+    var rankOf = []; rankOrder.forEach(function (f, r) { rankOf[f] = r; });
+
+    // geometry of one state: class shapes (circle or box) and where each feature is drawn
+    var shapes = null, edgeEls = [];
+    function layout(s) {
+      var groupOf = [], k;
+      for (k = 0; k < n; k++) { groupOf.push(-1); }
+      s.groups.forEach(function (g, gi) { g.forEach(function (f) { groupOf[f] = gi; }); });
+      var out = {groupOf: groupOf, at: [], shape: []};
+      for (k = 0; k < n; k++) {
+        var cx = PAD + s.x[k] * (WIDTH - 2 * PAD), cy = TOP + s.depth[k] * ROW;
+        if (groupOf[k] < 0) {
+          out.shape[k] = {kind: "circle", x: cx, y: cy, r: radius(k)};
+          out.at[k] = {x: cx, y: cy, r: radius(k), inBox: false};
+        }
+      }
+      s.groups.forEach(function (g, gi) {
+        var members = g.slice().sort(function (a, b) { return Math.abs(size[b]) - Math.abs(size[a]); });
+        var f0 = g[0], cx = PAD + s.x[f0] * (WIDTH - 2 * PAD), cy = TOP + s.depth[f0] * ROW;
+        var shown = members.slice(0, 5), bw = Math.max.apply(null, shown.map(function (f) { return textWidth(names[f]); })) + 40;
+        var bh = 20 * shown.length + (members.length > 5 ? 18 : 0) + 12;
+        var box = {kind: "box", x: cx, y: cy, w: bw, h: bh, members: members};
+        members.forEach(function (f, r) {
+          out.shape[f] = box;
+          out.at[f] = {x: cx - bw / 2 + 14, y: cy - bh / 2 + 16 + 20 * Math.min(r, 5), r: 5, inBox: true, hidden: r >= 5};
+        });
+      });
+      return out;
+    }
+    function anchor(shape, tx, ty) {  // the point on a shape's border towards (tx, ty)
+      var dx = tx - shape.x, dy = ty - shape.y, len = Math.sqrt(dx * dx + dy * dy) || 1;
+      if (shape.kind === "circle") { return [shape.x + dx / len * (shape.r + 2), shape.y + dy / len * (shape.r + 2)]; }
+      var sx = Math.abs(dx) > 0 ? (shape.w / 2 + 3) / Math.abs(dx) : Infinity;
+      var sy = Math.abs(dy) > 0 ? (shape.h / 2 + 3) / Math.abs(dy) : Infinity;
+      var t = Math.min(sx, sy);
+      return [shape.x + dx * t, shape.y + dy * t];
+    }
+    function edgePath(sa, sb, bend) {
+      var mx = (sa.x + sb.x) / 2, my = (sa.y + sb.y) / 2, dx = sb.x - sa.x, dy = sb.y - sa.y;
+      var qx = mx - dy * bend, qy = my + dx * bend;
+      var p = anchor(sa, qx, qy), q = anchor(sb, qx, qy);
+      return "M" + p[0].toFixed(1) + "," + p[1].toFixed(1) + " Q" + qx.toFixed(1) + "," + qy.toFixed(1) + " " +
+             q[0].toFixed(1) + "," + q[1].toFixed(1);
+    }
+
+    // pairs of G by strength, for the "strongest other edges"
+    var pairs = [];
+    for (i = 0; i < n; i++) { for (j = 0; j < n; j++) { if (i !== j && W[i][j] !== 0) { pairs.push([i, j]); } } }
+    pairs.sort(function (a, b) { return Math.abs(W[b[0]][b[1]]) - Math.abs(W[a[0]][a[1]]); });
+
+    // zoom and pan through the viewBox
+    var view = {x: 0, y: 0, w: WIDTH, h: HEIGHT};
+    function applyView() { svg.setAttribute("viewBox", [view.x, view.y, view.w, view.h].map(function (v) { return v.toFixed(1); }).join(" ")); }
+    function zoom(f, px, py) {
+      var nw = Math.max(WIDTH / 8, Math.min(WIDTH * 2, view.w * f)), k = nw / view.w;
+      view.x = px - (px - view.x) * k; view.y = py - (py - view.y) * k; view.w = nw; view.h = view.h * k; applyView();
+    }
+    svg.addEventListener("wheel", function (e) {
+      e.preventDefault();
+      var r = svg.getBoundingClientRect();
+      zoom(e.deltaY > 0 ? 1.15 : 1 / 1.15, view.x + (e.clientX - r.left) / r.width * view.w,
+           view.y + (e.clientY - r.top) / r.height * view.h);
+    }, {passive: false});
+    var drag = null;
+    svg.addEventListener("pointerdown", function (e) { drag = {x: e.clientX, y: e.clientY, vx: view.x, vy: view.y}; });
+    window.addEventListener("pointerup", function () { drag = null; });
+    svg.addEventListener("pointermove", function (e) {
+      if (!drag) { return; }
+      var r = svg.getBoundingClientRect();
+      view.x = drag.vx - (e.clientX - drag.x) / r.width * view.w; view.y = drag.vy - (e.clientY - drag.y) / r.height * view.h;
+      applyView();
+    });
+    zin.addEventListener("click", function () { zoom(1 / 1.3, view.x + view.w / 2, view.y + view.h / 2); });
+    zout.addEventListener("click", function () { zoom(1.3, view.x + view.w / 2, view.y + view.h / 2); });
+    reset.addEventListener("click", function () { view = {x: 0, y: 0, w: WIDTH, h: HEIGHT}; applyView(); });
+
+    var state = {k: G.default, s: states[G.default], maxEdges: Math.min(5, n)};
+    edgeSlider.value = String(state.maxEdges);
+    edgeSlider.addEventListener("input", function () { state.maxEdges = Number(edgeSlider.value); redraw(); });
+    slider.value = String(G.default);
+
+    function listCell(items) {
+      var td = el("td");
+      if (!items.length) { td.appendChild(el("span", {"class": "empty"}, "none")); return td; }
+      td.textContent = items.map(function (f) { return names[f]; }).join(", ");
+      return td;
+    }
+    function smallTable(title, head, rows) {
+      var box = el("div"); box.appendChild(el("h3", null, title));
+      var t = el("table"); var tr = el("tr");
+      head.forEach(function (h) { tr.appendChild(el("th", null, h)); }); t.appendChild(tr);
+      rows.forEach(function (r) { t.appendChild(r); });
+      if (!rows.length) { var e = el("tr"); var td = el("td", {colspan: String(head.length), "class": "empty"}, "none");
+        e.appendChild(td); t.appendChild(e); }
+      box.appendChild(t); return box;
+    }
+    function renderTables(s) {
+      tables.textContent = "";
+      var groupRows = s.groups.map(function (g, k) {
+        var tr = el("tr"); tr.appendChild(el("td", {"class": "num"}, String(k + 1)));
+        tr.appendChild(listCell(g)); return tr;
+      });
+      tables.appendChild(smallTable("Interchangeable groups", ["#", "features"], groupRows));
+      function roleRows(list) {
+        return list.length ? [(function () { var tr = el("tr"); tr.appendChild(listCell(list)); return tr; })()] : [];
+      }
+      var isolated = s.isolated;
+      var notIso = function (f) { return isolated.indexOf(f) < 0; };
+      tables.appendChild(smallTable("Sources of H\u03b3", ["made redundant by no other feature"], roleRows(s.sources.filter(notIso))));
+      tables.appendChild(smallTable("Sinks of H\u03b3", ["make no outside feature redundant"], roleRows(s.sinks.filter(notIso))));
+      tables.appendChild(smallTable("No redundancy edges", ["features"], roleRows(isolated)));
+      var rankRows = rankOrder.slice(0, 15).map(function (f, r) {
+        var tr = el("tr"); tr.appendChild(el("td", {"class": "num"}, String(r + 1)));
+        tr.appendChild(el("td", null, names[f])); tr.appendChild(el("td", {"class": "num"}, fmt(rank[f]))); return tr;
+      });
+      tables.appendChild(smallTable("Ranking (" + G.ranking_method + ")", ["#", "feature", "score"], rankRows));
+    }
+    function redraw() {
+      var s = states[state.k], gamma = gammas[state.k], L = layout(s), k;
+      state.s = s;
+      var height = heightOf(s);
+      if (height !== HEIGHT) {  // the layers of this threshold need another height: keep the zoom, change the box
+        view.h = view.h * height / HEIGHT; HEIGHT = height;
+        svg.setAttribute("height", String(HEIGHT)); applyView();
+      }
+      gval.textContent = fmt(state.k === G.default ? G.gamma : gamma) + "  (H\u03b3 density " + Math.round(100 * s.density) + "%" +
+        (state.k === G.default ? ", default" : "") + ")";
+      note.textContent = s.density === 0 ? "At this \u03b3 no feature is redundant given another. Move the " +
+        "slider right to treat weaker edges as redundancies." : "";
+      boxLayer.textContent = ""; edgeLayer.textContent = ""; edgeEls = [];
+      var drawnBoxes = [];
+      for (k = 0; k < n; k++) {
+        var box = L.shape[k];
+        if (box.kind === "box" && drawnBoxes.indexOf(box) < 0) {
+          drawnBoxes.push(box);
+          boxLayer.appendChild(sv("rect", {"class": "group", x: (box.x - box.w / 2).toFixed(1), y: (box.y - box.h / 2).toFixed(1),
+            width: box.w.toFixed(1), height: box.h.toFixed(1), rx: "8", fill: GROUP, stroke: GROUP_EDGE, "stroke-width": "1.5"}));
+          if (box.members.length > 5) {
+            boxLayer.appendChild(sv("text", {x: (box.x - box.w / 2 + 8).toFixed(1), y: (box.y + box.h / 2 - 8).toFixed(1),
+              fill: "#5f6b76"}, "+" + (box.members.length - 5) + " more"));
+          }
+        }
+        var at = L.at[k], node = nodeEls[k];
+        node.g.style.display = at.hidden ? "none" : "";
+        node.dot.setAttribute("cx", at.x.toFixed(1)); node.dot.setAttribute("cy", at.y.toFixed(1));
+        node.dot.setAttribute("r", (at.inBox ? 5 : at.r).toFixed(1));
+        node.label.setAttribute("text-anchor", at.inBox ? "start" : "middle");
+        node.label.setAttribute("x", (at.inBox ? at.x + 10 : at.x).toFixed(1));
+        node.label.setAttribute("y", (at.inBox ? at.y + 4 : at.y + at.r + 14).toFixed(1));
+        node.value.setAttribute("x", at.x.toFixed(1)); node.value.setAttribute("y", (at.y + at.r + 28).toFixed(1));
+        node.value.style.display = at.inBox ? "none" : "";
+        node.g.setAttribute("data-group", String(L.groupOf[k]));
+        var role = [];
+        if (s.sources.indexOf(k) >= 0) { role.push("source"); }
+        if (s.sinks.indexOf(k) >= 0) { role.push("sink"); }
+        if (s.isolated.indexOf(k) >= 0) { role.push("isolated"); }
+        node.g.setAttribute("data-role", role.join(" "));
+      }
+      s.edges.forEach(function (e) {  // the condensation's transitive reduction: "once A is known, B adds little"
+        var path = sv("path", {"class": "edge redundancy", d: edgePath(L.shape[e[0]], L.shape[e[1]], 0), fill: "none",
+          stroke: REDUNDANT, "stroke-width": "1.8", "marker-end": "url(#arrow-red)"});
+        var A = L.shape[e[0]].members || [e[0]], B = L.shape[e[1]].members || [e[1]];
+        hover(path, function () { return "once " + A.map(function (f) { return names[f]; }).join(" / ") + " is known, " +
+          B.map(function (f) { return names[f]; }).join(", ") + " add(s) little"; });
+        edgeLayer.appendChild(path); edgeEls.push({el: path, a: e[0], b: e[1]});
+      });
+      var shown = 0;
+      for (k = 0; k < pairs.length && shown < state.maxEdges; k++) {
+        var a = pairs[k][0], b = pairs[k][1], w = W[a][b];
+        if (Math.abs(w) <= gamma || L.shape[a] === L.shape[b]) { continue; }
+        shown++;
+        (function (a, b, w) {
+          var path = sv("path", {"class": "edge strong", d: edgePath(L.shape[a], L.shape[b], 0.18), fill: "none",
+            stroke: w > 0 ? POS : NEG, "stroke-opacity": "0.7",
+            "stroke-width": (0.8 + 4.5 * Math.abs(w) / (maxAbs || 1)).toFixed(2),
+            "marker-end": "url(#arrow-" + (w > 0 ? "pos" : "neg") + ")"});
+          hover(path, function () { return names[a] + " \u2192 " + names[b] + "\nimportance of " + names[b] +
+            " when " + names[a] + " is present: " + signed(w); });
+          edgeLayer.appendChild(path); edgeEls.push({el: path, a: a, b: b});
+        })(a, b, w);
+      }
+      eval_.textContent = shown + " shown";
+      renderTables(s);
+    }
+    slider.addEventListener("input", function () { state.k = Number(slider.value); redraw(); });
+    redraw();
+  }
+
+  function summaryChart(S) {
+    var names = S.feature_names || D.feature_names;  // stays right when another row is shown
+    var V = S.values, X = S.data, m = V.length, d = names.length, j, k;
+    var imp = names.map(function (_, f) { var s = 0; for (k = 0; k < m; k++) { s += Math.abs(V[k][f]); } return s / m; });
+    var order = imp.map(function (_, f) { return f; }).sort(function (a, b) { return imp[b] - imp[a]; }).slice(0, 15);
+    var left = Math.min(200, Math.max.apply(null, order.map(function (f) { return textWidth(names[f]); })) + 14);
+    var width = 760, row = 30, top = 6, plotW = width - left - 20, height = top + row * order.length + 30;
+    var lo = Infinity, hi = -Infinity;
+    order.forEach(function (f) { for (k = 0; k < m; k++) { lo = Math.min(lo, V[k][f]); hi = Math.max(hi, V[k][f]); } });
+    lo = Math.min(lo, 0); hi = Math.max(hi, 0); if (hi === lo) { hi = lo + 1; }
+    function X0(v) { return left + (v - lo) / (hi - lo) * plotW; }
+    var svg = sv("svg", {viewBox: "0 0 " + width + " " + height, width: width, height: height, role: "img",
+                         "aria-label": "summary over rows"});
+    svg.appendChild(sv("line", {x1: X0(0), x2: X0(0), y1: top, y2: height - 24, stroke: "#555"}));
+    order.forEach(function (f, r) {
+      var y = top + r * row + row / 2, cmin = Infinity, cmax = -Infinity;
+      for (k = 0; k < m; k++) { cmin = Math.min(cmin, X[k][f]); cmax = Math.max(cmax, X[k][f]); }
+      svg.appendChild(sv("text", {x: left - 8, y: y + 4, "text-anchor": "end"}, short(names[f])));
+      for (k = 0; k < m; k++) {
+        var t = cmax > cmin ? (X[k][f] - cmin) / (cmax - cmin) : 0.5;
+        var jitter = (((k * 2654435761) % 1000) / 1000 - 0.5) * (row - 12);
+        var c = sv("circle", {cx: X0(V[k][f]).toFixed(1), cy: (y + jitter).toFixed(1), r: 3,
+                              fill: t >= 0.5 ? mix("#b0b0b0", POS, 2 * t - 1) : mix("#b0b0b0", NEG, 1 - 2 * t),
+                              "fill-opacity": "0.85"});
+        (function (k, f) { hover(c, function () { return names[f] + " = " + fmt(X[k][f]) + "\nattribution " + signed(V[k][f]) +
+                                                         "\n(row " + (D.rows[k] ? D.rows[k].label : k) + ")"; }); })(k, f);
+        svg.appendChild(c);
+      }
+    });
+    svg.appendChild(sv("text", {x: left + plotW / 2, y: height - 6, "text-anchor": "middle", fill: "#5f6b76"},
+      "attribution (one dot per row; colour: the feature's value, low blue to high red)"));
+    return svg;
+  }
+
+  function tokenView(tokens, values) {
+    var box = el("p", {"class": "tokens"});
+    var limit = Math.max.apply(null, values.map(Math.abs)) || 1;
+    tokens.forEach(function (t, k) {
+      var span = el("span", {"class": "token"}, t);
+      span.style.background = diverging(values[k], limit);
+      hover(span, function () { return t + "\nattribution " + signed(values[k]); });
+      box.appendChild(span); box.appendChild(document.createTextNode(" "));
+    });
+    return box;
+  }
+
+  function decode(b64) {
+    var raw = atob(b64), out = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i++) { out[i] = raw.charCodeAt(i); }
+    return out;
+  }
+  function imageView(I, values) {
+    // the image stays visible: a light tint (at most 45 % opaque) and each region's outline in its sign's colour,
+    // next to the untouched image
+    var w = I.width, h = I.height, rgb = decode(I.rgb), seg = new Int32Array(decode(I.segments).buffer);
+    var limit = Math.max.apply(null, values.map(Math.abs)) || 1;
+    function draw(overlay) {
+      var canvas = el("canvas", {width: String(w), height: String(h), "class": overlay ? "overlay" : "original"});
+      var ctx = canvas.getContext("2d"), img = ctx.createImageData(w, h);
+      for (var p = 0; p < w * h; p++) {
+        var r = seg[p], t = Math.max(-1, Math.min(1, values[r] / limit));
+        var tint = t >= 0 ? [232, 56, 79] : [31, 119, 208], a = overlay ? 0.45 * Math.abs(t) : 0;
+        var x = p % w;
+        var edge = overlay && ((x < w - 1 && seg[p + 1] !== r) || (x > 0 && seg[p - 1] !== r) ||
+                               (p + w < w * h && seg[p + w] !== r) || (p - w >= 0 && seg[p - w] !== r));
+        for (var c = 0; c < 3; c++) {
+          var v = rgb[3 * p + c] * (1 - a) + tint[c] * a;
+          img.data[4 * p + c] = edge && Math.abs(t) > 0.05 ? 0.4 * v + 0.6 * tint[c] : v;
+        }
+        img.data[4 * p + 3] = 255;
+      }
+      ctx.putImageData(img, 0, 0);
+      canvas.addEventListener("mouseleave", hideTip);
+      canvas.addEventListener("mousemove", function (e) {
+        var b = canvas.getBoundingClientRect();
+        var x = Math.floor((e.clientX - b.left) / b.width * w), y = Math.floor((e.clientY - b.top) / b.height * h);
+        var r = seg[Math.max(0, Math.min(h - 1, y)) * w + Math.max(0, Math.min(w - 1, x))];
+        showTip(e, names[r] + "\nattribution " + signed(values[r]));
+      });
+      return canvas;
+    }
+    var box = el("div", {"class": "images"});
+    box.appendChild(draw(false)); box.appendChild(draw(true));
+    return box;
+  }
+
+  // ------------------------------------------------------------------ page
+  var rowArea = el("div", {style: "display: contents"});
+  function renderRow(R) {
+    names = R.feature_names || D.feature_names;  // rows of one page may explain different features
+    rowArea.textContent = "";
+    var keep = app; app = rowArea;
+    var s = section("Prediction", R.attribution_method ? "attributions by method \u201c" + R.attribution_method + "\u201d" : null, true);
+    var cards = el("div", {"class": "cards"});
+    function card(k, v) { var c = el("div", {"class": "card"}); c.appendChild(el("div", {"class": "k"}, k));
+      c.appendChild(el("div", {"class": "v"}, v)); cards.appendChild(c); }
+    card("prediction (" + (R.explained_output || "model output") + ")", fmt(R.prediction));
+    card("baseline (average output)", fmt(R.baseline));
+    card("difference = sum of attributions", R.attribution ? signed(R.attribution.reduce(function (a, b) { return a + b; }, 0)) : "n/a");
+    card("features", String(names.length));
+    s.appendChild(cards);
+    if (R.attribution) {
+      var a = section("Attributions", "How much each feature moves the output from the baseline to the prediction " +
+        "(largest first; hover a bar).");
+      a.appendChild(barChart(R.attribution, R.data || null, R.std_errors || null));
+    }
+    if (R.tokens && R.attribution) {
+      var tx = section("Text", "Each token tinted by its attribution (red raises the output, blue lowers it); " +
+        "hover a token.", true);
+      tx.appendChild(tokenView(R.tokens, R.attribution));
+    }
+    if (R.image && R.attribution) {
+      var im = section("Image regions", "The image, and each region lightly tinted and outlined by its attribution (red raises the output, blue " +
+        "lowers it); hover the image for a region's value.");
+      im.appendChild(imageView(R.image, R.attribution));
+    }
+    if (R.interactions) {
+      var h = section("Interactions (" + R.interactions.index.toUpperCase() + ")",
+        "Pairwise interaction values off the diagonal, single-feature values on it; red: the pair together adds " +
+        "to the output, blue: it takes away. Hover a cell.");
+      h.appendChild(heatmap(R.interactions.matrix, R.interactions.index.toUpperCase()));
+    }
+    if (R.graph) {
+      var g = section("Directed explanation graph (Bivariate Shapley)",
+        "An edge i \u2192 j of the graph carries the importance of j when i is present; |weight| \u2264 \u03b3 " +
+        "makes it a redundancy (j adds little once i is known). Move \u03b3 to see how the groups, sources and " +
+        "sinks change (computed in advance for every threshold).", true);
+      graphView(g, R.graph);
+    }
+    app = keep;
+  }
+
+  var first = 0;  // start with the first row that has a graph (the most complete view)
+  for (var r = D.rows.length - 1; r >= 0; r--) { if (D.rows[r].graph) { first = r; } }
+  if (D.rows.length > 1) {
+    var pick = section("Rows", "Choose the explained row.", true);
+    var sel = el("select", {id: "row-select", "aria-label": "explained row"});
+    D.rows.forEach(function (R, k) { sel.appendChild(el("option", {value: String(k)}, R.label)); });
+    sel.value = String(first);
+    sel.addEventListener("change", function () { renderRow(D.rows[Number(sel.value)]); });
+    pick.appendChild(sel);
+  }
+  app.appendChild(rowArea);
+  if (D.rows.length) { renderRow(D.rows[first]); }
+  if (D.summary) {
+    var shownRows = D.summary.values.length, totalRows = D.summary.total_rows || shownRows;
+    var sm = section("All explained rows", (shownRows < totalRows ? "The first " + shownRows + " of " + totalRows :
+      String(totalRows)) + " rows summarised: features ordered by mean |attribution|.", true);
+    sm.appendChild(summaryChart(D.summary));
+  }
+  var meta = section("About this report", null, true);
+  var t = el("table", {"class": "meta"});
+  D.meta.forEach(function (kv) { var tr = el("tr"); tr.appendChild(el("td", null, kv[0]));
+    tr.appendChild(el("td", null, kv[1])); t.appendChild(tr); });
+  meta.appendChild(t);
+  document.body.setAttribute("data-ready", "1");
+})();
