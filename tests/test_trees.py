@@ -259,3 +259,20 @@ def test_multi_class_boosters_explain_every_class_in_raw_scores_by_every_method(
         np.testing.assert_allclose(tree[label].values, exact[label].values, atol=1e-9)
     with pytest.raises(ValueError, match="margin"):
         ip.Explainer(model, X[:8, :6], output="log-odds", target=1).shapley(X[:1, :6], method="tree")
+
+
+def test_a_pipeline_feeding_xgboost_a_sparse_one_hot_matrix_reads_absent_entries_as_missing():
+    pd = pytest.importorskip("pandas")
+    from sklearn.compose import make_column_transformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    colours = np.array(["red", "green", "blue"])[np.digitize(X[:, 2], [-0.5, 0.5])]
+    frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "colour": colours})
+    target = (Y + (frame["colour"] == "red") > 0.5).astype(int)
+    pipe = make_pipeline(make_column_transformer((OneHotEncoder(), ["colour"]), remainder="passthrough"),
+                         xgb.XGBClassifier(n_estimators=8, max_depth=3, n_jobs=1)).fit(frame, target)
+    explainer = ip.Explainer(pipe, frame.iloc[:12])
+    tree = explainer.shapley(frame.iloc[40:44])
+    assert tree.method == "tree" and explainer.output == "log-odds"
+    np.testing.assert_allclose(tree.values, explainer.shapley(frame.iloc[40:44], method="exact").values, atol=2e-6)

@@ -90,6 +90,9 @@ def _checked_inputs(explainer, y: Any) -> TreeInputs:
         if not _same_outputs(explainer, inputs):  # e.g. a Poisson booster: prediction = exp(margin)
             problem = (f"{inputs.ensemble.source}'s trees add up to its raw score, which is not its prediction "
                        "(a link function); use a sampling method")
+    elif problem is None and inputs.owner is not None and not _same_outputs(explainer, inputs):
+        problem = (f"the trees of {inputs.ensemble.source} read through the Pipeline's steps do not reproduce the "
+                   "Pipeline's output on the background rows; use a sampling method")
     if problem is not None:
         raise ValueError(f"output: {problem}")
     return inputs

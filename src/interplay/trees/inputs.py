@@ -134,11 +134,19 @@ def _category_codes(source: Any, model) -> Callable[[np.ndarray], np.ndarray]:
 
 # ------------------------------------------------------------------------------------------ Pipelines
 def _pipeline_transform(pipeline, model) -> Callable[[np.ndarray], np.ndarray]:
+    """Raw rows -> the matrix the Pipeline's last step receives. A sparse matrix is made dense as the tree
+    library reads it: XGBoost takes the entries a sparse matrix does not store as missing values, the others
+    as zeros."""
     pre = pipeline[:-1]
+    absent_is_missing = type(pipeline.steps[-1][1]).__module__.startswith("xgboost")
 
     def transform(rows: np.ndarray) -> np.ndarray:
         out = pre.transform(model._as_input(rows))
-        out = out.toarray() if hasattr(out, "toarray") else np.asarray(out)
+        if hasattr(out, "tocoo"):
+            coo = out.tocoo()
+            dense = np.full(coo.shape, np.nan if absent_is_missing else 0.0)
+            dense[coo.row, coo.col] = coo.data
+            return dense
         return np.asarray(out, dtype=float)
 
     return transform
