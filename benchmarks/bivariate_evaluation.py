@@ -132,8 +132,8 @@ def adult_case(n_rows: int, n_background: int, n_trees: int, seed: int, log: Cal
     acc = float((model.predict(X_test) == y_test).mean())
     rng = np.random.default_rng(seed)
     background = X_train[rng.choice(len(X_train), n_background, replace=False)]
-    explain = ip.Explainer(model, background, feature_names=names)  # tree method: log-odds of predicted class
-    masking = ip.Explainer(model, background, output="probability", feature_names=names)
+    explain = ip.Explainer(model, background, feature_names=names, target="predicted")  # log-odds, predicted class
+    masking = ip.Explainer(model, background, output="probability", feature_names=names, target="predicted")
     rows = X_test[rng.choice(len(X_test), n_rows, replace=False)]
     case = Case("adult", f"Adult ('Census'), 12 features, XGBoost {n_trees} trees (test accuracy {acc:.3f}); exact "
                 f"tree matrices on the log-odds; marginal removal over {n_background} training rows; {n_rows} rows",

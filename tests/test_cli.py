@@ -102,7 +102,7 @@ def test_pickle_needs_trust(files, tmp_path):
     assert result.exit_code == 0, result.output
     assert not list((tmp_path / "o").glob("row-*-none.json")) and (tmp_path / "o" / "row-0-bivariate.json").exists()
     expl = io.load(tmp_path / "o" / "shapley.json")
-    assert expl.info["target"] == "0"
+    assert expl.info["target"] == 0  # the class label the values explain
     proba = files["model"].predict_proba(files["X"].iloc[[0]])[0, 0]
     assert expl.info["predictions"][0] == pytest.approx(proba)
 

@@ -83,7 +83,8 @@ def test_classifier_outputs():
     model = LogisticRegression(max_iter=500).fit(X, y)
     background = X[::10]
     x = X[100]
-    proba = ip.Explainer(model, background)
+    assert ip.Explainer(model, background).target == "all"  # multi-class: every class, never a mixture
+    proba = ip.Explainer(model, background, target="predicted")
     assert proba.output == "probability"
     phi = ip.shapley(proba.game(x))
     predicted = int(model.predict(x[None])[0])
@@ -176,7 +177,11 @@ def test_many_rows_record_the_class_each_row_explains():
     X, y = load_iris(return_X_y=True)
     model = LogisticRegression(max_iter=500).fit(X, y)
     rows = X[[0, 60, 120]]
-    explanation = ip.Explainer(model, X[::15]).shapley(rows)
+    explanation = ip.Explainer(model, X[::15], target="predicted").shapley(rows)
     assert explanation.info["targets"] == model.predict(rows).tolist()
+    assert explanation.info["target"] == "predicted"
+    per_class = ip.Explainer(model, X[::15]).shapley(rows)  # default: one Explanation per class
+    assert sorted(per_class) == [0, 1, 2]
+    assert all(e.info["target"] == k and e.info["targets"] == [k] * 3 for k, e in per_class.items())
     fixed = ip.Explainer(model, X[::15], target=2).shapley(rows)
     assert fixed.info["targets"] == [2, 2, 2]

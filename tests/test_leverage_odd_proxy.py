@@ -263,14 +263,15 @@ def test_explainer_auto_uses_trees_only_in_the_explained_unit():
     assert auto.method == "tree" and auto.info["auto"]["chosen"] == "tree"
     np.testing.assert_allclose(auto.values, ex.shapley(X[:2], method="exact").values, atol=1e-9)
     booster = xgboost.XGBClassifier(n_estimators=10, max_depth=3).fit(X, y)
-    probability = ip.Explainer(booster, background=X[:10])  # probability: the trees sum log-odds
+    probability = ip.Explainer(booster, background=X[:10], output="probability")  # the trees sum log-odds
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = probability.shapley(X[:1], budget=200, random_state=0)
     assert result.method != "tree"
     np.testing.assert_allclose(result.values.sum(), probability.game(X[:1]).grand_value()
                                - probability.game(X[:1]).empty_value(), atol=1e-9)
-    log_odds = ip.Explainer(booster, background=X[:10], output="log-odds")
+    log_odds = ip.Explainer(booster, background=X[:10])  # a booster's default unit: log-odds, as in shap
+    assert log_odds.output == "log-odds"
     tree = log_odds.shapley(X[:1])
     assert tree.method == "tree"
     np.testing.assert_allclose(tree.values, log_odds.shapley(X[:1], method="exact").values, atol=1e-6)

@@ -52,13 +52,18 @@ def test_xgboost_wrapper_and_native_booster():
     xgb = pytest.importorskip("xgboost")
     X, y_reg, y_cls = _data()
     clf = xgb.XGBClassifier(n_estimators=15, max_depth=3).fit(X, y_cls)
-    _efficiency(ip.Explainer(clf, X[:20], target=1), X[:2], clf.predict_proba(X[:2])[:, 1])
+    _efficiency(ip.Explainer(clf, X[:20], target=1, output="probability"), X[:2], clf.predict_proba(X[:2])[:, 1])
+    default = ip.Explainer(clf, X[:20])  # what shap explains: the log-odds of the positive class, from the margin
+    assert (default.output, default.target) == ("log-odds", 1)
+    _efficiency(default, X[:2], clf.predict(X[:2], output_margin=True))
     booster = clf.get_booster()
     model = as_model(booster)
     assert model.kind == "classifier" and "xgboost.Booster[binary:logistic]" in model.name
     assert model.source is booster
     np.testing.assert_allclose(model(X[:5]), clf.predict_proba(X[:5]), rtol=1e-6)
-    _efficiency(ip.Explainer(booster, X[:20], target=1), X[:2], clf.predict_proba(X[:2])[:, 1])
+    _efficiency(ip.Explainer(booster, X[:20], target=1, output="probability"), X[:2],
+                clf.predict_proba(X[:2])[:, 1])
+    _efficiency(ip.Explainer(booster, X[:20]), X[:2], booster.predict(xgb.DMatrix(X[:2]), output_margin=True))
     reg = xgb.train({"max_depth": 3, "objective": "reg:squarederror"}, xgb.DMatrix(X, label=y_reg), 15)
     assert as_model(reg).kind == "regressor"
     _efficiency(ip.Explainer(reg, X[:20]), X[:2], reg.predict(xgb.DMatrix(X[:2])))
@@ -74,7 +79,11 @@ def test_lightgbm_wrapper_and_native_booster():
     assert model.kind == "classifier"
     p = booster.predict(X[:2])
     np.testing.assert_allclose(model(X[:2]), np.c_[1 - p, p])
-    _efficiency(ip.Explainer(booster, X[:20], target=1), X[:2], p)
+    _efficiency(ip.Explainer(booster, X[:20], target=1, output="probability"), X[:2], p)
+    explainer = ip.Explainer(booster, X[:20])
+    assert (explainer.output, explainer.target) == ("log-odds", 1)
+    _efficiency(explainer, X[:2], booster.predict(X[:2], raw_score=True))
+    _efficiency(ip.Explainer(booster, X[:20], target=0), X[:2], -booster.predict(X[:2], raw_score=True))
 
 
 def _torch_net(seed=0, d=4, k=1, dtype=None):

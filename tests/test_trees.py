@@ -155,15 +155,15 @@ def test_explainer_method_tree_equals_method_exact():
     np.testing.assert_allclose(explainer.banzhaf(X[30:32], method="tree").values,
                                explainer.banzhaf(X[30:32], method="exact").values, atol=1e-12)
     # baseline removal = one background row (the reference)
-    explainer = ip.Explainer(forest, X[:10], removal="baseline", baseline="median")
+    explainer = ip.Explainer(forest, X[:10], removal="baseline", baseline="median", target=0)
     np.testing.assert_allclose(explainer.shapley(X[30:32], method="tree").values,
                                explainer.shapley(X[30:32], method="exact").values, atol=1e-12)
 
 
-def test_default_target_is_each_rows_predicted_class():
+def test_target_predicted_is_each_rows_predicted_class():
     model = lgb.LGBMClassifier(n_estimators=8, num_leaves=8, verbose=-1, n_jobs=1).fit(X, Y3)
     rows = X[40:60]
-    result = ip.Explainer(model, X[:10]).shapley(rows, method="tree")
+    result = ip.Explainer(model, X[:10], target="predicted").shapley(rows, method="tree")
     predicted = np.argmax(model.predict_proba(rows), axis=1)
     assert len(set(predicted.tolist())) > 1
     expected, base = interventional_shapley(as_ensemble(model), rows, X[:10], column=predicted)
@@ -171,11 +171,19 @@ def test_default_target_is_each_rows_predicted_class():
     margins = model.predict(rows, raw_score=True)[np.arange(len(rows)), predicted]
     np.testing.assert_allclose(result.base_values + result.values.sum(axis=1), margins, atol=1e-9)
     binary = xgb.XGBClassifier(n_estimators=6, max_depth=3, n_jobs=1).fit(X, Y2)
-    result = ip.Explainer(binary, X[:10]).shapley(rows, method="tree")  # class 0 rows: minus the margin
+    result = ip.Explainer(binary, X[:10], target="predicted").shapley(rows, method="tree")  # class 0: -margin
     predicted = binary.predict(rows)
     margin = binary.predict(rows, output_margin=True)
     np.testing.assert_allclose(result.base_values + result.values.sum(axis=1),
                                np.where(predicted == 1, margin, -margin), atol=1e-5)
+    assert result.info["target"] == "predicted" and result.info["targets"] == predicted.tolist()
+    default = ip.Explainer(binary, X[:10]).shapley(rows)  # default: the positive class's log-odds, by tree
+    assert default.method == "tree" and default.info["target"] == 1 and default.info["output"] == "log-odds"
+    np.testing.assert_allclose(default.base_values + default.values.sum(axis=1), margin, atol=1e-5)
+    per_class = ip.Explainer(model, X[:10]).shapley(rows)  # multi-class default: every class, raw scores
+    assert sorted(per_class) == [0, 1, 2] and per_class[2].info["output"] == "margin"
+    np.testing.assert_allclose(per_class[2].base_values + per_class[2].values.sum(axis=1),
+                               model.predict(rows, raw_score=True)[:, 2], atol=1e-9)
 
 
 def test_several_targets_give_one_result_each():
@@ -217,3 +225,54 @@ def test_tree_method_follows_dataframe_column_order():
     shuffled = df.iloc[:2][["c", "b", "a"]]
     np.testing.assert_allclose(explainer.shapley(shuffled, method="tree").values,
                                explainer.shapley(shuffled).values, atol=1e-9)
+
+
+def test_pipelines_are_explained_exactly_on_their_raw_columns(monkeypatch):
+    from sklearn.decomposition import PCA
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    import interplay.trees.explain as tree_explain
+
+    pipe = make_pipeline(StandardScaler(), sk_ensemble.RandomForestRegressor(6, max_depth=4, random_state=0))
+    pipe.fit(X, Y)
+    explainer = ip.Explainer(pipe, X[:12])
+    monkeypatch.setattr(tree_explain, "CHUNK", 3)  # several coded ensembles, one per batch of rows
+    tree = explainer.shapley(X[30:37], method="tree")
+    np.testing.assert_allclose(tree.values, explainer.shapley(X[30:37], method="exact").values, atol=1e-12)
+    assert explainer.shapley(X[30:32]).method == "tree"  # auto
+    mixing = make_pipeline(PCA(3), sk_ensemble.RandomForestRegressor(4, max_depth=3, random_state=0)).fit(X, Y)
+    explainer = ip.Explainer(mixing, X[:12])
+    with pytest.raises(ValueError, match="PCA"):  # a step that mixes columns: the trees' columns are not raw ones
+        explainer.shapley(X[:2], method="tree")
+    assert explainer.shapley(X[:2], budget=40, random_state=0).method != "tree"
+
+
+def test_multi_class_boosters_explain_every_class_in_raw_scores_by_every_method():
+    model = lgb.LGBMClassifier(n_estimators=6, num_leaves=6, verbose=-1, n_jobs=1).fit(X[:, :6], Y3)
+    explainer = ip.Explainer(model, X[:8, :6])
+    assert (explainer.output, explainer.target) == ("margin", "all")
+    tree = explainer.shapley(X[40:42, :6])
+    exact = explainer.shapley(X[40:42, :6], method="exact")
+    for label in (0, 1, 2):
+        assert tree[label].method == "tree" and tree[label].info["target"] == label
+        np.testing.assert_allclose(tree[label].values, exact[label].values, atol=1e-9)
+    with pytest.raises(ValueError, match="margin"):
+        ip.Explainer(model, X[:8, :6], output="log-odds", target=1).shapley(X[:1, :6], method="tree")
+
+
+def test_a_pipeline_feeding_xgboost_a_sparse_one_hot_matrix_reads_absent_entries_as_missing():
+    pd = pytest.importorskip("pandas")
+    from sklearn.compose import make_column_transformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    colours = np.array(["red", "green", "blue"])[np.digitize(X[:, 2], [-0.5, 0.5])]
+    frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "colour": colours})
+    target = (Y + (frame["colour"] == "red") > 0.5).astype(int)
+    pipe = make_pipeline(make_column_transformer((OneHotEncoder(), ["colour"]), remainder="passthrough"),
+                         xgb.XGBClassifier(n_estimators=8, max_depth=3, n_jobs=1)).fit(frame, target)
+    explainer = ip.Explainer(pipe, frame.iloc[:12])
+    tree = explainer.shapley(frame.iloc[40:44])
+    assert tree.method == "tree" and explainer.output == "log-odds"
+    np.testing.assert_allclose(tree.values, explainer.shapley(frame.iloc[40:44], method="exact").values, atol=2e-6)

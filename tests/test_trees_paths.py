@@ -87,3 +87,32 @@ def test_same_function_different_split_order_lecture_point():
     ib, base_b = interventional_shapley(b, rows, data)
     np.testing.assert_allclose(ia, ib, atol=1e-15)  # interventional TreeSHAP does not
     np.testing.assert_allclose(base_a, base_b, atol=1e-15)
+
+
+@pytest.mark.parametrize("kind", ["gbm", "forest"])
+def test_path_dependent_interaction_values_equal_shaps(kind):
+    shap = pytest.importorskip("shap")
+    from interplay.trees import path_dependent_interactions, shap_interaction_values
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 6))
+    y = X[:, 0] * X[:, 1] + np.sin(X[:, 2]) + X[:, 3] * (X[:, 4] > 0)
+    if kind == "gbm":
+        model = sk_ensemble.GradientBoostingRegressor(n_estimators=12, max_depth=4, random_state=0).fit(X, y)
+        column, expected = 0, shap.TreeExplainer(model).shap_interaction_values(X[:8])
+    else:
+        model = sk_ensemble.RandomForestClassifier(6, max_depth=5, random_state=0).fit(X, y > 0.3)
+        expected = np.asarray(shap.TreeExplainer(model).shap_interaction_values(X[:8]))
+        column, expected = 1, expected[..., 1] if expected.ndim == 4 else expected[1]
+    phi, sii, base = path_dependent_interactions(as_ensemble(model), X[:8], column=column)
+    np.testing.assert_allclose(shap_interaction_values(phi, sii), expected, atol=1e-12)
+    np.testing.assert_allclose(sii, np.swapaxes(sii, 1, 2))  # symmetric
+    values, _ = path_dependent_shapley(as_ensemble(model), X[:8], column=column)
+    np.testing.assert_allclose(phi, values)
+    # through the Explainer: Shapley values on the diagonal side, SII for the pairs
+    explainer = ip.Explainer(model, X[:10], target=True if kind == "forest" else None)
+    result = explainer.interactions(X[:1], method="tree", tree_path_dependent=True)
+    np.testing.assert_allclose(result.info["shap_interaction_values"], expected[0], atol=1e-12)
+    assert result[(0, 1)] == pytest.approx(sii[0, 0, 1], abs=1e-12)
+    with pytest.raises(ValueError, match="index"):
+        explainer.interactions(X[:1], index="bii", method="tree", tree_path_dependent=True)

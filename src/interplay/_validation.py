@@ -329,3 +329,23 @@ def align_columns(X: Any, expected: Sequence[str] | None, name: str, *,
     if order is None or order == list(range(len(have))):
         return X
     return X.iloc[:, order] if _is_frame(X) else X.iloc[order]
+
+
+def as_float(value: Any) -> float:
+    """A raw cell as a number: the value when it is one, NaN for a category or text (``Explanation.data``)."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def float_rows(rows: np.ndarray) -> np.ndarray:
+    """Raw (object) rows as floats by :func:`as_float`; numeric rows unchanged."""
+    if rows.dtype != object:
+        return rows
+    return np.array([[as_float(v) for v in row] for row in rows], dtype=float).reshape(rows.shape)
+
+
+def one_target(targets: list) -> Any:
+    """The target every row explains, or ``"predicted"`` when rows explain different classes."""
+    return targets[0] if targets and all(t == targets[0] for t in targets) else "predicted"

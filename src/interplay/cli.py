@@ -130,11 +130,33 @@ def load_data(path: Path, model: Any, drop: tuple[str, ...]):
             "(e.g. the label) with --drop COLUMN")
     if len(frame) == 0:
         raise click.ClickException(f"{path}: the file has no rows")
-    non_numeric = [str(c) for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
-    if non_numeric:
-        raise click.ClickException(f"{path}: non-numeric column(s) {non_numeric}; encode them as numbers "
-                                   "(the model must take numeric input) or --drop them")
+    frame = _as_model_categories(frame, model)  # a booster fitted on pandas categoricals gets them back
+    non_numeric = [str(c) for c in frame.columns if not (pd.api.types.is_numeric_dtype(frame[c])
+                                                         or isinstance(frame[c].dtype, pd.CategoricalDtype))]
+    if non_numeric and not (wanted is not None and getattr(model, "steps", None) is not None):
+        raise click.ClickException(f"{path}: non-numeric column(s) {non_numeric}; the model cannot encode them: "
+                                   "encode them as numbers, put the encoder inside the model (a Pipeline fitted "
+                                   "on a DataFrame), or --drop them")
     return frame
+
+
+def _as_model_categories(frame: Any, model: Any) -> Any:
+    """Text columns of a booster fitted on pandas categoricals (XGBoost/LightGBM) as those categoricals."""
+    import pandas as pd
+
+    from .models import as_model
+    from .trees.inputs import _training_categories
+
+    text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
+    if not text or getattr(model, "steps", None) is not None:
+        return frame
+    try:
+        known = _training_categories(model, as_model(model), names=[str(c) for c in text])
+    except Exception:  # noqa: BLE001  (not a booster that stores categories)
+        return frame
+    if not known:
+        return frame
+    return frame.astype({c: pd.CategoricalDtype(known[c]) for c in text if c in known})
 
 
 def parse_rows(text: str, n_rows: int) -> list[int]:
@@ -213,6 +235,45 @@ def _check_steps(methods: dict, n_features: int, budget: int | None, index: str)
                     "interactions": f"the detail rows' {index} heatmap"}[kind]
             raise click.BadParameter(f"{step} (method {name!r}): {exc}",
                                      param_hint="--budget" if "budget" in str(exc) else "--method") from None
+
+
+def _tree_methods(explainer: Any, method: str, index: str, detail: bool) -> dict | None:
+    """Every step's method when the exact tree algorithms apply (``--method tree``, or ``auto`` on a tree
+    model whose trees give the explained output), else None; ``--method tree`` where they cannot is refused
+    with the reason."""
+    from .trees.explain import _checked_inputs, tree_choice
+
+    if method not in ("auto", "tree"):
+        return None
+    if method == "tree":
+        try:
+            _checked_inputs(explainer, None)
+        except (TypeError, ValueError) as exc:
+            raise click.BadParameter(f"the tree method cannot explain this model: {exc}", param_hint="--method")
+    elif tree_choice(explainer) is None:
+        return None
+    methods = {"shapley": "tree"}
+    if detail:
+        methods["bivariate"] = "tree"
+        if index in ("sii", "bii"):
+            methods["interactions"] = "tree"
+        elif index != "none":
+            methods["interactions"] = choose_method("interactions", "auto", explainer.n_features, None,
+                                                    optional=True, index=index)
+            if methods["interactions"] is None:
+                methods.pop("interactions")
+    return methods
+
+
+def _row_targets(explainer: Any, rows: Any) -> list:
+    """The class each row's values explain: the Explainer's target, or each row's predicted class."""
+    if not explainer._predicted(explainer.target):
+        label = explainer.target
+        return [label.item() if isinstance(label, np.generic) else label] * len(rows)
+    columns = np.argmax(explainer.model(rows.to_numpy(dtype=object) if explainer.raw else rows.to_numpy(float)),
+                        axis=1)
+    labels = [explainer.model.classes[c] if explainer.model.classes is not None else int(c) for c in columns]
+    return [label.item() if isinstance(label, np.generic) else label for label in labels]
 
 
 def _explained_output(explainer: Any, x: Any) -> str:
@@ -451,8 +512,9 @@ def _refusal(exc: ValueError, out_dir: Path, ctx: click.Context, chunk_size: int
 @click.option("--rows", default="0", show_default=True,
               help="Rows of DATA to explain: 0-based positions like 0,3,10-12, or 'all'.")
 @click.option("--method", default="auto", show_default=True,
-              help="Estimator: 'auto' (exact when 2**n fits the budget, else the most accurate sampler), 'exact', or any "
-                   "installed method name (see interplay.available_methods).")
+              help="Estimator: 'auto' (exact tree values for a tree model; else exact when 2**n fits the budget, "
+                   "else the most accurate sampler), 'tree', 'exact', or any installed method name (see "
+                   "interplay.available_methods).")
 @click.option("--budget", type=click.IntRange(min=1), default=None,
               help="Most coalition evaluations per row for sampling methods.")
 @click.option("--index", type=click.Choice(INDICES), default="sii", show_default=True,
@@ -461,10 +523,13 @@ def _refusal(exc: ValueError, out_dir: Path, ctx: click.Context, chunk_size: int
               show_default=True, help="How absent features are removed.")
 @click.option("--background", "n_background", type=click.IntRange(min=1), default=100, show_default=True,
               help="Background rows drawn at random (with --seed) from DATA to average over.")
-@click.option("--output", type=click.Choice(["auto", "prediction", "probability", "log-odds"]), default="auto",
-              show_default=True, help="Model output explained (auto: probability for classifiers).")
+@click.option("--output", type=click.Choice(["auto", "prediction", "probability", "log-odds", "margin"]),
+              default="auto", show_default=True,
+              help="Unit of the values, the same for every method (auto: log-odds for boosted classifiers, "
+                   "as shap; probability for other classifiers; the prediction for regressors).")
 @click.option("--target", default=None,
-              help="Class label (or output column) to explain; default: the predicted class of each row.")
+              help="Class label (or output column) to explain; default: the positive class of a binary "
+                   "classifier (a multi-class model needs one). 'predicted': each row's predicted class.")
 @click.option("--drop", multiple=True, metavar="COLUMN", help="Column of DATA that is not a feature (repeatable).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Random seed (background draw, sampling): a non-negative integer.")
@@ -520,6 +585,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
 
     import interplay as ip
     from ._files import atomic_write
+    from ._validation import as_float
     from .io import _version, save
     from .report import save_report
     from .results import Explanation
@@ -554,19 +620,26 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         explainer = ip.Explainer(model, background, removal=removal, output=output, target=target_value)
     except (TypeError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
+    if explainer._multi_target:
+        classes = list(explainer.model.classes or [])
+        raise click.BadParameter(f"the model has {len(classes) or 'several'} classes{f' {classes}' if classes else ''}"
+                                 "; choose the one to explain (or 'predicted': each row's predicted class)",
+                                 param_hint="--target")
     d = frame.shape[1]
     detail = chosen[:n_detail]
-    methods = {"shapley": choose_method("shapley", method, d, budget)}
-    if detail:
-        methods["bivariate"] = choose_method("bivariate", method, d, budget)
-    if detail and index != "none":
-        methods["interactions"] = choose_method("interactions", method, d, budget, optional=True, index=index)
-        if methods["interactions"] is None:
-            click.echo(f"Note: no interaction estimator fits {d} features; the report has no heatmap "
-                       "(--index none hides this note).", err=True)
-    if methods.get("interactions") is None:
-        methods.pop("interactions", None)
-    _check_steps(methods, d, budget, index)
+    methods = _tree_methods(explainer, method, index, bool(detail))
+    if methods is None:
+        methods = {"shapley": choose_method("shapley", method, d, budget)}
+        if detail:
+            methods["bivariate"] = choose_method("bivariate", method, d, budget)
+        if detail and index != "none":
+            methods["interactions"] = choose_method("interactions", method, d, budget, optional=True, index=index)
+            if methods["interactions"] is None:
+                click.echo(f"Note: no interaction estimator fits {d} features; the report has no heatmap "
+                           "(--index none hides this note).", err=True)
+        if methods.get("interactions") is None:
+            methods.pop("interactions", None)
+    _check_steps({k: m for k, m in methods.items() if m != "tree"}, d, budget, index)
 
     recorded = _recorded_run(out_dir)
     if overwrite or (recorded is not None and not recorded.get("chunks")):
@@ -586,7 +659,8 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         n_jobs = min(resolve_n_jobs(None), max(1, todo))  # one chunk (or none) to compute: no worker processes
 
     common = {"model_file": model_file.name, "data_file": data_file.name, "budget": budget, "seed": seed,
-              "removal": removal, "output": explainer.output, "target": target, "background": len(background),
+              "removal": removal, "output": explainer.output, "background": len(background),
+              "target": explainer.target.item() if isinstance(explainer.target, np.generic) else explainer.target,
               "interplay_version": _version()}
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -626,18 +700,21 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
             for row, row_seed in zip(detail, seeds):
                 x = frame.iloc[[row]]
                 game = explainer.game(x)
-                info = {**common, "row": row, "x": [float(v) for v in x.to_numpy(dtype=float)[0]],
+                info = {**common, "row": row, "x": [as_float(v) for v in x.to_numpy(dtype=object)[0]],
                         "prediction": float(game.grand_value()), "explained_output": _explained_output(explainer, x)}
                 _, s2, s3 = (np.random.default_rng(s) for s in row_seed.spawn(3))
-                biv = ip.bivariate(game, method=methods["bivariate"], budget=budget, random_state=s3)
+                biv = (explainer.bivariate(x, method="tree") if methods["bivariate"] == "tree" else
+                       ip.bivariate(game, method=methods["bivariate"], budget=budget, random_state=s3))
                 biv = replace(biv, info={**biv.info, **info, "method": methods["bivariate"]},
                               univariate=replace(biv.univariate, info={**info, "kind": "shapley"}))
                 save(biv, out_dir / f"row-{row}-bivariate.json")
                 written += [f"row-{row}-bivariate.json"]
                 results.append(biv)
                 if "interactions" in methods:
-                    inter = ip.interactions(game, index=index, order=2, method=methods["interactions"],
-                                            budget=budget, random_state=s2)
+                    inter = (explainer.interactions(x, index=index, order=2, method="tree")
+                             if methods["interactions"] == "tree" else
+                             ip.interactions(game, index=index, order=2, method=methods["interactions"],
+                                             budget=budget, random_state=s2))
                     inter = replace(inter, info={**inter.info, **info, "method": methods["interactions"],
                                                  "index": index})
                     save(inter, out_dir / f"row-{row}-{index}.json")
@@ -655,6 +732,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         method=methods["shapley"], n_evaluations=values.n_evaluations, std_errors=values.std_errors,
         info={**common, "method": methods["shapley"], "kind": "shapley", "rows": chosen,
               "predictions": predictions, "explained_outputs": outputs, "detail_rows": detail,
+              "targets": _row_targets(explainer, frame.iloc[chosen]),
               "run": RUN_DIR_NOTE, "chunk_size": chunk_size})
     big = explanation.values.size > 20000
     try:  # every file is written atomically: a full disk leaves no half-written one

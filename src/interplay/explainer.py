@@ -31,6 +31,7 @@ from ._validation import (
     check_random_state,
     check_table,
     non_numeric_columns,
+    one_target,
 )
 from .games import Game
 from .models import as_model
@@ -67,12 +68,18 @@ class Explainer:
         For ``removal="baseline"``: ``"mean"`` (default), ``"median"``, ``"mode"``, ``"zero"`` or a vector.
         Categorical columns and one-hot groups always take their (joint) mode.
     output:
-        ``"auto"`` (probability for classifiers, prediction otherwise), ``"prediction"``, ``"probability"``,
-        ``"log-odds"`` or ``"loss"`` (utility = minus the loss against the label ``y`` given per row).
+        The unit of every value, the same for every method: ``"auto"`` (what shap explains by default:
+        the log-odds for a binary boosted classifier -- XGBoost, LightGBM, scikit-learn gradient boosting,
+        or a Pipeline ending in one --, the raw per-class score for a multi-class one, the probability for
+        other classifiers, the prediction otherwise), ``"prediction"``, ``"probability"``, ``"log-odds"``,
+        ``"margin"`` (a booster's raw score) or ``"loss"`` (utility = minus the loss against the label
+        ``y`` given per row). A booster's log-odds and margin are read from its raw score (exact).
     target:
-        Output column or class label to explain; default: the class predicted for each row (classifiers) or
-        the only output (regressors). A list of them, or ``"all"``, explains several outputs at once: the
-        methods then return a dict ``{output: result}`` and the model is called once for all of them.
+        The output explained. Default: the positive class (the last of two) of a binary classifier, every
+        class (``"all"``) of a multi-class one, the only output of a regressor. A class label or output
+        index; a list of them, or ``"all"``, explains several outputs at once: the methods then return a
+        dict ``{output: result}`` and the model is called once for all of them. ``"predicted"``: each
+        row's predicted class (one Explanation then mixes classes; ``info["targets"]`` says which).
     feature_names:
         Names of the input columns (default: the background's columns, else ``x0..``).
     groups:
@@ -89,12 +96,13 @@ class Explainer:
                  groups: Any = None, n_neighbors: int | None = None, max_rows: int = 65536) -> None:
         self.model = as_model(model)
         self.removal = check_choice(removal, "removal", REMOVALS)
-        self.output = check_choice(output, "output", OUTPUTS)
-        if self.output == "auto":
-            self.output = "probability" if self.model.kind == "classifier" else "prediction"
-        if self.output in ("probability", "log-odds") and self.model.kind != "classifier":
+        self.output = check_choice(output, "output", OUTPUTS + ("margin",))
+        if self.output in ("probability", "log-odds", "margin") and self.model.kind != "classifier":
             raise ValueError(f"output={self.output!r} needs a model with predict_proba; "
                              f"{self.model.name} is not a classifier (use output='prediction')")
+        if self.output == "margin" and self.model.margin is None:
+            raise ValueError(f"output='margin' needs a boosted classifier's raw score (XGBoost, LightGBM, "
+                             f"scikit-learn gradient boosting); {self.model.name} has none (use output='log-odds')")
         self.target = target
         if self._multi_target and self.output == "loss":
             raise ValueError("target: output='loss' explains the loss of the row's label; it takes one target")
@@ -154,6 +162,38 @@ class Explainer:
             self.reference = reference_vector(baseline, self.background, n_columns, groups=self.groups)
         elif baseline is not None:
             raise ValueError(f"baseline: only used with removal='baseline', got removal={self.removal!r}")
+        self._set_unit()
+
+    def _set_unit(self) -> None:
+        """Resolve ``output="auto"`` and the default ``target`` (see the class docstring), and the model whose
+        outputs the transforms read (a booster's raw score for its log-odds and margin)."""
+        n_classes = self._n_classes() if self.model.kind == "classifier" else None
+        if self.output == "auto":
+            if self.model.kind != "classifier":
+                self.output = "prediction"
+            elif self.model.margin is not None and n_classes is not None:
+                self.output = "log-odds" if n_classes <= 2 else "margin"
+            else:
+                self.output = "probability"
+        if self.target is None and n_classes is not None and self.output != "loss":
+            labels = list(self.model.classes) if self.model.classes is not None else list(range(n_classes))
+            self.target = labels[-1] if n_classes <= 2 else "all"
+        self._scores = self.model
+        self._unit = self.output
+        if self.model.margin is not None and (self.output == "margin"
+                                              or (self.output == "log-odds" and n_classes == 2)):
+            self._scores = self.model.margin_model()
+            self._unit = "prediction"
+
+    def _n_classes(self) -> int | None:
+        """Number of classes of a classifier: its ``classes_``, else one model call on one data row."""
+        if self.model.classes is not None:
+            return len(self.model.classes)
+        probe = self.background[:1] if self.background is not None else (
+            None if self.reference is None else np.asarray(self.reference)[None, :])
+        if probe is None:
+            return None
+        return int(self.model(probe).shape[1])
 
     # ------------------------------------------------------------------ set-up helpers
     def _align_frame(self, data: Any, name: str = "x") -> Any:
@@ -200,9 +240,10 @@ class Explainer:
 
     def _transforms(self, x: np.ndarray, y: Any, target: Any = None) -> dict[Any, OutputTransform]:
         """The explained output(s) of row ``x``: ``{label: OutputTransform}``."""
-        outputs = self.model(x[None, :])
+        outputs = self._scores(x[None, :])
         n_outputs = outputs.shape[1]
         target = self.target if target is None else target
+        unit = self._unit
         if self.output == "loss":
             if y is None:
                 raise ValueError("y: output='loss' needs the label of each explained row (y=)")
@@ -218,26 +259,36 @@ class Explainer:
             return {y: OutputTransform("loss", column, float(y), regression=True)}
         if isinstance(target, str) and target == "all":
             labels = list(self.model.classes) if self.model.classes is not None else list(range(n_outputs))
-            return {label: OutputTransform(self.output, k) for k, label in enumerate(labels[:n_outputs])}
+            return {label: OutputTransform(unit, k) for k, label in enumerate(labels[:n_outputs])}
         if isinstance(target, (list, tuple, np.ndarray)):
             labels = list(target)
             if not labels:
                 raise ValueError("target: expected at least one output")
-            return {label: OutputTransform(self.output, self._class_column(label, n_outputs, "target"))
+            return {label: OutputTransform(unit, self._class_column(label, n_outputs, "target"))
                     for label in labels}
+        if self._predicted(target):
+            if self.model.kind != "classifier":
+                raise ValueError("target: 'predicted' explains each row's predicted class; the model is not a "
+                                 "classifier")
+            column = int(np.argmax(self.model(x[None, :])[0]))
+            label = self.model.classes[column] if self.model.classes is not None else column
+            return {label: OutputTransform(unit, column)}
         if target is None:
-            if self.model.kind == "classifier":
-                column = int(np.argmax(outputs[0]))
-                label = self.model.classes[column] if self.model.classes is not None else column
-                return {label: OutputTransform(self.output, column)}
+            if self.model.kind == "classifier" and n_outputs <= 2:  # positive class (no data to probe before)
+                return {n_outputs - 1: OutputTransform(unit, n_outputs - 1)}
             if n_outputs > 1:
                 raise ValueError(f"target: the model returns {n_outputs} outputs; choose one with target= "
-                                 "(a list or 'all' explains several at once)")
-            return {0: OutputTransform(self.output, 0)}
-        return {target: OutputTransform(self.output, self._class_column(target, n_outputs, "target"))}
+                                 "(a list or 'all' explains several at once; 'predicted' each row's class)")
+            return {0: OutputTransform(unit, 0)}
+        return {target: OutputTransform(unit, self._class_column(target, n_outputs, "target"))}
+
+    def _predicted(self, target: Any) -> bool:
+        """``target="predicted"`` (unless "predicted" is one of the model's class labels)."""
+        return (isinstance(target, str) and target == "predicted"
+                and not (self.model.classes is not None and "predicted" in self.model.classes))
 
     def explained_outputs(self, x: Any, y: Any = None) -> list:
-        """The output label(s) the games of row ``x`` explain (e.g. the predicted class when ``target`` is None)."""
+        """The output label(s) the games of row ``x`` explain (e.g. its predicted class for ``target="predicted"``)."""
         return list(self._transforms(self._check_row(x), y))
 
     def _class_column(self, label: Any, n_outputs: int, name: str) -> int:
@@ -259,7 +310,7 @@ class Explainer:
 
     def _value_function(self, x: np.ndarray, transforms: list[OutputTransform]):
         """``(k, n_features) bool -> (k,)`` (one transform) or ``(k, T)`` values of row ``x``."""
-        model = self.model
+        model = self._scores
         if len(transforms) == 1:
             transform = transforms[0]
 
@@ -409,8 +460,9 @@ class Explainer:
         std = None
         if all(r.std_errors is not None for r in results):
             std = np.array([r.std_errors for r in results])
+        targets = [t.item() if isinstance(t, np.generic) else t for t in targets]
         info = {"removal": self.removal, "output": self.output, "budget": budget, "kind": kind,
-                "targets": [t.item() if isinstance(t, np.generic) else t for t in targets]}
+                "target": one_target(targets), "targets": targets}
         if method == "auto":  # the rows' choices (the same for every row: they share n and the budget)
             chosen = sorted({r.method for r in results})
             method = chosen[0] if len(chosen) == 1 else "auto"
@@ -444,7 +496,9 @@ class Explainer:
         seed = random_state
         if len(games) > 1 and not isinstance(random_state, (int, np.integer, np.random.SeedSequence)):
             seed = int(check_random_state(random_state).integers(2**63))  # one seed shared by every output
-        results = {output: getattr(api, kind)(game, random_state=seed, **kwargs) for output, game in games.items()}
+        results = {output: _with_info(getattr(api, kind)(game, random_state=seed, **kwargs), output=self.output,
+                                      target=output.item() if isinstance(output, np.generic) else output)
+                   for output, game in games.items()}  # every result states its unit and target
         return results if self._multi_target else next(iter(results.values()))
 
     def interactions(self, x: Any, index: str = "sii", order: int = 2, method: str = "auto",
@@ -471,7 +525,7 @@ class Explainer:
 
     def __repr__(self) -> str:
         return (f"Explainer(model={self.model.name}, removal={self.removal!r}, output={self.output!r}, "
-                f"n_features={self.n_features})")
+                f"target={self.target!r}, n_features={self.n_features})")
 
 
 def _widened(dtypes: tuple) -> tuple:

@@ -39,6 +39,16 @@ class ModelFunction:
     source: Any = field(default=None, repr=False)
     n_calls: int = field(default=0)
     n_rows: int = field(default=0)
+    margin: Callable[[Any], Any] | None = field(default=None, repr=False)
+
+    def margin_model(self) -> "ModelFunction | None":
+        """The model's raw score (the margin before the link: log-odds of class 1 for a binary booster,
+        per-class scores for a multi-class one) as a model with one column per class (binary: ``[-m, m]``,
+        so column ``k`` is the log-odds of class ``k``); ``None`` when the model has no raw score."""
+        if self.margin is None:
+            return None
+        return ModelFunction(_Columns(self.margin), self.kind, f"{self.name.rsplit('.', 1)[0]} raw score",
+                             classes=self.classes, columns=self.columns, dtypes=self.dtypes, source=self.source)
 
     def _as_input(self, rows: Any) -> Any:
         if self.columns is None:
@@ -84,6 +94,52 @@ class ModelFunction:
         return False
 
 
+class _Columns:
+    """``fn``'s raw scores as ``(N, K)`` columns; one binary margin ``m`` becomes ``[-m, m]`` (picklable)."""
+
+    def __init__(self, fn: Callable[[Any], Any]) -> None:
+        self.fn = fn
+
+    def __call__(self, rows: Any) -> np.ndarray:
+        out = np.asarray(self.fn(rows), dtype=float)
+        out = out.reshape(len(out), -1)
+        return np.hstack([-out, out]) if out.shape[1] == 1 else out
+
+
+class _Margin:
+    """``model.<method>(rows, **kwargs)``: a booster's raw score (picklable, unlike a lambda)."""
+
+    def __init__(self, model: Any, method: str, **kwargs: Any) -> None:
+        self.model, self.method, self.kwargs = model, method, kwargs
+
+    def __call__(self, rows: Any) -> Any:
+        return getattr(self.model, self.method)(rows, **self.kwargs)
+
+
+_SKLEARN_BOOSTERS = ("GradientBoostingClassifier", "HistGradientBoostingClassifier")
+
+
+def _final_step(model: Any) -> Any:
+    steps = getattr(model, "steps", None)
+    return steps[-1][1] if steps and _is_instance(model, "sklearn.pipeline", "Pipeline") else model
+
+
+def margin_function(model: Any) -> Callable[[Any], Any] | None:
+    """The raw-score function of a boosted classifier (XGBoost, LightGBM, scikit-learn gradient boosting,
+    or a Pipeline ending in one): what shap's TreeExplainer explains by default; ``None`` otherwise."""
+    last = _final_step(model)
+    module = type(last).__module__.split(".")[0]
+    if not hasattr(last, "predict_proba"):
+        return None
+    if module == "xgboost":
+        return _Margin(model, "predict", output_margin=True)
+    if module == "lightgbm":
+        return _Margin(model, "predict", raw_score=True)
+    if module == "sklearn" and type(last).__name__ in _SKLEARN_BOOSTERS and hasattr(model, "decision_function"):
+        return _Margin(model, "decision_function")
+    return None
+
+
 def _is_instance(obj: Any, module: str, qualname: str) -> bool:
     """``isinstance(obj, module.qualname)`` without importing ``module`` (False when it is not imported)."""
     mod = sys.modules.get(module)
@@ -123,7 +179,8 @@ def as_model(model: Any, *, classifier: bool | None = None) -> ModelFunction:
     columns = _frame_columns(model)
     if hasattr(model, "predict_proba") and classifier is not False:
         return ModelFunction(model.predict_proba, "classifier", f"{type(model).__name__}.predict_proba",
-                             classes=tuple(getattr(model, "classes_", ())) or None, columns=columns, source=model)
+                             classes=tuple(getattr(model, "classes_", ())) or None, columns=columns, source=model,
+                             margin=margin_function(model))
     if hasattr(model, "predict"):
         return ModelFunction(model.predict, "regressor", f"{type(model).__name__}.predict", columns=columns,
                              source=model)

@@ -30,14 +30,51 @@ class Task:
     options: dict = field(default_factory=dict)
 
 
+def resolve_method(explainer: Any, kind: str, method: str) -> str:
+    """``"tree"`` for ``method="tree"``, and for ``method="auto"`` when the Explainer's model is a tree ensemble
+    whose trees give the explained output (:func:`interplay.trees.explain.tree_choice`); else ``method``.
+    A run explains one output: an Explainer of several (a multi-class model's default) is refused here."""
+    if getattr(explainer, "_multi_target", False):
+        raise ValueError(f"target: a batch run explains one output, this Explainer explains {explainer.target!r} "
+                         "(a multi-class model's default is every class); build it with target= one class, "
+                         "or target='predicted' for each row's predicted class")
+    if method == "tree":
+        return method
+    if method == "auto" and kind in KINDS:
+        from ..trees.explain import tree_choice
+
+        if tree_choice(explainer) is not None:
+            return "tree"
+    return method
+
+
+def _tree_results(explainer: Any, task: Task, chunk: Chunk) -> list:
+    """Exact tree results (no sampling, no seed) of the chunk's rows, one per row."""
+    if task.kind == "bivariate":
+        return [explainer.bivariate(x[None, :], method="tree", **task.options) for x in chunk.rows]
+    return _rows_of(getattr(explainer, task.kind)(chunk.rows, method="tree", **task.options))
+
+
+def _rows_of(expl) -> list:
+    from ..results import Attribution
+
+    if isinstance(expl, dict):
+        raise ValueError("target: a batch run explains one output; pass target= one class (or output)")
+    return [Attribution(v, float(b), expl.feature_names, int(n), expl.method, info=expl.info)
+            for v, b, n in zip(expl.values, expl.base_values, expl.n_evaluations)]
+
+
 def explain_chunk(explainer: Any, task: Task, chunk: Chunk) -> dict:
     """Arrays for the rows of ``chunk``: ``row``, ``base_value``, ``n_evaluations``, ``values`` ``(m, d)``,
     ``std_errors`` ``(m, d)`` or ``None``, and ``adjacency`` ``(m, d, d)`` for ``kind="bivariate"``."""
     estimate = getattr(api, task.kind)
     labels = chunk.labels if chunk.labels is not None else [None] * len(chunk.rows)
-    results = [estimate(explainer.game(x, y), method=task.method, budget=task.budget,
-                        random_state=row_seed(task.entropy, chunk.start + k), **task.options)
-               for k, (x, y) in enumerate(zip(chunk.rows, labels))]
+    if task.method == "tree":
+        results = _tree_results(explainer, task, chunk)
+    else:
+        results = [estimate(explainer.game(x, y), method=task.method, budget=task.budget,
+                            random_state=row_seed(task.entropy, chunk.start + k), **task.options)
+                   for k, (x, y) in enumerate(zip(chunk.rows, labels))]
     attributions = [r.univariate for r in results] if task.kind == "bivariate" else results
     std = None
     if all(a.std_errors is not None for a in attributions):

@@ -56,6 +56,8 @@ def _sha(*parts: bytes) -> str:
 def _array_bytes(a: np.ndarray | None) -> bytes:
     if a is None:
         return b"none"
+    if a.dtype == object:  # raw rows (categorical values): their text
+        return repr(a.shape).encode() + repr([[str(v) for v in row] for row in a]).encode()
     a = np.ascontiguousarray(a, dtype=float)
     return repr(a.shape).encode() + a.tobytes()
 

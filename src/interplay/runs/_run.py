@@ -23,7 +23,7 @@ from .._validation import check_choice, check_feature_names, check_int, check_ra
 from ..estimators import get_estimator
 from ..explainer import Explainer
 from ._backends import BACKENDS, WorkersDied, make_backend
-from ._compute import KINDS, Task
+from ._compute import KINDS, Task, resolve_method
 from ._params import data_fingerprint, dumps_explainer, refuse_mixing, run_parameters
 from ._results import Run
 from ._seeding import draw_entropy
@@ -32,7 +32,7 @@ from ._store import FORMAT, Store
 from ._table import to_table
 
 
-def run(explainer: Explainer, X: Any, method: str = "exact", *, out: Any, kind: str = "shapley",
+def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: str = "shapley",
         backend: str = "local", chunk_size: int = 1000, n_jobs: int | None = None, budget: int | None = None,
         random_state: Any = None, resume: bool = True, y: Any = None, store_data: bool = True,
         model_tag: str | None = None, ray_address: str | None = None, progress: bool | None = None,
@@ -47,7 +47,8 @@ def run(explainer: Explainer, X: Any, method: str = "exact", *, out: Any, kind: 
         Rows to explain: a 2-D array, a DataFrame, or the path of a CSV or Parquet file (read in batches).
     method, budget, options:
         The estimator and its options, as in :func:`interplay.shapley` (``kind="shapley"``),
-        :func:`interplay.banzhaf` or :func:`interplay.bivariate`.
+        :func:`interplay.banzhaf` or :func:`interplay.bivariate`. ``"auto"`` (default) gives a tree model
+        exact tree values (``"tree"``, as :meth:`Explainer.shapley` does), else each row's automatic choice.
     out:
         Output folder: ``run-manifest.json`` and ``parts/part-*.parquet`` (one per chunk).
     kind:
@@ -86,7 +87,9 @@ def run(explainer: Explainer, X: Any, method: str = "exact", *, out: Any, kind: 
     if not isinstance(explainer, Explainer):
         raise TypeError(f"explainer: expected an interplay.Explainer, got {type(explainer).__name__}")
     kind = check_choice(kind, "kind", KINDS)
-    get_estimator(kind, method)  # unknown method -> error listing the known ones
+    method = resolve_method(explainer, kind, method)  # "auto": exact tree values for a tree model
+    if method not in ("auto", "tree"):
+        get_estimator(kind, method)  # unknown method -> error listing the known ones
     budget = check_int(budget, "budget", minimum=1, allow_none=True)
     chunk_size = check_int(chunk_size, "chunk_size", minimum=1)
     backend = check_choice(backend, "backend", BACKENDS)
@@ -103,7 +106,7 @@ def run(explainer: Explainer, X: Any, method: str = "exact", *, out: Any, kind: 
     # X has the explainer's input columns; with groups= the values are per group (fewer, other names)
     columns = getattr(explainer, "column_names", None) or explainer.feature_names
     n_columns = getattr(explainer, "n_columns", None) or explainer.n_features
-    source = open_source(X, feature_names=columns, n_features=n_columns, y=y)
+    source = open_source(X, feature_names=columns, n_features=n_columns, y=y, raw=getattr(explainer, "raw", False))
     data_sha256, n_rows, n_features = _scan(source, chunk_size)  # one streaming pass: checks and fingerprint
     data_names = list(columns or check_feature_names(source.columns, n_features))
     names = list(explainer.feature_names or data_names)

@@ -1,5 +1,9 @@
 """Rows to explain, streamed in chunks: a numpy array, a pandas DataFrame, or a CSV/Parquet file read in batches.
 
+Numeric inputs become float rows. Non-numeric (categorical, text) columns are accepted when the explainer keeps
+raw columns (``raw=True``: its model takes DataFrames and encodes them itself, e.g. a Pipeline with a
+OneHotEncoder); the rows are then object arrays of the original values, as :class:`interplay.Explainer` uses.
+
 Only one chunk of rows is held in memory at a time (files are read with pyarrow's streaming readers), so the
 input may be larger than memory. Feature columns are matched to the explainer's names (by name when the input
 has names, else by position) once, before any work starts.
@@ -13,7 +17,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from .._validation import as_array, check_numeric_matrix, column_order
+from .._validation import as_array, check_numeric_matrix, check_table, column_order
 
 FILE_SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
@@ -56,8 +60,10 @@ class Source:
 class ArraySource(Source):
     kind = "array"
 
-    def __init__(self, X: Any, expected: Sequence[str] | None, n_features: int | None, y: Any) -> None:
+    def __init__(self, X: Any, expected: Sequence[str] | None, n_features: int | None, y: Any,
+                 raw: bool = False) -> None:
         self.frame = None
+        self.raw = raw
         if hasattr(X, "columns") and hasattr(X, "iloc"):
             names = [str(c) for c in X.columns]
             if isinstance(y, str):
@@ -70,7 +76,7 @@ class ArraySource(Source):
             from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
             bad = [c for c in self.columns if not (is_numeric_dtype(X[c].dtype) or is_bool_dtype(X[c].dtype))]
-            if bad:
+            if bad and not raw:
                 raise TypeError(f"X: non-numeric columns {bad}; encode them first (e.g. one-hot) "
                                 "or wrap the encoding inside the model")
             self.frame = X[self.columns]
@@ -96,7 +102,10 @@ class ArraySource(Source):
         for start in range(0, self.n_rows, chunk_size):
             stop = min(start + chunk_size, self.n_rows)
             part = self.frame.iloc[start:stop] if self.frame is not None else self.array[start:stop]
-            rows, _ = check_numeric_matrix(part, "X")
+            if self.raw:  # the original values (the model encodes them), as the Explainer keeps them
+                rows, _, _ = check_table(part, "X", raw=True)
+            else:
+                rows, _ = check_numeric_matrix(part, "X")
             labels = None if self.labels is None else self.labels[start:stop]
             yield Chunk(start, np.ascontiguousarray(rows), labels)
 
@@ -104,9 +113,11 @@ class ArraySource(Source):
 class FileSource(Source):
     """CSV or Parquet file, read in record batches by pyarrow and re-cut into chunks of ``chunk_size`` rows."""
 
-    def __init__(self, path: str, expected: Sequence[str] | None, n_features: int | None, y: Any) -> None:
+    def __init__(self, path: str, expected: Sequence[str] | None, n_features: int | None, y: Any,
+                 raw: bool = False) -> None:
         import pyarrow as pa
 
+        self.raw = raw
         self.path = os.fspath(path)
         if not os.path.isfile(self.path):
             raise ValueError(f"X: no such file {self.path!r}")
@@ -125,7 +136,7 @@ class FileSource(Source):
                if not (pa.types.is_integer(schema.field(c).type) or pa.types.is_floating(schema.field(c).type)
                        or pa.types.is_boolean(schema.field(c).type) or pa.types.is_decimal(schema.field(c).type)
                        or pa.types.is_null(schema.field(c).type))]
-        if bad:
+        if bad and not raw:
             raise TypeError(f"X: non-numeric columns {bad} in {self.path}; encode them first "
                             "or wrap the encoding inside the model")
         self.n_rows = self._parquet().metadata.num_rows if self.kind == "parquet" else None
@@ -176,15 +187,23 @@ class FileSource(Source):
 
     def _chunk(self, start: int, table) -> Chunk:
         cols = [table.column(c).to_numpy(zero_copy_only=False) for c in self.columns]
-        rows, _ = check_numeric_matrix(np.column_stack([np.asarray(c, dtype=float) for c in cols]), "X")
+        if self.raw:
+            import pandas as pd
+
+            frame = pd.DataFrame({name: col for name, col in zip(self.columns, cols)})
+            rows, _, _ = check_table(frame, "X", raw=True)
+        else:
+            rows, _ = check_numeric_matrix(np.column_stack([np.asarray(c, dtype=float) for c in cols]), "X")
         labels = None
         if self.label_column:
             labels = table.column(self.label_column).to_pylist()
         return Chunk(start, np.ascontiguousarray(rows), labels)
 
 
-def open_source(X: Any, *, feature_names: Sequence[str] | None, n_features: int | None, y: Any = None) -> Source:
-    """A :class:`Source` over ``X`` (array, DataFrame, or path to a CSV/Parquet file)."""
+def open_source(X: Any, *, feature_names: Sequence[str] | None, n_features: int | None, y: Any = None,
+                raw: bool = False) -> Source:
+    """A :class:`Source` over ``X`` (array, DataFrame, or path to a CSV/Parquet file); ``raw``: keep
+    non-numeric columns as their values (for an explainer whose model encodes them)."""
     if isinstance(X, (str, os.PathLike)):
-        return FileSource(X, feature_names, n_features, y)
-    return ArraySource(X, feature_names, n_features, y)
+        return FileSource(X, feature_names, n_features, y, raw)
+    return ArraySource(X, feature_names, n_features, y, raw)

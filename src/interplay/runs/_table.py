@@ -12,6 +12,8 @@ from typing import Sequence
 
 import numpy as np
 
+from .._validation import float_rows
+
 FIXED = ("row", "base_value", "n_evaluations")
 
 
@@ -40,6 +42,7 @@ def to_table(result: dict, names: Sequence[str], data: np.ndarray | None, data_n
     if result["std_errors"] is not None:
         columns.update(zip(value_columns(names, "se"), result["std_errors"].T))
     if data is not None:
+        data = float_rows(data)  # raw rows: numbers where possible, NaN for categories (as Explanation.data)
         columns.update(zip(value_columns(data_names or names, "data"), data.T))
     if result["adjacency"] is not None:
         i, j = pair_index(len(names))

@@ -5,14 +5,15 @@
 - :func:`interventional_shapley` / :func:`interventional_indices`: exact values of the marginal
   (interventional) game with background data, and exact Banzhaf, pairwise SII/BII and Bivariate Shapley
   matrices from per-leaf closed forms (derivation in :mod:`interplay.trees.interventional`).
-- :func:`path_dependent_shapley`: Lundberg et al.'s path-dependent TreeSHAP.
+- :func:`path_dependent_shapley`: Lundberg et al.'s path-dependent TreeSHAP; :func:`path_dependent_interactions`
+  its pairwise interaction indices (shap's interaction values, :func:`shap_interaction_values`).
 - Through the Explainer: ``method="tree"`` (see :mod:`interplay.trees.explain`).
 """
 
 from .ensemble import TreeEnsemble
 from .interventional import TreeIndices, interventional_indices, interventional_shapley
 from .parsers import as_ensemble
-from .path_dependent import path_dependent_shapley
+from .path_dependent import path_dependent_interactions, path_dependent_shapley, shap_interaction_values
 
 __all__ = ["TreeEnsemble", "TreeIndices", "as_ensemble", "interventional_indices", "interventional_shapley",
-           "path_dependent_shapley"]
+           "path_dependent_interactions", "path_dependent_shapley", "shap_interaction_values"]

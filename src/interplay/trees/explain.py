@@ -4,14 +4,18 @@
 interventional Shapley values of the Explainer's marginal game (equal to ``method="exact"`` on it, for any
 number of features); ``banzhaf``, ``interactions(x, index="sii"|"bii", order=2)`` and ``bivariate`` likewise.
 ``removal="baseline"`` is the same computation with the reference vector as the only background row.
-``tree_path_dependent=True`` (``shapley`` only) gives Lundberg et al.'s path-dependent TreeSHAP instead,
-which uses the trees' covers and ignores the background.
+``tree_path_dependent=True`` (``shapley`` and ``interactions(index="sii")``) gives Lundberg et al.'s
+path-dependent TreeSHAP and SHAP interaction values instead, which use the trees' covers and ignore the
+background. Raw inputs (pandas categoricals, Pipelines with encoders) reach the trees as in
+:mod:`interplay.trees.inputs`.
 
-Output explained (see :mod:`interplay.trees.parsers`): forests' ``predict``/``predict_proba`` as the Explainer
-would (``output="prediction"``/``"probability"``); boosters' raw margin for ``output="auto"``,
-``"probability"`` or ``"log-odds"`` (for a binary booster the margin *is* the log-odds of class 1, and
-class 0 gets minus it, so it equals the Explainer's ``output="log-odds"`` game). The explained output is
-recorded in ``info["output"]``. ``n_evaluations`` is 0: no coalition is evaluated.
+One unit for every method: the trees sum to forests' ``predict``/``predict_proba`` (the Explainer's
+``output="prediction"``/``"probability"``) and to boosters' raw margin (``output="log-odds"`` for a binary
+booster, whose margin *is* the log-odds of class 1 -- class 0 gets minus it --, ``output="margin"`` for any
+booster, ``"prediction"`` for a regressor with the identity link). When the trees do not sum to the
+Explainer's output, ``method="tree"`` refuses with the output it can give, and ``method="auto"`` picks a
+sampler. ``info["output"]`` and ``info["target"]`` record the unit and target, as for every method.
+``n_evaluations`` is 0: no coalition is evaluated.
 """
 
 from __future__ import annotations
@@ -20,25 +24,14 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import align_columns, check_numeric_matrix
+from .._validation import align_columns, check_numeric_matrix, float_rows, one_target
 from ..results import Attribution, BivariateExplanation, Explanation, Interactions
 from .ensemble import TreeEnsemble
+from .inputs import TreeInputs, tree_inputs
 from .interventional import interventional_indices, interventional_shapley
-from .parsers import as_ensemble
-from .path_dependent import path_dependent_shapley
+from .path_dependent import path_dependent_interactions, path_dependent_shapley
 
-
-def _ensemble(explainer) -> TreeEnsemble:
-    cached = explainer.__dict__.get("_tree_ensemble")
-    if cached is not None:
-        return cached
-    fn = explainer.model.fn
-    model = getattr(fn, "__self__", fn)
-    ensemble = as_ensemble(model)
-    if explainer.n_features is not None and ensemble.n_features != explainer.n_features:
-        raise ValueError(f"model: the trees use {ensemble.n_features} features, the data has {explainer.n_features}")
-    explainer.__dict__["_tree_ensemble"] = ensemble
-    return ensemble
+CHUNK = 512  # rows per coded ensemble (Pipelines): bounds the codes per column, hence the node bitsets
 
 
 def _check_supported(explainer, y: Any) -> None:
@@ -47,25 +40,69 @@ def _check_supported(explainer, y: Any) -> None:
     if getattr(explainer, "groups", None) is not None:
         raise ValueError("groups: method='tree' explains single input columns; drop groups= (or sum the tree "
                          "values of a group's columns yourself, which is not the group's Shapley value)")
-    if getattr(explainer, "raw", False):
-        raise ValueError("background: method='tree' needs numeric columns (the trees' own encoding)")
 
 
 def _is_multi(target: Any) -> bool:
     return isinstance(target, (list, tuple, np.ndarray)) or (isinstance(target, str) and target == "all")
 
 
-def _target_sets(explainer, ensemble: TreeEnsemble, rows: np.ndarray) -> tuple[bool, list, str]:
-    """``(multi, [(key, columns, signs, labels)], output)``: for each explained target, the ensemble output
-    column and sign of every row, following the Explainer's ``target`` rules (``None``: each row's predicted
-    class; a label or index; a list of them or ``"all"``: one result per target)."""
-    model = explainer.model
+def _unit_problem(explainer, ensemble: TreeEnsemble) -> str | None:
+    """Why the trees' sum is not the Explainer's output (None when it is), in the user's terms."""
+    model, output = explainer.model, explainer.output
     if ensemble.output == "margin":
-        if explainer.output == "prediction" and model.kind == "classifier":
-            raise ValueError("output: method='tree' explains a boosted classifier's margin (log-odds)")
-    elif explainer.output == "log-odds":
-        raise ValueError(f"output: {ensemble.source} averages its trees' {ensemble.output}; the tree method "
-                         "explains that, not its log-odds (use output='auto')")
+        if model.kind == "classifier":
+            if output == "margin" or (output == "log-odds" and ensemble.n_outputs == 1):
+                return None
+            can = "output='log-odds'" if ensemble.n_outputs == 1 else "output='margin'"
+            return (f"{ensemble.source}'s trees add up to its raw score (log-odds), not the {output} this "
+                    f"Explainer explains; pass {can} (the default) for exact tree values, or use a sampling method")
+        return None if output == "prediction" else f"{ensemble.source}'s trees add up to its prediction"
+    if output != ensemble.output:
+        return (f"{ensemble.source}'s trees average to its {ensemble.output}, not the {output} this Explainer "
+                f"explains; pass output={ensemble.output!r} (the default) or use a sampling method")
+    return None
+
+
+def _same_outputs(explainer, inputs: TreeInputs) -> bool:
+    """The trees reproduce the explained model output on (up to 32) background rows."""
+    import warnings
+
+    background = _background(explainer)[:32]
+    try:
+        with warnings.catch_warnings():  # e.g. scikit-learn's "X does not have valid feature names"
+            warnings.simplefilter("ignore")
+            mine = np.asarray(explainer._scores(background), dtype=float).reshape(len(background), -1)
+    except Exception:  # noqa: BLE001  (a model that cannot run on the background: no tree shortcut)
+        return False
+    ensemble, B, _ = inputs.prepared(background, background[:1])
+    theirs = ensemble.predict(B)
+    if theirs.shape[1] == 1 and mine.shape[1] == 2 and explainer.model.kind == "classifier":
+        mine = mine[:, 1:]  # a binary booster's raw score [-m, m]
+    return mine.shape == theirs.shape and bool(np.allclose(mine, theirs, rtol=1e-5, atol=1e-6))
+
+
+def _checked_inputs(explainer, y: Any) -> TreeInputs:
+    """The tree inputs of an Explainer whose output the trees give exactly (else a ValueError saying why)."""
+    _check_supported(explainer, y)
+    inputs = tree_inputs(explainer)
+    problem = _unit_problem(explainer, inputs.ensemble)
+    if problem is None and inputs.ensemble.output == "margin" and explainer.model.kind != "classifier":
+        if not _same_outputs(explainer, inputs):  # e.g. a Poisson booster: prediction = exp(margin)
+            problem = (f"{inputs.ensemble.source}'s trees add up to its raw score, which is not its prediction "
+                       "(a link function); use a sampling method")
+    elif problem is None and inputs.owner is not None and not _same_outputs(explainer, inputs):
+        problem = (f"the trees of {inputs.ensemble.source} read through the Pipeline's steps do not reproduce the "
+                   "Pipeline's output on the background rows; use a sampling method")
+    if problem is not None:
+        raise ValueError(f"output: {problem}")
+    return inputs
+
+
+def _target_sets(explainer, ensemble: TreeEnsemble, rows: np.ndarray) -> tuple[bool, list]:
+    """``(multi, [(key, columns, signs, labels)])``: for each explained target, the ensemble output column and
+    sign of every row, following the Explainer's ``target`` (a label or index; a list of them or ``"all"``:
+    one result per target; ``"predicted"``: each row's predicted class). ``rows`` are the trees' inputs."""
+    model = explainer.model
     classes = list(model.classes) if model.classes is not None else None
     binary_margin = ensemble.output == "margin" and model.kind == "classifier" and ensemble.n_outputs == 1
     n_labels = len(classes) if classes is not None else (2 if binary_margin else ensemble.n_outputs)
@@ -76,18 +113,20 @@ def _target_sets(explainer, ensemble: TreeEnsemble, rows: np.ndarray) -> tuple[b
         return (label, np.full(n, column, dtype=np.int64), [label] * n)
 
     target = explainer.target
-    if target is None:
-        if model.kind == "classifier":
-            # the ensemble ranks classes as the model does (probabilities, or margins), NaN included
-            outputs = ensemble.predict(rows)
-            if outputs.shape[1] == 1:  # binary booster: class 1 iff its margin is positive
-                outputs = np.hstack([np.zeros_like(outputs), outputs])
-            columns = np.argmax(outputs, axis=1).astype(np.int64)
-            labels = [classes[c] if classes is not None else int(c) for c in columns]
-            sets = [(None, columns, labels)]
+    if explainer._predicted(target) and model.kind == "classifier":
+        # the ensemble ranks classes as the model does (probabilities, or margins), NaN included
+        outputs = ensemble.predict(rows)
+        if outputs.shape[1] == 1:  # binary booster: class 1 iff its margin is positive
+            outputs = np.hstack([np.zeros_like(outputs), outputs])
+        columns = np.argmax(outputs, axis=1).astype(np.int64)
+        labels = [classes[c] if classes is not None else int(c) for c in columns]
+        sets = [(None, columns, labels)]
+    elif target is None:
+        if model.kind == "classifier" and n_labels <= 2:
+            sets = [fixed(n_labels - 1)]
+        elif ensemble.n_outputs > 1:
+            raise ValueError(f"target: the model returns {ensemble.n_outputs} outputs; choose one with target=")
         else:
-            if ensemble.n_outputs > 1:
-                raise ValueError(f"target: the model returns {ensemble.n_outputs} outputs; choose one with target=")
             sets = [(None, np.zeros(n, dtype=np.int64), [0] * n)]
     elif isinstance(target, str) and target == "all":
         sets = [fixed(label) for label in (classes if classes is not None else range(n_labels))]
@@ -97,35 +136,54 @@ def _target_sets(explainer, ensemble: TreeEnsemble, rows: np.ndarray) -> tuple[b
         sets = [fixed(label) for label in target]
     else:
         sets = [fixed(target)]
-    what = ensemble.output
     out = []
     for key, columns, labels in sets:
         signs = np.ones(n)
         if binary_margin:  # one margin column: log-odds of class 1, minus it for class 0
             signs = np.where(columns == 1, 1.0, -1.0)
             columns = np.zeros(n, dtype=np.int64)
-            what = "margin (log-odds of the explained class)"
         out.append((key, columns, signs, labels))
-    return _is_multi(target), out, what
+    return _is_multi(target), out
 
 
-def _background(explainer, ensemble: TreeEnsemble) -> np.ndarray:
+def _background(explainer) -> np.ndarray:
     if explainer.removal == "marginal":
         return explainer.background
     if explainer.removal == "baseline":
-        return np.asarray(explainer.reference, dtype=float)[None, :]
+        return np.asarray(explainer.reference, dtype=object if explainer.raw else float)[None, :]
     raise ValueError("removal: method='tree' computes marginal (interventional) or baseline removal exactly; "
                      "for removal='conditional' use a sampling method, or tree_path_dependent=True")
 
 
 def _rows(explainer, X, name: str) -> np.ndarray:
+    if explainer.raw:  # raw columns (categoricals): as on the sampling path
+        return explainer._rows(X, name)
     X = align_columns(X, explainer.column_names, name)  # matched by name, as on the sampling path
-    rows, _ = check_numeric_matrix(X, name, n_columns=explainer.n_features, allow_nan=True)
+    rows, _ = check_numeric_matrix(X, name, n_columns=explainer.n_columns, allow_nan=True)  # trees take NaN
     return rows
+
+
+def _label(value):
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _names(explainer, n: int) -> tuple:
     return explainer.feature_names or tuple(f"x{i}" for i in range(n))
+
+
+def _chunks(inputs: TreeInputs, rows: np.ndarray, background: np.ndarray):
+    """``(slice, ensemble, X, B)`` per batch of rows (one batch unless a coded Pipeline ensemble is built)."""
+    step = len(rows) if inputs.owner is None else CHUNK
+    for start in range(0, len(rows), max(step, 1)):
+        part = slice(start, start + step)
+        ensemble, X, B = inputs.prepared(rows[part], background)
+        yield part, ensemble, X, B
+
+
+def _info(explainer, inputs: TreeInputs, kind: str, tree: str, labels: list) -> dict:
+    targets = [_label(t) for t in labels]
+    return {"removal": explainer.removal, "output": explainer.output, "kind": kind, "model": inputs.ensemble.source,
+            "tree": tree, "target": one_target(targets), "targets": targets}
 
 
 def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | None = None,
@@ -137,63 +195,100 @@ def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | N
         raise TypeError(f"method='tree' takes no options {sorted(options)} (only tree_path_dependent=)")
     if kind not in ("shapley", "banzhaf"):
         raise ValueError(f"method='tree' supports shapley, banzhaf, interactions and bivariate, not {kind!r}")
-    _check_supported(explainer, y)
-    ensemble = _ensemble(explainer)
-    rows = _rows(explainer, X, "X")
-    multi, sets, what = _target_sets(explainer, ensemble, rows)
     if tree_path_dependent and kind != "shapley":
         raise ValueError("tree_path_dependent=True: only Shapley values (path-dependent TreeSHAP)")
-    results = {}
-    for key, columns, signs, labels in sets:
-        if tree_path_dependent:
-            values, base = path_dependent_shapley(ensemble, rows, column=columns, sign=signs)
-        else:
-            values, base = interventional_shapley(ensemble, rows, _background(explainer, ensemble),
-                                                  column=columns, sign=signs, banzhaf=kind == "banzhaf")
-        info = {"removal": explainer.removal, "output": what, "kind": kind, "model": ensemble.source,
-                "tree": "path-dependent" if tree_path_dependent else "interventional",
-                "targets": [t.item() if isinstance(t, np.generic) else t for t in labels]}
-        results[key] = Explanation(values=values, base_values=base, data=rows,
-                                   feature_names=_names(explainer, rows.shape[1]), method="tree",
-                                   n_evaluations=np.zeros(len(rows), dtype=np.int64), info=info)
+    inputs = _checked_inputs(explainer, y)
+    rows = _rows(explainer, X, "X")
+    background = rows[:1] if tree_path_dependent else _background(explainer)
+    parts = list(_chunks(inputs, rows, background))
+    per_target: dict = {}
+    for part, ensemble, Xp, B in parts:
+        multi, sets = _target_sets(explainer, ensemble, Xp)
+        for key, columns, signs, labels in sets:
+            if tree_path_dependent:
+                values, base = path_dependent_shapley(ensemble, Xp, column=columns, sign=signs)
+            else:
+                values, base = interventional_shapley(ensemble, Xp, B, column=columns, sign=signs,
+                                                      banzhaf=kind == "banzhaf")
+            got = per_target.setdefault(key, ([], [], []))
+            got[0].append(values)
+            got[1].append(base)
+            got[2].extend(labels)
+    tree = "path-dependent" if tree_path_dependent else "interventional"
+    extra = {}
+    if rows.dtype == object:  # raw rows, as the sampling path keeps them
+        extra["raw_data"] = [[_label(v) for v in row] for row in rows]
+    results = {key: Explanation(values=np.vstack(v), base_values=np.concatenate(b), data=float_rows(rows),
+                                feature_names=_names(explainer, rows.shape[1]), method="tree",
+                                n_evaluations=np.zeros(len(rows), dtype=np.int64),
+                                info={**_info(explainer, inputs, kind, tree, labels), **extra})
+               for key, (v, b, labels) in per_target.items()}
     return results if multi else next(iter(results.values()))
 
 
-def _per_target(explainer, x, y, make):
-    _check_supported(explainer, y)
-    ensemble = _ensemble(explainer)
+def _per_target(explainer, x, y, make, *, path_dependent: bool = False):
+    inputs = _checked_inputs(explainer, y)
     row = _rows(explainer, x, "x")
     if len(row) != 1:
         raise ValueError(f"x: expected one row, got {len(row)}")
-    multi, sets, what = _target_sets(explainer, ensemble, row)
-    background = _background(explainer, ensemble)
+    background = row if path_dependent else _background(explainer)
+    ensemble, X, B = inputs.prepared(row, background)
+    multi, sets = _target_sets(explainer, ensemble, X)
     names = _names(explainer, row.shape[1])
     results = {}
     for key, columns, signs, labels in sets:
-        indices = interventional_indices(ensemble, row, background, column=int(columns[0]), sign=float(signs[0]))
-        info = {"removal": explainer.removal, "output": what, "tree": "interventional", "model": ensemble.source,
-                "target": labels[0].item() if isinstance(labels[0], np.generic) else labels[0]}
-        results[key] = make(indices, names, info)
+        info = _info(explainer, inputs, "interactions", "path-dependent" if path_dependent else "interventional",
+                     labels)
+        info.pop("targets")
+        if path_dependent:
+            phi, sii, base = path_dependent_interactions(ensemble, X, column=columns, sign=signs)
+            results[key] = make(phi[0], sii[0], float(base[0]), names, info)
+        else:
+            indices = interventional_indices(ensemble, X, B, column=int(columns[0]), sign=float(signs[0]))
+            results[key] = make(indices, names, info)
     return results if multi else next(iter(results.values()))
 
 
 def explain_interactions(explainer, x: Any, index: str, order: int, y: Any = None, *, budget: int | None = None,
-                         **options):
-    """``Explainer.interactions(x, index="sii"|"bii", order=1|2, method="tree")``: exact, closed forms."""
+                         tree_path_dependent: bool = False, **options):
+    """``Explainer.interactions(x, index="sii"|"bii", order=1|2, method="tree")``: exact, closed forms.
+
+    With ``index="sii"``, ``result.info["shap_interaction_values"]`` is the ``(d, d)`` matrix in shap's format
+    (``SII / 2`` off the diagonal, the rest of each Shapley value on it; rows sum to the Shapley values):
+    of the interventional game by default (which shap does not compute), and with
+    ``tree_path_dependent=True`` of the path-dependent game, equal to
+    ``shap.TreeExplainer(model).shap_interaction_values(x)`` for the explained output."""
     if options:
         raise TypeError(f"method='tree' takes no options {sorted(options)}")
     if index not in ("sii", "bii") or order not in (1, 2):
         raise ValueError(f"index/order: method='tree' computes index='sii' or 'bii' with order 1 or 2, "
                          f"got index={index!r}, order={order!r}")
+    if tree_path_dependent and index != "sii":
+        raise ValueError(f"index: tree_path_dependent=True computes SHAP interaction values (index='sii'), "
+                         f"got index={index!r}")
 
-    def make(indices, names, info):
-        single = indices.shapley if index == "sii" else indices.banzhaf
-        pairs = indices.sii if index == "sii" else indices.bii
+    def result(single, pairs, base, names, info):
         values = {(i,): float(v) for i, v in enumerate(single)}
         if order == 2:
             iu, ju = np.triu_indices(len(single), 1)
             values.update(zip(zip(iu.tolist(), ju.tolist()), pairs[iu, ju].tolist()))
-        return Interactions(values, index, order, indices.base, names, 0, "tree", info=info)
+        return Interactions(values, index, order, base, names, 0, "tree", info=info)
+
+    from .path_dependent import shap_interaction_values
+
+    if tree_path_dependent:
+        def make_path(phi, sii, base, names, info):
+            info = {**info, "shap_interaction_values": shap_interaction_values(phi, sii).tolist()}
+            return result(phi, sii, base, names, info)
+
+        return _per_target(explainer, x, y, make_path, path_dependent=True)
+
+    def make(indices, names, info):
+        single = indices.shapley if index == "sii" else indices.banzhaf
+        pairs = indices.sii if index == "sii" else indices.bii
+        if index == "sii":
+            info = {**info, "shap_interaction_values": shap_interaction_values(single, pairs).tolist()}
+        return result(single, pairs, indices.base, names, info)
 
     return _per_target(explainer, x, y, make)
 
@@ -204,7 +299,8 @@ def explain_bivariate(explainer, x: Any, y: Any = None, *, budget: int | None = 
         raise TypeError(f"method='tree' takes no options {sorted(options)}")
 
     def make(indices, names, info):
-        univariate = Attribution(indices.shapley, indices.base, names, 0, "tree", info=info)
+        info = {**info, "kind": "bivariate"}
+        univariate = Attribution(indices.shapley, indices.base, names, 0, "tree", info={**info, "kind": "shapley"})
         return BivariateExplanation(indices.adjacency, univariate, names, 0, "tree", info=info)
 
     return _per_target(explainer, x, y, make)
@@ -213,39 +309,27 @@ def explain_bivariate(explainer, x: Any, y: Any = None, *, budget: int | None = 
 def tree_choice(explainer, y: Any = None) -> str | None:
     """Why ``method="auto"`` can use the exact tree algorithms for this Explainer, or ``None`` when it cannot.
 
-    Only when the model is a tree ensemble interplay reads, the removal is marginal or baseline, no loss or
-    groups are explained, and the trees' summed output *is* the Explainer's output (checked on the background
-    rows), so the tree values have the unit of every other method: a booster explained as a probability is
-    left to the samplers rather than silently explained in log-odds.
+    Only when the model is a tree ensemble interplay reads (also inside a Pipeline, and on pandas
+    categoricals), the removal is marginal or baseline, no loss or groups are explained, and the trees' summed
+    output *is* the Explainer's output (checked on the background rows), so the tree values have the unit of
+    every other method: a booster explained as a probability is left to the samplers rather than silently
+    explained in log-odds.
     """
     if explainer.removal not in ("marginal", "baseline") or getattr(explainer, "model", None) is None:
         return None
+    key = (explainer.removal, explainer.output, str(explainer.target), y is None)
+    cached = explainer.__dict__.setdefault("_tree_choices", {})  # the check calls the model: once per setting
+    if key not in cached:
+        cached[key] = _tree_reason(explainer, y)
+    return cached[key]
+
+
+def _tree_reason(explainer, y: Any) -> str | None:
     try:
-        _check_supported(explainer, y)
-        ensemble = _ensemble(explainer)
+        inputs = _checked_inputs(explainer, y)
+        if not _same_outputs(explainer, inputs):
+            return None
     except (TypeError, ValueError, ImportError):
         return None
-    background = _background(explainer, ensemble)[:32]
-    import warnings
-
-    try:
-        with warnings.catch_warnings():  # e.g. scikit-learn's "X does not have valid feature names"
-            warnings.simplefilter("ignore")
-            mine = np.asarray(explainer.model(background), dtype=float).reshape(len(background), -1)
-    except Exception:  # noqa: BLE001  (a model that cannot run on the background: no tree shortcut)
-        return None
-    theirs = ensemble.predict(background)
-    if ensemble.output == "margin":
-        binary = explainer.model.kind == "classifier" and theirs.shape[1] == 1
-        if explainer.output == "log-odds" and binary:
-            p = np.clip(mine[:, -1], 1e-300, 1.0)
-            q = np.clip(mine[:, 0], 1e-300, 1.0)
-            mine = (np.log(p) - np.log(q))[:, None]
-        elif explainer.output != "prediction" or explainer.model.kind == "classifier":
-            return None
-    elif explainer.output not in ("prediction", "probability"):
-        return None
-    if mine.shape != theirs.shape or not np.allclose(mine, theirs, rtol=1e-5, atol=1e-6):
-        return None
-    return (f"the model is a tree ensemble ({ensemble.source}) whose output is the explained "
+    return (f"the model is a tree ensemble ({inputs.ensemble.source}) whose output is the explained "
             f"{explainer.output}: exact interventional tree algorithm, no sampling")

@@ -15,9 +15,11 @@ XGBoost, LightGBM (sklearn wrappers and ``Booster``)   ``"margin"`` (``output_ma
                                                        ``raw_score=True``; binary: log-odds of class 1)
 =====================================================  ================================================
 
-Not read (an error says so): XGBoost categorical splits, vector leaves and ``dart``; LightGBM linear trees;
-pandas categorical columns (pass the integer category codes instead). Categories: LightGBM sends NaN,
-negative and unseen categories right; HistGradientBoosting sends them where missing values go.
+Not read (an error says so): XGBoost vector leaves and ``dart``; LightGBM linear trees. Categorical splits
+are read on category codes (pandas categorical columns are turned into the model's own codes by
+:mod:`interplay.trees.inputs`): LightGBM sends NaN, negative and unseen categories right; HistGradientBoosting
+sends them where missing values go; XGBoost sends the listed categories right, the others left and missing
+values to its default direction.
 
 For regressors with the identity link (squared error) the margin is the prediction. The constant part
 (``init``/``base_score``/``boost_from_average``) is read by comparing the library's own margin with the sum
@@ -95,12 +97,17 @@ class _Builder:
             tree_output=np.array(self.tree_output), **kwargs)
 
 
-def _with_offset(builder: _Builder, n_features: int, margin_fn, **kwargs) -> TreeEnsemble:
+def _with_offset(builder: _Builder, n_features: int, margin_fn, *, categories: dict | None = None,
+                 **kwargs) -> TreeEnsemble:
     """Build, then set ``base`` = the library's margin minus the sum of the trees (one row of zeros), and check
     on a few other rows that the arrays reproduce the library's margin (catches unsupported model features,
-    e.g. LightGBM linear trees)."""
+    e.g. LightGBM linear trees). ``categories``: ``{feature: count}`` of categorical features, which get
+    valid category codes in the check rows."""
     ensemble = builder.build(n_features, **kwargs)
-    rows = np.vstack([np.zeros((1, n_features)), np.random.default_rng(0).normal(size=(4, n_features)) * 2])
+    rng = np.random.default_rng(0)
+    rows = np.vstack([np.zeros((1, n_features)), rng.normal(size=(8, n_features)) * 2])
+    for k, count in (categories or {}).items():
+        rows[1:, k] = rng.integers(0, max(count, 1), size=len(rows) - 1)
     margin = np.asarray(margin_fn(rows), dtype=float).reshape(len(rows), -1)
     base = margin[0] - ensemble.predict(rows[:1])[0]
     ensemble = builder.build(n_features, base=base, **kwargs)
@@ -242,29 +249,64 @@ def from_xgboost(model) -> TreeEnsemble:
     n_target = int(learner["learner_model_param"].get("num_target", "1"))
     n_out = max(n_class, n_target, 1)
     builder = _Builder(n_out)
+    n_categories = _xgb_categories(booster, trees_json, n_features)
     for tree, group in zip(trees_json, info):
         if int(tree.get("tree_param", {}).get("size_leaf_vector", "1")) > 1:
             raise ValueError("model: XGBoost vector-leaf trees (multi_strategy='multi_output_tree') are not supported")
-        if any(int(s) != 0 for s in tree.get("split_type", [])):
-            raise ValueError("model: XGBoost categorical splits are not supported by the tree methods yet")
         left = np.asarray(tree["left_children"], np.int64)
         cond = np.asarray(tree["split_conditions"], np.float64).astype(np.float32).astype(np.float64)
         leaf = left < 0
-        builder.add(feature=np.where(leaf, -1, np.asarray(tree["split_indices"], np.int64)),
-                    threshold=np.where(leaf, 0.0, cond), left=left,
+        feature = np.where(leaf, -1, np.asarray(tree["split_indices"], np.int64))
+        decision = np.ones(len(left), np.int8)
+        bits = None
+        categorical = np.asarray(tree.get("split_type", np.zeros(len(left))), np.int64) != 0
+        if categorical.any():  # the listed categories go right; every other known category goes left
+            width = max(1, (max(n_categories.values(), default=1) + 31) // 32)
+            bits = np.zeros((len(left), width), np.uint32)
+            cats, segments, sizes = (tree.get(k, []) for k in ("categories", "categories_segments", "categories_sizes"))
+            for node, start, size in zip(tree.get("categories_nodes", []), segments, sizes):
+                go_right = set(int(c) for c in cats[start:start + size])
+                for c in range(n_categories[int(feature[node])]):
+                    if c not in go_right:
+                        bits[node, c >> 5] |= np.uint32(1 << (c & 31))
+            decision = np.where(categorical, 2, decision).astype(np.int8)
+        builder.add(feature=feature, threshold=np.where(leaf | categorical, 0.0, cond), left=left,
                     right=np.asarray(tree["right_children"], np.int64),
                     default_left=np.asarray(tree["default_left"], bool),
                     value=np.where(leaf, cond, 0.0), cover=np.asarray(tree["sum_hessian"], float),
-                    output=int(group) if n_out > 1 else -1, decision=np.ones(len(left), np.int8))
+                    output=int(group) if n_out > 1 else -1, decision=decision, cat_bits=bits)
 
     names, types = booster.feature_names, booster.feature_types  # a DataFrame-fitted booster checks them
 
     def margin(X):
-        return booster.predict(xgb.DMatrix(X, missing=np.nan, feature_names=names, feature_types=types),
-                               output_margin=True)
+        return booster.predict(xgb.DMatrix(X, missing=np.nan, feature_names=names, feature_types=types,
+                                           enable_categorical=bool(n_categories)), output_margin=True)
 
     return _with_offset(builder, n_features, margin, float32_inputs=True, output="margin",
-                        source=f"xgboost.{type(model).__name__}")
+                        source=f"xgboost.{type(model).__name__}", categories=n_categories)
+
+
+def _xgb_categories(booster, trees_json, n_features: int) -> dict[int, int]:
+    """``{feature: number of categories}`` of XGBoost's categorical features (the categories the model stores,
+    else the largest category code its splits use, plus one)."""
+    types = booster.feature_types or []
+    counts: dict[int, int] = {}
+    try:
+        stored = booster.get_categories(export_to_arrow=True).to_arrow()
+        counts = {k: len(values) for k, (_, values) in enumerate(stored) if values is not None}
+    except (AttributeError, TypeError, ValueError):  # older XGBoost: no stored categories
+        pass
+    for tree in trees_json:
+        split = tree.get("split_indices", [])
+        cats, segments, sizes = (tree.get(k, []) for k in ("categories", "categories_segments", "categories_sizes"))
+        for node, start, size in zip(tree.get("categories_nodes", []), segments, sizes):
+            f = int(split[node])
+            top = max((int(c) for c in cats[start:start + size]), default=-1) + 1
+            counts[f] = max(counts.get(f, 0), top)
+    for k, t in enumerate(types):
+        if t == "c":
+            counts.setdefault(k, 1)
+    return counts
 
 
 # ---------------------------------------------------------------------------------------------- LightGBM
@@ -277,6 +319,7 @@ def from_lightgbm(model) -> TreeEnsemble:
     n_features = int(dump["max_feature_idx"]) + 1
     per_iter = int(dump.get("num_tree_per_iteration", 1))
     builder = _Builder(per_iter)
+    categories: dict[int, int] = {}  # categorical feature -> 1 + its largest category split on (check rows)
     for tree in dump["tree_info"]:
         stack = [tree["tree_structure"]]
         index = {}
@@ -312,6 +355,8 @@ def from_lightgbm(model) -> TreeEnsemble:
             if node["decision_type"] == "==":
                 decision[i] = 2
                 cats[i] = [int(c) for c in str(node["threshold"]).split("||")]
+                categories[int(node["split_feature"])] = max(categories.get(int(node["split_feature"]), 0),
+                                                             max(cats[i]) + 1)
                 default_left[i] = False  # LightGBM sends NaN, negative and unseen categories right
                 missing[i] = 0
             else:
@@ -331,7 +376,7 @@ def from_lightgbm(model) -> TreeEnsemble:
         return booster.predict(X, raw_score=True)
 
     return _with_offset(builder, n_features, margin, float32_inputs=False, output="margin",
-                        source=f"lightgbm.{type(model).__name__}")
+                        source=f"lightgbm.{type(model).__name__}", categories=categories)
 
 
 # ---------------------------------------------------------------------------------------------- dispatch
