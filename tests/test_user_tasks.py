@@ -135,6 +135,9 @@ def test_hundred_rows_of_a_tree_model_use_no_coalition_evaluations(adult):
     assert explainer.model.n_rows - calls <= 32  # only auto's check of the unit on background rows
     margin = model.predict(data.iloc[200:300], raw_score=True)
     np.testing.assert_allclose(result.values.sum(axis=1) + result.base_values, margin, atol=1e-9)
+    column = next(c for c in text if c in data.columns)  # categories stay as the user's values in .data
+    j = list(data.columns).index(column)
+    assert list(result.data[:, j]) == list(data[column].iloc[200:300].astype(object))
 
 
 def test_native_boosters_and_the_readme_example(eight):

@@ -525,7 +525,12 @@ class Explainer:
 
     def __repr__(self) -> str:
         return (f"Explainer(model={self.model.name}, removal={self.removal!r}, output={self.output!r}, "
-                f"target={self.target!r}, n_features={self.n_features})")
+                f"target={_plain(self.target)!r}, n_features={self.n_features})")
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (``1``, not ``np.int64(1)``, in a repr)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _widened(dtypes: tuple) -> tuple:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import align_columns, check_numeric_matrix, float_rows, one_target
+from .._validation import align_columns, check_numeric_matrix, one_target
 from ..results import Attribution, BivariateExplanation, Explanation, Interactions
 from .ensemble import TreeEnsemble
 from .inputs import TreeInputs, tree_inputs
@@ -218,7 +218,7 @@ def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | N
     extra = {}
     if rows.dtype == object:  # raw rows, as the sampling path keeps them
         extra["raw_data"] = [[_label(v) for v in row] for row in rows]
-    results = {key: Explanation(values=np.vstack(v), base_values=np.concatenate(b), data=float_rows(rows),
+    results = {key: Explanation(values=np.vstack(v), base_values=np.concatenate(b), data=rows,
                                 feature_names=_names(explainer, rows.shape[1]), method="tree",
                                 n_evaluations=np.zeros(len(rows), dtype=np.int64),
                                 info={**_info(explainer, inputs, kind, tree, labels), **extra})
