@@ -43,6 +43,7 @@ from .removal import (
     marginal_value_function,
     reference_vector,
 )
+from .removal._columns import CallSizer
 from .results import Attribution, BivariateExplanation, Explanation, Interactions
 
 
@@ -269,13 +270,16 @@ class Explainer:
                 outputs = model(rows)
                 return np.stack([t(outputs) for t in transforms], axis=1)
 
+        sizer = self.__dict__.get("_call_sizer")  # model rows per call, learned once for all rows
+        if sizer is None or sizer.max_rows != self.max_rows:
+            sizer = self._call_sizer = CallSizer(self.max_rows)
         if self.removal == "baseline":
-            value_fn = baseline_value_function(predict, x, self.reference, max_rows=self.max_rows)
+            value_fn = baseline_value_function(predict, x, self.reference, max_rows=self.max_rows, sizer=sizer)
         elif self.removal == "marginal":
-            value_fn = marginal_value_function(predict, x, self.background, max_rows=self.max_rows)
+            value_fn = marginal_value_function(predict, x, self.background, max_rows=self.max_rows, sizer=sizer)
         else:
             value_fn = conditional_value_function(predict, x, self.background, n_neighbors=self.n_neighbors,
-                                                  max_rows=self.max_rows)
+                                                  max_rows=self.max_rows, sizer=sizer)
         if self._column_feature is not None:
             owner = self._column_feature
             column_fn = value_fn

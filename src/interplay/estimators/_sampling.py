@@ -301,25 +301,48 @@ def _draw_units(n, groups, group_mass, n_units, rng, *, paired):
 def gram_solver(gram: np.ndarray):
     """``b -> gram^+ b`` for a symmetric positive semi-definite ``gram``.
 
-    Cholesky (``O(d^3)`` with the inverse formed from the factor, much faster than an eigendecomposition for
-    large ``d``) when the pivots show the matrix is clearly positive definite (smallest pivot above ``1e-10``
-    times the largest); otherwise the pseudo-inverse, i.e. the minimum-norm solution when the sample leaves the
-    design rank-deficient.
+    Cholesky (``O(d^3)``; the inverse formed from the factor by LAPACK's ``potri``, about ``d^3 / 3`` more, so
+    that every later solve is one matrix product) when the pivots show the matrix is clearly positive definite
+    (smallest pivot above ``1e-10`` times the largest); otherwise the pseudo-inverse, i.e. the minimum-norm
+    solution when the sample leaves the design rank-deficient. Only the upper triangle of ``gram`` is read on
+    the Cholesky path. The returned function has the inverse as its ``inverse`` attribute.
     """
+    inverse = symmetric_inverse(gram)
+    solve = lambda b: inverse @ b  # noqa: E731
+    solve.inverse = inverse
+    return solve
+
+
+def symmetric_inverse(gram: np.ndarray) -> np.ndarray:
+    """``gram^+`` of a symmetric positive semi-definite matrix (see :func:`gram_solver`): Cholesky and ``potri``
+    when clearly positive definite, else the pseudo-inverse. Cost ``O(d^3)``."""
     import scipy.linalg  # imported on first solve, not with interplay
 
-    try:
-        factor = scipy.linalg.cho_factor(gram, check_finite=False)
-        pivots = np.diag(factor[0]) ** 2
+    gram = np.asarray(gram, dtype=float)
+    d = len(gram)
+    # one LAPACK call each: the factor (upper triangle), then the inverse from it; products with the inverse
+    # beat triangular solves on many right-hand sides (thread start-up of the solves on small systems)
+    factor, info = scipy.linalg.lapack.dpotrf(gram, lower=0, clean=0)
+    if info == 0:
+        pivots = np.diag(factor) ** 2
         if pivots.min() > 1e-10 * pivots.max():
-            # the inverse from the factor, then products: LAPACK's triangular solves on many right-hand sides
-            # were 50-80x slower than one matrix product here (thread start-up on small systems)
-            inverse = scipy.linalg.cho_solve(factor, np.eye(len(gram)), check_finite=False)
-            return lambda b: inverse @ b
-    except np.linalg.LinAlgError:  # not positive definite
-        pass
-    inverse = np.linalg.pinv(gram, hermitian=True)
-    return lambda b: inverse @ b
+            upper, info = scipy.linalg.lapack.dpotri(factor, lower=0)
+            if info == 0:
+                inverse = np.triu(upper)
+                inverse += np.triu(upper, 1).T
+                return inverse
+    full = np.triu(gram) + np.triu(gram, 1).T  # symmetric, whichever triangle the caller filled
+    return np.linalg.pinv(full, hermitian=True) if d else full
+
+
+def weighted_gram(design: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``design' diag(weights) design`` for non-negative ``weights``, by one symmetric rank-k update (BLAS
+    ``syrk``: half the work of a general product). Only the upper triangle is filled (what
+    :func:`symmetric_inverse` reads). Cost ``O(rows * d^2 / 2)``."""
+    import scipy.linalg
+
+    scaled = design * np.sqrt(weights)[:, None]
+    return scipy.linalg.blas.dsyrk(1.0, scaled.T, trans=0, lower=0)
 
 
 @dataclass(frozen=True)
@@ -357,31 +380,33 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     ``n - 1`` free unknowns (the HC1 correction of White's sandwich; without it 95% intervals covered about 0.83
     at ``n = 6`` with 8-11 sampled pairs, with it about 0.93). ``None`` when ``U <= n - 1``.
     """
-    z = sample.coalitions.astype(float)
-    n = z.shape[1]
+    coalitions = sample.coalitions
+    n = coalitions.shape[1]
     totals = np.asarray(totals, dtype=float).reshape(-1)
-    targets = np.asarray(targets, dtype=float).reshape(len(z), len(totals))
+    targets = np.asarray(targets, dtype=float).reshape(len(coalitions), len(totals))
     if n == 1:
         return KernelSolution(totals[None, :].copy(), np.zeros((1, len(totals))))
-    design = z[:, :-1] - z[:, -1:]
-    reduced = targets - z[:, -1:] * totals[None, :]
     first, units = sample.n_enumerated, len(sample.counts)
-    head = first + units  # rows before the complements of the sampled pairs
-    weighted = design[:head].T * sample.weights[None, :head]  # X'W over enumerated rows and first members
+    head = first + units  # rows before the complements of the sampled pairs (only these need a design row)
+    last = coalitions[:, -1]
+    design = coalitions[:head, :-1].astype(float)
+    design[last[:head]] -= 1.0  # x = z_{<n} - z_n
+    reduced = targets - np.where(last[:, None], totals[None, :], 0.0)
     if sample.width == 2:
-        gram = weighted[:, :first] @ design[:first] + 2.0 * (weighted[:, first:] @ design[first:head])
         unit_targets = reduced[first:head] - reduced[head:]
+        gram_weights = np.concatenate([sample.weights[:first], 2.0 * sample.weights[first:head]])
     else:
-        gram = weighted @ design
         unit_targets = reduced[first:]
-    rhs = weighted[:, :first] @ reduced[:first] + weighted[:, first:] @ unit_targets
-    solve = gram_solver(gram)  # (X'WX)^-1 by Cholesky; the pseudo-inverse if rank-deficient
-    beta = solve(rhs)
+        gram_weights = sample.weights
+    stacked = unit_targets if first == 0 else np.concatenate([reduced[:first], unit_targets])
+    rhs = design.T @ (sample.weights[:head, None] * stacked)
+    inverse = symmetric_inverse(weighted_gram(design, gram_weights))  # one factorisation for every target
+    beta = inverse @ rhs
     phi = np.vstack([beta, totals[None, :] - beta.sum(axis=0, keepdims=True)])
     n_se = len(totals) if std_errors is True else int(std_errors)
     if n_se == 0:
         return KernelSolution(phi, None)
-    if first == len(z):
+    if first == len(coalitions):
         return KernelSolution(phi, np.zeros((n, n_se)))
     if units <= n - 1:  # no residual degrees of freedom: the sampled units can be fitted exactly
         return KernelSolution(phi, None)
@@ -389,7 +414,7 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     unit_targets, beta = unit_targets[:, :n_se], beta[:, :n_se]
     # residual of the unit: r(S) for a single; r(S) - r(N - S) = t(S) - t(N - S) - 2 x beta for a pair
     unit_residuals = unit_targets - sample.width * (x_units @ beta)
-    projected = solve(x_units.T)  # (n-1, units): (X'WX)^+ x_u
+    projected = inverse @ x_units.T  # (n-1, units): (X'WX)^+ x_u, one product with the factorisation's inverse
     projected = np.vstack([projected, -projected.sum(axis=0, keepdims=True)])  # the eliminated phi_n too
     dof = np.sqrt(units / (units - (n - 1)))  # residuals of a fit with n - 1 unknowns are too small
     if sample.strata is not None:
