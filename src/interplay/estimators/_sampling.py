@@ -233,7 +233,7 @@ def kernel_sample(n: int, n_rows: int, rng: np.random.Generator, *, paired: bool
     group_mass = np.array([masses[np.array(g) - 1].sum() for g in groups])
     # coalitions per group, capped above any row count (only compared with rows; C(n, s) overflows a float)
     cap = 2 * n_rows + 2
-    group_count = np.array([min(sum(comb(n, s) for s in g), cap) for g in groups], dtype=float)
+    group_count = np.array(_capped_group_counts(n, groups, cap), dtype=float)
     rows_left, mass_left = n_rows, 1.0
     enumerated: list[np.ndarray] = []
     weights: list[np.ndarray] = []
@@ -268,6 +268,18 @@ def kernel_sample(n: int, n_rows: int, rng: np.random.Generator, *, paired: bool
                         enumerated_sizes)
 
 
+def _capped_group_counts(n: int, groups: list[tuple[int, ...]], cap: int) -> list[int]:
+    """``min(sum_{s in g} C(n, s), cap)`` per group, without the huge binomials: ``C(n, g)`` grows with ``g``
+    up to ``n / 2``, so once it passes ``cap`` every later group is capped (``O(groups)`` small integers)."""
+    out, count = [], 1
+    for g, sizes in enumerate(groups, start=1):
+        count = count * (n - g + 1) // g  # C(n, g), exact
+        if count >= cap:
+            return out + [cap] * (len(groups) - len(out))
+        out.append(min(count * len(sizes), cap))  # C(n, n - g) = C(n, g)
+    return out
+
+
 def _draw_units(n, groups, group_mass, n_units, rng, *, paired):
     """Draw units until ``n_units`` distinct ones (or a cap of draws); return them, their counts and draws."""
     if n_units == 0 or not groups:
@@ -275,22 +287,24 @@ def _draw_units(n, groups, group_mass, n_units, rng, *, paired):
     probs = group_mass / group_mass.sum()
     cap = 50 * n_units + 1000
     draws = np.zeros((0, n), dtype=bool)
+    smallest = np.array([g[0] for g in groups])
     while len(draws) < cap:
         k = min(cap - len(draws), max(n_units + n_units // 4 + 16, 64))
         group = rng.choice(len(groups), size=k, p=probs)
         pick = rng.random(k) < 0.5
-        sizes = np.array([g[0] for g in groups])[group]
+        sizes = smallest[group]
         sizes = np.where(pick, n - sizes, sizes)
         masks = _random_subsets(sizes, n, rng)
         if paired:  # canonical member of the pair {S, N \ S}: the one holding player 0
             masks[~masks[:, 0]] = ~masks[~masks[:, 0]]
         draws = np.concatenate([draws, masks])
-        _, first = np.unique(_keys(draws), return_index=True)
+        _, first, inverse = np.unique(_keys(draws), return_index=True, return_inverse=True)
         if len(first) >= n_units:
-            cut = np.sort(first)[n_units - 1] + 1
-            draws = draws[:cut]
+            cut = np.sort(first)[n_units - 1] + 1  # the draw that brings the n_units-th distinct unit
+            draws, inverse = draws[:cut], inverse.ravel()[:cut]
+            kept = first < cut  # units first drawn before the cut (the same unique keys, sorted)
+            first, inverse = first[kept], (np.cumsum(kept) - 1)[inverse]
             break
-    _, first, inverse = np.unique(_keys(draws), return_index=True, return_inverse=True)
     order = np.argsort(first)  # units in order of first appearance
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
@@ -414,17 +428,22 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     unit_targets, beta = unit_targets[:, :n_se], beta[:, :n_se]
     # residual of the unit: r(S) for a single; r(S) - r(N - S) = t(S) - t(N - S) - 2 x beta for a pair
     unit_residuals = unit_targets - sample.width * (x_units @ beta)
-    projected = inverse @ x_units.T  # (n-1, units): (X'WX)^+ x_u, one product with the factorisation's inverse
-    projected = np.vstack([projected, -projected.sum(axis=0, keepdims=True)])  # the eliminated phi_n too
     dof = np.sqrt(units / (units - (n - 1)))  # residuals of a fit with n - 1 unknowns are too small
     if sample.strata is not None:
+        projected = _with_last(inverse @ x_units.T)  # (n, units): (X'WX)^+ x_u, and the eliminated phi_n
         return KernelSolution(phi, dof * _stratified_std(sample, projected, unit_residuals, first, head))
     c = sample.counts[:, None]
+    projected = _with_last(inverse @ x_units.T)  # (n, units): (X'WX)^+ x_u, and the eliminated phi_n
     mean_part = projected @ (c * unit_residuals)
     square_part = (projected * projected) @ (c * unit_residuals**2)
     draws = sample.n_draws
     var = np.maximum(square_part - mean_part**2 / draws, 0.0) * draws / max(draws - 1, 1)
     return KernelSolution(phi, dof * np.sqrt(var) * sample.sampled_mass / (sample.width * draws))
+
+
+def _with_last(rows: np.ndarray) -> np.ndarray:
+    """Append the row of the eliminated last player: minus the sum of the others (efficiency constraint)."""
+    return np.vstack([rows, -rows.sum(axis=0, keepdims=True)])
 
 
 def _stratified_std(sample: KernelSample, projected: np.ndarray, unit_residuals: np.ndarray, first: int,
