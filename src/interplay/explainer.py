@@ -387,7 +387,7 @@ class Explainer:
         labels = [None] * len(rows) if y is None else list(np.ravel(y))
         if len(labels) != len(rows):
             raise ValueError(f"y: expected {len(rows)} labels (one per row of X), got {len(labels)}")
-        seeds = np.random.SeedSequence(check_random_state(random_state).integers(2**63)).spawn(len(rows))
+        seeds = _row_seeds(random_state, len(rows))
         per_output: dict[Any, list] = {}
         explained: list = []  # the output each row's game explains (e.g. its predicted class)
         for row, label, seed in zip(rows, labels, seeds):
@@ -443,10 +443,12 @@ class Explainer:
 
     def _one(self, kind: str, x: Any, y: Any, random_state: Any, **kwargs):
         games = self.games(x, y)
-        seed = random_state
-        if len(games) > 1 and not isinstance(random_state, (int, np.integer, np.random.SeedSequence)):
-            seed = int(check_random_state(random_state).integers(2**63))  # one seed shared by every output
-        results = {output: getattr(api, kind)(game, random_state=seed, **kwargs) for output, game in games.items()}
+        # the seed shapley(x) gives its row: the same samples for shapley(x) and bivariate(x) (and a batch run),
+        # one seed shared by every output
+        (seed,) = _row_seeds(random_state, 1)
+        results = {output: getattr(api, kind)(game, random_state=np.random.SeedSequence(
+                       seed.entropy, spawn_key=seed.spawn_key), **kwargs)
+                   for output, game in games.items()}
         return results if self._multi_target else next(iter(results.values()))
 
     def interactions(self, x: Any, index: str = "sii", order: int = 2, method: str = "auto",
@@ -474,6 +476,12 @@ class Explainer:
     def __repr__(self) -> str:
         return (f"Explainer(model={self.model.name}, removal={self.removal!r}, output={self.output!r}, "
                 f"n_features={self.n_features})")
+
+
+def _row_seeds(random_state: Any, n_rows: int) -> list[np.random.SeedSequence]:
+    """One seed per explained row: ``SeedSequence(entropy).spawn(n_rows)`` with ``entropy`` drawn once from
+    ``random_state`` (what :func:`interplay.runs.run` gives row ``i``)."""
+    return np.random.SeedSequence(check_random_state(random_state).integers(2**63)).spawn(n_rows)
 
 
 def _widened(dtypes: tuple) -> tuple:

@@ -1,0 +1,118 @@
+"""Issue 16 (near-zero overhead): what the speed-ups must not change.
+
+- results never depend on how many rows go to the model per call (the learned call size, ``max_rows``);
+- the call-size rule grows calls only while they pay, and settles;
+- ``shapley(x)`` and ``bivariate(x)`` of one row with the same seed use the same samples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import interplay as ip
+from interplay.removal import baseline_value_function, conditional_value_function, marginal_value_function
+from interplay.removal._columns import CallSizer
+
+D = 9
+
+
+def _model(X):
+    # row-wise arithmetic only (no BLAS), so a row's value cannot depend on the rows it is sent with
+    return np.sin(X).sum(axis=1) + X[:, 0] * X[:, -1]
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(12, D)), rng.normal(size=(5, D))
+
+
+@pytest.mark.parametrize("removal", ["baseline", "marginal", "conditional"])
+def test_values_do_not_depend_on_rows_per_call(data, removal):
+    background, X = data
+    reference = [ip.Explainer(_model, background, removal=removal).shapley(X, method="kernel", budget=200,
+                                                                             random_state=1).values]
+    for max_rows in (1, 7, 100):
+        ex = ip.Explainer(_model, background, removal=removal, max_rows=max_rows)
+        reference.append(ex.shapley(X, method="kernel", budget=200, random_state=1).values)
+    for values in reference[1:]:
+        np.testing.assert_array_equal(values, reference[0])
+
+
+@pytest.mark.parametrize("make", ["baseline", "marginal", "conditional"])
+def test_value_functions_equal_for_any_learned_call_size(data, make):
+    background, X = data
+    x = X[0]
+    coalitions = np.random.default_rng(2).random((300, D)) < 0.5
+    calls = []
+
+    def predict(rows):
+        calls.append(len(rows))
+        return _model(rows)
+
+    def build(sizer):
+        if make == "baseline":
+            return baseline_value_function(predict, x, background.mean(axis=0), sizer=sizer)
+        if make == "marginal":
+            return marginal_value_function(predict, x, background, sizer=sizer)
+        return conditional_value_function(predict, x, background, sizer=sizer)
+
+    expected = build(None)(coalitions)
+    for rows in (1, 13, 50, 4000):
+        sizer = CallSizer()
+        sizer.rows, sizer.settled = rows, True
+        calls.clear()
+        np.testing.assert_array_equal(build(sizer)(coalitions), expected)
+        assert max(calls) <= max(rows, len(background))  # a coalition's background rows go in one call
+
+
+def test_call_sizer_grows_while_calls_pay_then_settles():
+    def seconds(rows, fixed, per_row):
+        return fixed + per_row * rows
+
+    # a model with a large fixed cost per call (a forest looping over trees): grows until it stops paying
+    sizer = CallSizer(max_rows=100_000)
+    sizes = []
+    for _ in range(12):
+        sizes.append(sizer.rows)
+        if not sizer.settled:
+            sizer._observe(sizer.rows, seconds(sizer.rows, fixed=0.05, per_row=1e-6))
+    assert sizes[:3] == [1024, 1024, 4096]  # the first call is a warm-up, not timed
+    assert sizer.settled and sizer.rows > 4096
+    # a cheap model whose time per row worsens on large calls (cache misses): back to the start size
+    sizer = CallSizer()
+    sizer._observe(1024, 1.0)  # warm-up
+    sizer._observe(1024, 1e-3)
+    assert sizer.rows == 4096 and not sizer.settled
+    sizer._observe(4096, 8e-3)  # 2x the time per row
+    assert sizer.rows == 1024 and sizer.settled
+    # never above max_rows
+    sizer = CallSizer(max_rows=300)
+    assert sizer.rows == 300 and sizer.settled
+
+
+@pytest.mark.parametrize("method", ["kernel", "permutation"])
+def test_shapley_and_bivariate_of_a_row_share_their_samples(data, method):
+    background, X = data
+    w = np.linspace(-1.0, 1.0, D)
+    ex = ip.Explainer(lambda rows: np.tanh(rows @ w) * rows[:, 1], background)  # far from additive
+    uni = ex.shapley(X[:1], method=method, budget=150, random_state=5).values[0]
+    graph = ex.bivariate(X[:1], method=method, budget=150, random_state=5)
+    np.testing.assert_allclose(graph.univariate.values, uni, rtol=0, atol=1e-12)
+    other = ex.bivariate(X[:1], method=method, budget=150, random_state=6)
+    assert np.abs(other.univariate.values - uni).max() > 1e-6  # another seed: other samples
+
+
+def test_a_batch_run_gives_the_rows_of_bivariate_too(data, tmp_path):
+    from interplay.runs import load_run, run
+
+    background, X = data
+    w = np.linspace(-1.0, 1.0, D)
+    ex = ip.Explainer(lambda rows: np.tanh(rows @ w) * rows[:, 1], background)
+    run(ex, X[:3], "kernel", out=tmp_path, kind="bivariate", budget=150, random_state=4, chunk_size=2, n_jobs=1)
+    stored = load_run(tmp_path)
+    rows = ex.shapley(X[:3], method="kernel", budget=150, random_state=4).values
+    np.testing.assert_allclose(stored.values, rows, rtol=0, atol=1e-12)
+    first = ex.bivariate(X[:1], method="kernel", budget=150, random_state=4)  # row 0 of the same seed
+    np.testing.assert_allclose(stored.info["adjacency"][0], first.adjacency, rtol=0, atol=1e-12)
