@@ -118,8 +118,9 @@ class PermutationSample:
 def evaluate_permutations(game: Game, permutations: np.ndarray) -> PermutationSample:
     """Evaluate every prefix of every permutation in one game call (cost :func:`permutation_cost`)."""
     n_perm, n = permutations.shape
+    rows = np.arange(n_perm)[:, None]
     positions = np.empty_like(permutations)
-    np.put_along_axis(positions, permutations, np.arange(n)[None, :], axis=1)
+    positions[rows, permutations] = np.arange(n)[None, :]
     lengths = np.arange(1, n)
     prefixes = positions[:, None, :] < lengths[None, :, None]  # (P, n-1, n): prefix of length k has pos < k
     ends = np.zeros((2, n), dtype=bool)
@@ -129,8 +130,8 @@ def evaluate_permutations(game: Game, permutations: np.ndarray) -> PermutationSa
     chain = np.empty((n_perm, n + 1))
     chain[:, 0], chain[:, n] = empty, full
     chain[:, 1:n] = values[2:].reshape(n_perm, n - 1)
-    steps = np.diff(chain, axis=1)  # steps[p, k]: contribution of the player at position k
-    deltas = np.take_along_axis(steps, positions, axis=1)
+    steps = chain[:, 1:] - chain[:, :-1]  # steps[p, k]: contribution of the player at position k
+    deltas = steps[rows, positions]
     return PermutationSample(positions, deltas, float(empty), float(full), permutation_cost(n_perm, n))
 
 

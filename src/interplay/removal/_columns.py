@@ -74,6 +74,8 @@ class CallSizer:
             rows_each: int = 1, width: int = 1) -> np.ndarray:
         """``values_of`` on consecutive chunks of ``coalitions`` (each costing ``rows_each`` model rows of
         ``width`` columns), concatenated along the coalition axis."""
+        if len(coalitions) * rows_each < min(self.rows, self.MAX_CELLS // max(int(width), 1)):
+            return np.asarray(values_of(coalitions))  # one call, less than a full one: nothing to learn
         parts, start = [], 0
         while start < len(coalitions):
             rows = min(self.rows, max(1, self.MAX_CELLS // max(int(width), 1)))
