@@ -435,8 +435,11 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
         return KernelSolution(phi, dof * _stratified_std(sample, projected, unit_residuals, first, head))
     c = sample.counts[:, None]
     projected = _with_last(inverse @ x_units.T)  # (n, units): (X'WX)^+ x_u, and the eliminated phi_n
-    mean_part = projected @ (c * unit_residuals)
     square_part = (projected * projected) @ (c * unit_residuals**2)
+    if first == 0:  # unit weights are proportional to the counts, so the normal equations X'W r = 0 make
+        mean_part = 0.0  # sum_u c_u s_u vanish (up to rounding): one (n x units x targets) product saved
+    else:
+        mean_part = projected @ (c * unit_residuals)
     draws = sample.n_draws
     var = np.maximum(square_part - mean_part**2 / draws, 0.0) * draws / max(draws - 1, 1)
     return KernelSolution(phi, dof * np.sqrt(var) * sample.sampled_mass / (sample.width * draws))
