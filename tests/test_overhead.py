@@ -116,3 +116,22 @@ def test_a_batch_run_gives_the_rows_of_bivariate_too(data, tmp_path):
     np.testing.assert_allclose(stored.values, rows, rtol=0, atol=1e-12)
     first = ex.bivariate(X[:1], method="kernel", budget=150, random_state=4)  # row 0 of the same seed
     np.testing.assert_allclose(stored.info["adjacency"][0], first.adjacency, rtol=0, atol=1e-12)
+
+
+def test_overhead_benchmark_tiny():
+    """benchmarks/overhead.py on tiny sizes: it runs, replays the same model calls, and its checks hold."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "overhead.py"
+    spec = importlib.util.spec_from_file_location("benchmark_overhead", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    r = module.overhead("mlp", 6, repeats=1, budget=40)
+    assert r["rows"] == 40 * module.N_BACKGROUND and r["total"] > 0 and r["alone"] > 0
+    b = module.bivariate_ratio("mlp", 6, repeats=1, budget=40)
+    assert b["same"]
+    batch = module.batch_rate(rows=30, repeats=1)
+    assert batch["error"] < 1e-12
