@@ -87,6 +87,12 @@ def test_call_sizer_grows_while_calls_pay_then_settles():
     assert sizer.rows == 4096 and not sizer.settled
     sizer._observe(4096, 8e-3)  # 2x the time per row
     assert sizer.rows == 1024 and sizer.settled
+    # about even: the larger calls are kept
+    sizer = CallSizer()
+    sizer._observe(1024, 1.0)
+    sizer._observe(1024, 1e-3)
+    sizer._observe(4096, 4096 * 0.95e-3 / 1024)
+    assert sizer.rows == 4096 and sizer.settled
     # never above max_rows
     sizer = CallSizer(max_rows=300)
     assert sizer.rows == 300 and sizer.settled

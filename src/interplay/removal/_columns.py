@@ -55,8 +55,8 @@ class CallSizer:
     faults of its fresh intermediates; hybrid rows built 20,480 at a time cost a third of its time). While a
     call of 4x the rows costs at least 10% less per row, calls grow 4x, up to ``max_rows`` rows and
     :attr:`MAX_CELLS` cells: models with a large fixed cost per call want large calls (a 500-tree scikit-learn
-    forest, which loops over its trees in Python, ran 1.8x faster per row on 4,096-row calls than on 1,024).
-    The first step that does not pay is undone and the size kept from then on. Only full calls are timed
+    forest, which loops over its trees in Python, ran 1.7x faster per row on 4,096-row calls than on 1,024).
+    The first step that does not pay settles the size: kept if about even, undone if slower. Only full calls are timed
     (CPU time), and the very first one not at all (warm-up). One sizer serves every row of an explainer.
     """
 
@@ -93,13 +93,15 @@ class CallSizer:
             self.warm = True
             return
         per_row = seconds / max(rows, 1)
-        if self.best is None or per_row < 0.9 * self.best:
+        if self.best is None or per_row < 0.9 * self.best:  # paid: try 4x larger calls
             self.best = per_row
             if self.rows >= self.max_rows:
                 self.settled = True
             else:
                 self.rows = min(self.max_rows, 4 * self.rows)
-        else:
+        elif per_row <= self.best:  # about even: keep the larger calls (fewer of them)
+            self.settled = True
+        else:  # worse: back to the previous size
             self.rows = max(self.rows // 4, min(self.START_ROWS, self.max_rows))
             self.settled = True
 
