@@ -13,9 +13,10 @@ at 10, 30, 100, 300 and 1,000 features (standard-normal data; the target mixes a
 alone on exactly the same hybrid rows, in the same chunks (recorded in an untimed call, then replayed from
 memory). Both are the minimum over ``--repeats`` interleaved repetitions, in CPU time (``time.process_time``)
 with one BLAS/OpenMP thread, because the machine running this is shared: wall-clock times would measure the
-neighbours. **Bivariate / univariate**: CPU time of ``ex.bivariate(x, method="kernel", budget=2048)`` over that
-of ``ex.shapley(x, method="kernel", budget=2048)``, same seed, same model rows. **Batch**: rows per CPU-second
-of the per-row compute of a batch run (``interplay.runs._compute.explain_chunk`` on 5,000 rows in this process):
+neighbours. Also shown: the ratio with ``std_errors=False``, and the time to write the rows once (a copy of
+the recorded rows: the floor of building them, whatever the library). **Bivariate / univariate**: CPU time of
+``ex.bivariate(x, method="kernel", budget=2048)`` over that of ``ex.shapley(x, method="kernel", budget=2048)``,
+same seed, same model rows. **Batch**: rows per CPU-second of the per-row compute of a batch run (``interplay.runs._compute.explain_chunk`` on 5,000 rows in this process):
 linear model ``X @ w``, 20 features, baseline removal, permutation Shapley with budget 40 (benchmarks/batch.py
 measures the whole run, reading, workers and writing included).
 
@@ -107,8 +108,8 @@ def overhead(name: str, d: int, repeats: int, budget: int = BUDGET) -> dict:
     recorder = Recorder(predict)
     ex = ip.Explainer(recorder, background, removal="marginal")
 
-    def explain():
-        return ex.shapley(x, method="kernel", budget=budget, random_state=0)
+    def explain(std_errors=True):
+        return ex.shapley(x, method="kernel", budget=budget, random_state=0, std_errors=std_errors)
 
     for _ in range(3):  # warm-up: imports, first allocations, and the explainer learns its rows per model call
         explain()
@@ -127,9 +128,10 @@ def overhead(name: str, d: int, repeats: int, budget: int = BUDGET) -> dict:
         for chunk in chunks:
             np.copyto(np.empty_like(chunk), chunk)
 
-    totals, models, writes = [], [], []
+    totals, models, writes, plain = [], [], [], []
     for _ in range(repeats):
         writes.append(cpu(write_rows))
+        plain.append(cpu(lambda: explain(std_errors=False)))
         recorder.sizes = []
         totals.append(cpu(explain))
         if recorder.sizes != recorded:
@@ -138,6 +140,7 @@ def overhead(name: str, d: int, repeats: int, budget: int = BUDGET) -> dict:
         models.append(cpu(model_alone))
     total, alone = min(totals), min(models)
     return {"model": name, "d": d, "total": total, "alone": alone, "ratio": total / alone, "write": min(writes),
+            "plain": min(plain) / alone,
             "rows": sum(len(c) for c in chunks), "calls": len(chunks)}
 
 
@@ -201,14 +204,15 @@ def main() -> None:
     print(f"## Total / pure model time: `ex.shapley(x, method='kernel', budget={budget})`, marginal removal over "
           f"{N_BACKGROUND} background rows\n")
     print("| model | features | model rows | model calls | total ms | model alone ms | total / model | "
-          "writing the rows once ms |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+          "same, std_errors=False | writing the rows once ms |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in args.models:
         for d in args.features:
             repeats = args.repeats if name != "forest" or d < 300 else max(1, min(args.repeats, 2))
             r = overhead(name, d, repeats, budget)
             print(f"| {name} | {d} | {r['rows']:,} | {r['calls']} | {r['total'] * 1e3:.1f} | "
-                  f"{r['alone'] * 1e3:.1f} | **{r['ratio']:.2f}** | {r['write'] * 1e3:.1f} |", flush=True)
+                  f"{r['alone'] * 1e3:.1f} | **{r['ratio']:.2f}** | {r['plain']:.2f} | {r['write'] * 1e3:.1f} |",
+                  flush=True)
     print(f"\n## Bivariate / univariate: `ex.bivariate(x, method='kernel')` over `ex.shapley(x, method='kernel')`, "
           f"budget {budget}, same seed\n")
     print("| model | features | shapley ms | bivariate ms | bivariate / shapley | same univariate values |")
