@@ -381,8 +381,8 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
 
     with ``y_k`` the target minus its empty-coalition value. The constraint is exact: ``phi_n`` is eliminated as
     ``total - sum_{i<n} phi_i`` and the remaining ``n-1`` unknowns solved with one factorisation of the weighted
-    Gram matrix ``X'WX`` (Cholesky; pseudo-inverse if rank-deficient, see :func:`gram_solver`), reused for every
-    target (Bivariate Shapley paper, Alg. 2's reused projection).
+    Gram matrix ``X'WX`` (Cholesky; pseudo-inverse if rank-deficient, see :func:`symmetric_inverse`), reused for
+    every target (Bivariate Shapley paper, Alg. 2's reused projection) and for the standard errors.
     A sampled pair ``(S, N - S)`` has reduced design rows ``x`` and ``-x`` and equal weights, so the pair enters
     through the difference of its two targets (half the work).
 
@@ -393,7 +393,13 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     ``w`` the coalitions per unit and ``m`` the sampled kernel mass (Covert & Lee 2021 use the same CLT),
     multiplied by the degrees-of-freedom factor ``sqrt(U / (U - (n - 1)))`` for ``U`` distinct sampled units and
     ``n - 1`` free unknowns (the HC1 correction of White's sandwich; without it 95% intervals covered about 0.83
-    at ``n = 6`` with 8-11 sampled pairs, with it about 0.93). ``None`` when ``U <= n - 1``.
+    at ``n = 6`` with 8-11 sampled pairs, with it about 0.93). ``None`` when ``U <= n - 1``. Without enumerated
+    sizes the unit weights are proportional to the counts, so the normal equations make ``sum_u c_u s_u`` zero
+    and it is not computed.
+
+    Cost, for ``R`` rows (``H`` of them before the complements of sampled pairs) and ``T`` targets:
+    ``H n^2 / 2`` for the Gram matrix (one ``syrk``), ``n^3`` for its inverse, ``H n T`` for the solutions;
+    standard errors add ``U n^2`` (the projected design rows, shared by every target) and ``2 U n T``.
     """
     coalitions = sample.coalitions
     n = coalitions.shape[1]
