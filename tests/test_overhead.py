@@ -91,7 +91,7 @@ def test_call_sizer_grows_while_calls_pay_then_settles():
     sizer = CallSizer()
     sizer._observe(1024, 1.0)
     sizer._observe(1024, 1e-3)
-    sizer._observe(4096, 4096 * 0.95e-3 / 1024)
+    sizer._observe(4096, 4096 * 0.9e-3 / 1024)  # 10% better: within the noise
     assert sizer.rows == 4096 and sizer.settled
     # never above max_rows
     sizer = CallSizer(max_rows=300)

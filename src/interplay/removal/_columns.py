@@ -53,7 +53,8 @@ class CallSizer:
     being built and being read by the model, and so do a small model's own intermediate arrays (a numpy MLP
     with 100 hidden units took 2.3x longer per row on 4,096-row calls than on 1,024-row calls here, from page
     faults of its fresh intermediates; hybrid rows built 20,480 at a time cost a third of its time). While a
-    call of 4x the rows costs at least 10% less per row, calls grow 4x, up to ``max_rows`` rows and
+    call of 4x the rows costs at least 25% less per row (a margin above the noise of a shared machine: a step
+    taken on noise can cost a small model 5x), calls grow 4x, up to ``max_rows`` rows and
     :attr:`MAX_CELLS` cells: models with a large fixed cost per call want large calls (a 500-tree scikit-learn
     forest, which loops over its trees in Python, ran 1.7x faster per row on 4,096-row calls than on 1,024).
     The first step that does not pay settles the size: kept if about even, undone if slower. Only full calls are timed
@@ -93,7 +94,7 @@ class CallSizer:
             self.warm = True
             return
         per_row = seconds / max(rows, 1)
-        if self.best is None or per_row < 0.9 * self.best:  # paid: try 4x larger calls
+        if self.best is None or per_row < 0.75 * self.best:  # paid clearly (not noise): try 4x larger calls
             self.best = per_row
             if self.rows >= self.max_rows:
                 self.settled = True
