@@ -31,12 +31,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
-import sys
-import time
-from pathlib import Path
 
-import numpy as np
+if __name__ == "__main__":  # one BLAS/OpenMP thread, set before numpy and scikit-learn start their pools
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS"):
+        os.environ[_var] = "1"
+
+import platform  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT / "src") not in sys.path:
