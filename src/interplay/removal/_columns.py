@@ -51,7 +51,7 @@ class CallSizer:
 
     Calls start at :attr:`START_ROWS` rows: such blocks of hybrid rows stay in the processor's cache between
     being built and being read by the model, and so do a small model's own intermediate arrays (a numpy MLP
-    with 100 hidden units took 2.3x longer per row on 4,096-row calls than on 1,024-row calls here, from page
+    with 100 hidden units took about 2x longer per row on 4,096-row calls than on 1,024-row calls here, from page
     faults of its fresh intermediates; hybrid rows built 20,480 at a time cost a third of its time). While a
     call of 4x the rows costs at least 25% less per row (a margin above the noise of a shared machine: a step
     taken on noise can cost a small model 5x), calls grow 4x, up to ``max_rows`` rows and
