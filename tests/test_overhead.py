@@ -141,3 +141,21 @@ def test_overhead_benchmark_tiny():
     assert b["same"]
     batch = module.batch_rate(rows=30, repeats=1)
     assert batch["error"] < 1e-12
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, object])
+def test_hybrid_rows_equal_where_bit_for_bit(dtype):
+    from interplay.removal._columns import HybridRows
+
+    rng = np.random.default_rng(3)
+    x, background = rng.normal(size=7).astype(dtype), rng.normal(size=(4, 7)).astype(dtype)
+    if dtype is not object:  # NaN, inf and a negative zero survive the bitwise select unchanged
+        x[0], background[1, 2], background[2, 3], x[5] = np.nan, -0.0, np.inf, -0.0
+    mask = rng.random((9, 7)) < 0.5
+    rows = HybridRows(x, background)(mask)
+    expected = np.where(mask[:, None, :], x, background)
+    assert rows.dtype == expected.dtype and rows.shape == (9, 4, 7)
+    if dtype is object:
+        assert (rows == expected).all()
+    else:
+        np.testing.assert_array_equal(rows.view(np.uint8), expected.view(np.uint8))

@@ -231,7 +231,8 @@ def kernel_sample(n: int, n_rows: int, rng: np.random.Generator, *, paired: bool
     """
     masses = kernel_size_masses(n)
     groups = _groups(n)
-    group_mass = np.array([masses[np.array(g) - 1].sum() for g in groups])
+    small = np.arange(1, len(groups) + 1)  # group g = {g, n - g}: its two sizes' masses (one when g = n - g)
+    group_mass = masses[small - 1] + np.where(2 * small == n, 0.0, masses[n - small - 1])
     # coalitions per group, capped above any row count (only compared with rows; C(n, s) overflows a float)
     cap = 2 * n_rows + 2
     group_count = np.array(_capped_group_counts(n, groups, cap), dtype=float)
@@ -353,7 +354,8 @@ def symmetric_inverse(gram: np.ndarray) -> np.ndarray:
 def weighted_gram(design: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """``design' diag(weights) design`` for non-negative ``weights``, by one symmetric rank-k update (BLAS
     ``syrk``: half the work of a general product). Only the upper triangle is filled (what
-    :func:`symmetric_inverse` reads). Cost ``O(rows * d^2 / 2)``."""
+    :func:`symmetric_inverse` reads). Cost ``O(rows * d^2 / 2)``. (Single precision on the integer Gram
+    matrices of equal-weight rows was exact but saved 0.6 of 2.1 ms at 300 features and nothing at 1,000.)"""
     import scipy.linalg
 
     scaled = design * np.sqrt(weights)[:, None]

@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from ._columns import CallSizer
+from ._columns import CallSizer, HybridRows
 
 
 def marginal_value_function(predict: Callable[[np.ndarray], np.ndarray], x: np.ndarray, background: np.ndarray,
@@ -28,9 +28,10 @@ def marginal_value_function(predict: Callable[[np.ndarray], np.ndarray], x: np.n
     (``sizer``, shared by the rows of an explainer, picks how many; results do not depend on it)."""
     m = len(background)
     sizer = CallSizer(max_rows) if sizer is None else sizer
+    hybrid = HybridRows(x, background)
 
     def chunk_values(chunk: np.ndarray) -> np.ndarray:  # all (coalition x background) rows in one model call
-        rows = np.where(chunk[:, None, :], x[None, None, :], background[None, :, :])
+        rows = hybrid(chunk)
         preds = np.asarray(predict(rows.reshape(-1, len(x))))
         return preds.reshape(len(chunk), m, *preds.shape[1:]).mean(axis=1)
 
