@@ -16,13 +16,14 @@ with one BLAS/OpenMP thread, because the machine running this is shared: wall-cl
 neighbours. Also shown: the ratio with ``std_errors=False``, and the time to write the rows once (a copy of
 the recorded rows: the floor of building them, whatever the library). **Bivariate / univariate**: CPU time of
 ``ex.bivariate(x, method="kernel", budget=2048)`` over that of ``ex.shapley(x, method="kernel", budget=2048)``,
-same seed, same model rows. **Batch**: rows per CPU-second of the per-row compute of a batch run (``interplay.runs._compute.explain_chunk`` on 5,000 rows in this process):
-linear model ``X @ w``, 20 features, baseline removal, permutation Shapley with budget 40 (benchmarks/batch.py
-measures the whole run, reading, workers and writing included).
+same seed, same model rows. **Batch**: rows per CPU-second of the per-row compute of a batch run
+(``interplay.runs._compute.explain_chunk`` on 5,000 rows in this process): linear model ``X @ w``, 20 features,
+baseline removal, permutation Shapley with budget 40 (benchmarks/batch.py measures the whole run, reading,
+workers and writing included).
 
-Run (a few minutes)::
+Run (about 7 minutes here)::
 
-    PYTHONPATH=src python benchmarks/overhead.py > benchmarks/results/overhead.md
+    PYTHONPATH=src python benchmarks/overhead.py --repeats 7 > benchmarks/results/overhead.md
 
 Options: ``--models mlp gbm``, ``--features 100 300``, ``--repeats 5``, ``--quick`` (smoke test: tiny sizes).
 """
