@@ -150,6 +150,47 @@ def overhead(name: str, d: int, repeats: int, budget: int = BUDGET) -> dict:
             "rows": sum(len(c) for c in chunks), "calls": len(chunks)}
 
 
+def breakdown(name: str, d: int, repeats: int, budget: int = BUDGET) -> dict:
+    """CPU ms per part of one ``ex.shapley(x, method="kernel")`` call (the fastest of ``repeats``): the model,
+    building rows and averaging outputs, the coalition cache, the sample, the solve, and the rest (explainer,
+    checks, results). Timers wrap the library's functions, so the parts are only indicative."""
+    from interplay import games
+    from interplay.estimators import kernel
+
+    spent: dict = {}
+
+    def timed(part, fn):
+        def wrapper(*args, **kwargs):
+            start = time.process_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[part] = spent.get(part, 0.0) + time.process_time() - start
+        return wrapper
+
+    model = make_model(name, d)
+    predict = model if callable(model) and not hasattr(model, "predict") else model.predict
+    background, _ = make_data(d, N_BACKGROUND, seed=1)
+    x, _ = make_data(d, 1, seed=2)
+    saved = kernel.kernel_sample, kernel.kernel_solve, games.Game._evaluate, games.Game.__call__
+    kernel.kernel_sample, kernel.kernel_solve = timed("sample", saved[0]), timed("solve", saved[1])
+    games.Game._evaluate, games.Game.__call__ = timed("evaluate", saved[2]), timed("game", saved[3])
+    try:
+        ex = ip.Explainer(timed("model", predict), background, removal="marginal")
+        best = None
+        for k in range(repeats + 3):  # 3 warm-ups
+            spent.clear()
+            total = cpu(lambda: ex.shapley(x, method="kernel", budget=budget, random_state=0))
+            if k >= 3 and (best is None or total < best[0]):
+                best = total, dict(spent)
+    finally:
+        kernel.kernel_sample, kernel.kernel_solve, games.Game._evaluate, games.Game.__call__ = saved
+    total, parts = best
+    return {"total": total, "model": parts["model"], "rows": parts["evaluate"] - parts["model"],
+            "cache": parts["game"] - parts["evaluate"], "sample": parts["sample"], "solve": parts["solve"],
+            "rest": total - parts["game"] - parts["sample"] - parts["solve"]}
+
+
 def bivariate_ratio(name: str, d: int, repeats: int, budget: int = BUDGET) -> dict:
     """CPU time of ``ex.bivariate`` over ``ex.shapley`` (kernel, same seed and budget)."""
     model = make_model(name, d)
@@ -219,6 +260,15 @@ def main() -> None:
             print(f"| {name} | {d} | {r['rows']:,} | {r['calls']} | {r['total'] * 1e3:.1f} | "
                   f"{r['alone'] * 1e3:.1f} | **{r['ratio']:.2f}** | {r['plain']:.2f} | {r['write'] * 1e3:.1f} |",
                   flush=True)
+    print(f"\n## Where the time goes: CPU ms per part of one `ex.shapley(x, method='kernel', budget={budget})` "
+          "(numpy MLP; timers around the library's functions, the fastest of the repetitions)\n")
+    print("| features | total | model | building rows, averaging outputs | coalition cache | sample | solve "
+          "(with standard errors) | rest |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for d in ([12] if args.quick else [100, 300]):
+        b = breakdown("mlp", d, args.repeats, budget)
+        print(f"| {d} | " + " | ".join(f"{b[k] * 1e3:.2f}" for k in ("total", "model", "rows", "cache", "sample",
+                                                                     "solve", "rest")) + " |", flush=True)
     print(f"\n## Bivariate / univariate: `ex.bivariate(x, method='kernel')` over `ex.shapley(x, method='kernel')`, "
           f"budget {budget}, same seed\n")
     print("| model | features | shapley ms | bivariate ms | bivariate / shapley | same univariate values |")

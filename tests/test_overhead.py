@@ -139,6 +139,8 @@ def test_overhead_benchmark_tiny():
     assert r["rows"] == 40 * module.N_BACKGROUND and r["total"] > 0 and r["alone"] > 0
     b = module.bivariate_ratio("mlp", 6, repeats=1, budget=40)
     assert b["same"]
+    parts = module.breakdown("mlp", 6, repeats=1, budget=40)
+    assert parts["model"] > 0 and parts["total"] >= parts["model"] + parts["sample"] + parts["solve"]
     batch = module.batch_rate(rows=30, repeats=1)
     assert batch["error"] < 1e-12
 
