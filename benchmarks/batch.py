@@ -12,14 +12,15 @@ Peak memory: the peak resident set size (``VmHWM`` in ``/proc``) of this process
 manifest) during the run (reset just before it), and the largest peak among its worker processes / Ray actor
 processes (polled every 0.5 s). Outside Linux the driver's ``resource.getrusage`` maximum is shown instead.
 
-Examples (1,000,000 rows took ~40 min on the shared 2-core machine; measure a subset and extrapolate, as
-benchmarks/results/batch.md does)::
+Examples (1,000,000 rows took 3.7 min on the shared 2-core machine under load 7-8, 8,100 rows per CPU-second;
+see benchmarks/results/batch.md)::
 
     PYTHONPATH=src python benchmarks/batch.py --rows 20000 --n-jobs 1
     PYTHONPATH=src python benchmarks/batch.py --rows 100000 --n-jobs 2
     PYTHONPATH=src python benchmarks/batch.py --rows 50000 --backend ray --n-jobs 2
     PYTHONPATH=src python benchmarks/batch.py --rows 20000 --features 8 --method exact
     PYTHONPATH=src python benchmarks/batch.py --rows 1000000 --driver-only
+    PYTHONPATH=src OMP_NUM_THREADS=1 python benchmarks/batch.py --rows 1000000 --n-jobs 2 --chunk-size 20000
 """
 
 from __future__ import annotations

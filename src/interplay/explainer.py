@@ -45,6 +45,7 @@ from .removal import (
     marginal_value_function,
     reference_vector,
 )
+from .removal._columns import CallSizer
 from .results import Attribution, BivariateExplanation, Explanation, Interactions
 
 
@@ -321,13 +322,16 @@ class Explainer:
                 outputs = model(rows)
                 return np.stack([t(outputs) for t in transforms], axis=1)
 
+        sizer = self.__dict__.get("_call_sizer")  # model rows per call, learned once for all rows
+        if sizer is None or sizer.max_rows != self.max_rows:
+            sizer = self._call_sizer = CallSizer(self.max_rows)
         if self.removal == "baseline":
-            value_fn = baseline_value_function(predict, x, self.reference, max_rows=self.max_rows)
+            value_fn = baseline_value_function(predict, x, self.reference, max_rows=self.max_rows, sizer=sizer)
         elif self.removal == "marginal":
-            value_fn = marginal_value_function(predict, x, self.background, max_rows=self.max_rows)
+            value_fn = marginal_value_function(predict, x, self.background, max_rows=self.max_rows, sizer=sizer)
         else:
             value_fn = conditional_value_function(predict, x, self.background, n_neighbors=self.n_neighbors,
-                                                  max_rows=self.max_rows)
+                                                  max_rows=self.max_rows, sizer=sizer)
         if self._column_feature is not None:
             owner = self._column_feature
             column_fn = value_fn
@@ -436,7 +440,7 @@ class Explainer:
         labels = [None] * len(rows) if y is None else list(np.ravel(y))
         if len(labels) != len(rows):
             raise ValueError(f"y: expected {len(rows)} labels (one per row of X), got {len(labels)}")
-        seeds = np.random.SeedSequence(check_random_state(random_state).integers(2**63)).spawn(len(rows))
+        seeds = _row_seeds(random_state, len(rows))
         per_output: dict[Any, list] = {}
         explained: list = []  # the output each row's game explains (e.g. its predicted class)
         for row, label, seed in tracked(zip(rows, labels, seeds), len(rows), f"explaining ({kind})", enabled=show):
@@ -493,11 +497,12 @@ class Explainer:
 
     def _one(self, kind: str, x: Any, y: Any, random_state: Any, **kwargs):
         games = self.games(x, y)
-        seed = random_state
-        if len(games) > 1 and not isinstance(random_state, (int, np.integer, np.random.SeedSequence)):
-            seed = int(check_random_state(random_state).integers(2**63))  # one seed shared by every output
-        results = {output: _with_info(getattr(api, kind)(game, random_state=seed, **kwargs), output=self.output,
-                                      target=output.item() if isinstance(output, np.generic) else output)
+        # the seed shapley(x) gives its row: the same samples for shapley(x) and bivariate(x) (and a batch run),
+        # one seed shared by every output
+        (seed,) = _row_seeds(random_state, 1)
+        results = {output: _with_info(getattr(api, kind)(game, random_state=np.random.SeedSequence(
+                       seed.entropy, spawn_key=seed.spawn_key), **kwargs), output=self.output,
+                       target=output.item() if isinstance(output, np.generic) else output)
                    for output, game in games.items()}  # every result states its unit and target
         return results if self._multi_target else next(iter(results.values()))
 
@@ -531,6 +536,12 @@ class Explainer:
 def _plain(value: Any) -> Any:
     """A numpy scalar as the Python value it holds (``1``, not ``np.int64(1)``, in a repr)."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _row_seeds(random_state: Any, n_rows: int) -> list[np.random.SeedSequence]:
+    """One seed per explained row: ``SeedSequence(entropy).spawn(n_rows)`` with ``entropy`` drawn once from
+    ``random_state`` (what :func:`interplay.runs.run` gives row ``i``)."""
+    return np.random.SeedSequence(check_random_state(random_state).integers(2**63)).spawn(n_rows)
 
 
 def _widened(dtypes: tuple) -> tuple:

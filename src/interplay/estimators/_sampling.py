@@ -118,8 +118,9 @@ class PermutationSample:
 def evaluate_permutations(game: Game, permutations: np.ndarray) -> PermutationSample:
     """Evaluate every prefix of every permutation in one game call (cost :func:`permutation_cost`)."""
     n_perm, n = permutations.shape
+    rows = np.arange(n_perm)[:, None]
     positions = np.empty_like(permutations)
-    np.put_along_axis(positions, permutations, np.arange(n)[None, :], axis=1)
+    positions[rows, permutations] = np.arange(n)[None, :]
     lengths = np.arange(1, n)
     prefixes = positions[:, None, :] < lengths[None, :, None]  # (P, n-1, n): prefix of length k has pos < k
     ends = np.zeros((2, n), dtype=bool)
@@ -129,8 +130,8 @@ def evaluate_permutations(game: Game, permutations: np.ndarray) -> PermutationSa
     chain = np.empty((n_perm, n + 1))
     chain[:, 0], chain[:, n] = empty, full
     chain[:, 1:n] = values[2:].reshape(n_perm, n - 1)
-    steps = np.diff(chain, axis=1)  # steps[p, k]: contribution of the player at position k
-    deltas = np.take_along_axis(steps, positions, axis=1)
+    steps = chain[:, 1:] - chain[:, :-1]  # steps[p, k]: contribution of the player at position k
+    deltas = steps[rows, positions]
     return PermutationSample(positions, deltas, float(empty), float(full), permutation_cost(n_perm, n))
 
 
@@ -230,10 +231,11 @@ def kernel_sample(n: int, n_rows: int, rng: np.random.Generator, *, paired: bool
     """
     masses = kernel_size_masses(n)
     groups = _groups(n)
-    group_mass = np.array([masses[np.array(g) - 1].sum() for g in groups])
+    small = np.arange(1, len(groups) + 1)  # group g = {g, n - g}: its two sizes' masses (one when g = n - g)
+    group_mass = masses[small - 1] + np.where(2 * small == n, 0.0, masses[n - small - 1])
     # coalitions per group, capped above any row count (only compared with rows; C(n, s) overflows a float)
     cap = 2 * n_rows + 2
-    group_count = np.array([min(sum(comb(n, s) for s in g), cap) for g in groups], dtype=float)
+    group_count = np.array(_capped_group_counts(n, groups, cap), dtype=float)
     rows_left, mass_left = n_rows, 1.0
     enumerated: list[np.ndarray] = []
     weights: list[np.ndarray] = []
@@ -268,6 +270,18 @@ def kernel_sample(n: int, n_rows: int, rng: np.random.Generator, *, paired: bool
                         enumerated_sizes)
 
 
+def _capped_group_counts(n: int, groups: list[tuple[int, ...]], cap: int) -> list[int]:
+    """``min(sum_{s in g} C(n, s), cap)`` per group, without the huge binomials: ``C(n, g)`` grows with ``g``
+    up to ``n / 2``, so once it passes ``cap`` every later group is capped (``O(groups)`` small integers)."""
+    out, count = [], 1
+    for g, sizes in enumerate(groups, start=1):
+        count = count * (n - g + 1) // g  # C(n, g), exact
+        if count >= cap:
+            return out + [cap] * (len(groups) - len(out))
+        out.append(min(count * len(sizes), cap))  # C(n, n - g) = C(n, g)
+    return out
+
+
 def _draw_units(n, groups, group_mass, n_units, rng, *, paired):
     """Draw units until ``n_units`` distinct ones (or a cap of draws); return them, their counts and draws."""
     if n_units == 0 or not groups:
@@ -275,22 +289,24 @@ def _draw_units(n, groups, group_mass, n_units, rng, *, paired):
     probs = group_mass / group_mass.sum()
     cap = 50 * n_units + 1000
     draws = np.zeros((0, n), dtype=bool)
+    smallest = np.array([g[0] for g in groups])
     while len(draws) < cap:
         k = min(cap - len(draws), max(n_units + n_units // 4 + 16, 64))
         group = rng.choice(len(groups), size=k, p=probs)
         pick = rng.random(k) < 0.5
-        sizes = np.array([g[0] for g in groups])[group]
+        sizes = smallest[group]
         sizes = np.where(pick, n - sizes, sizes)
         masks = _random_subsets(sizes, n, rng)
         if paired:  # canonical member of the pair {S, N \ S}: the one holding player 0
             masks[~masks[:, 0]] = ~masks[~masks[:, 0]]
         draws = np.concatenate([draws, masks])
-        _, first = np.unique(_keys(draws), return_index=True)
+        _, first, inverse = np.unique(_keys(draws), return_index=True, return_inverse=True)
         if len(first) >= n_units:
-            cut = np.sort(first)[n_units - 1] + 1
-            draws = draws[:cut]
+            cut = np.sort(first)[n_units - 1] + 1  # the draw that brings the n_units-th distinct unit
+            draws, inverse = draws[:cut], inverse.ravel()[:cut]
+            kept = first < cut  # units first drawn before the cut (the same unique keys, sorted)
+            first, inverse = first[kept], (np.cumsum(kept) - 1)[inverse]
             break
-    _, first, inverse = np.unique(_keys(draws), return_index=True, return_inverse=True)
     order = np.argsort(first)  # units in order of first appearance
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
@@ -301,25 +317,49 @@ def _draw_units(n, groups, group_mass, n_units, rng, *, paired):
 def gram_solver(gram: np.ndarray):
     """``b -> gram^+ b`` for a symmetric positive semi-definite ``gram``.
 
-    Cholesky (``O(d^3)`` with the inverse formed from the factor, much faster than an eigendecomposition for
-    large ``d``) when the pivots show the matrix is clearly positive definite (smallest pivot above ``1e-10``
-    times the largest); otherwise the pseudo-inverse, i.e. the minimum-norm solution when the sample leaves the
-    design rank-deficient.
+    Cholesky (``O(d^3)``; the inverse formed from the factor by LAPACK's ``potri``, about ``d^3 / 3`` more, so
+    that every later solve is one matrix product) when the pivots show the matrix is clearly positive definite
+    (smallest pivot above ``1e-10`` times the largest); otherwise the pseudo-inverse, i.e. the minimum-norm
+    solution when the sample leaves the design rank-deficient. Only the upper triangle of ``gram`` is read on
+    the Cholesky path. The returned function has the inverse as its ``inverse`` attribute.
     """
+    inverse = symmetric_inverse(gram)
+    solve = lambda b: inverse @ b  # noqa: E731
+    solve.inverse = inverse
+    return solve
+
+
+def symmetric_inverse(gram: np.ndarray) -> np.ndarray:
+    """``gram^+`` of a symmetric positive semi-definite matrix (see :func:`gram_solver`): Cholesky and ``potri``
+    when clearly positive definite, else the pseudo-inverse. Cost ``O(d^3)``."""
     import scipy.linalg  # imported on first solve, not with interplay
 
-    try:
-        factor = scipy.linalg.cho_factor(gram, check_finite=False)
-        pivots = np.diag(factor[0]) ** 2
+    gram = np.asarray(gram, dtype=float)
+    d = len(gram)
+    # one LAPACK call each: the factor (upper triangle), then the inverse from it; products with the inverse
+    # beat triangular solves on many right-hand sides (thread start-up of the solves on small systems)
+    factor, info = scipy.linalg.lapack.dpotrf(gram, lower=0, clean=0)
+    if info == 0:
+        pivots = np.diag(factor) ** 2
         if pivots.min() > 1e-10 * pivots.max():
-            # the inverse from the factor, then products: LAPACK's triangular solves on many right-hand sides
-            # were 50-80x slower than one matrix product here (thread start-up on small systems)
-            inverse = scipy.linalg.cho_solve(factor, np.eye(len(gram)), check_finite=False)
-            return lambda b: inverse @ b
-    except np.linalg.LinAlgError:  # not positive definite
-        pass
-    inverse = np.linalg.pinv(gram, hermitian=True)
-    return lambda b: inverse @ b
+            upper, info = scipy.linalg.lapack.dpotri(factor, lower=0)
+            if info == 0:
+                inverse = np.triu(upper)
+                inverse += np.triu(upper, 1).T
+                return inverse
+    full = np.triu(gram) + np.triu(gram, 1).T  # symmetric, whichever triangle the caller filled
+    return np.linalg.pinv(full, hermitian=True) if d else full
+
+
+def weighted_gram(design: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``design' diag(weights) design`` for non-negative ``weights``, by one symmetric rank-k update (BLAS
+    ``syrk``: half the work of a general product). Only the upper triangle is filled (what
+    :func:`symmetric_inverse` reads). Cost ``O(rows * d^2 / 2)``. (Single precision on the integer Gram
+    matrices of equal-weight rows was exact but saved 0.6 of 2.1 ms at 300 features and nothing at 1,000.)"""
+    import scipy.linalg
+
+    scaled = design * np.sqrt(weights)[:, None]
+    return scipy.linalg.blas.dsyrk(1.0, scaled.T, trans=0, lower=0)
 
 
 @dataclass(frozen=True)
@@ -343,8 +383,8 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
 
     with ``y_k`` the target minus its empty-coalition value. The constraint is exact: ``phi_n`` is eliminated as
     ``total - sum_{i<n} phi_i`` and the remaining ``n-1`` unknowns solved with one factorisation of the weighted
-    Gram matrix ``X'WX`` (Cholesky; pseudo-inverse if rank-deficient, see :func:`gram_solver`), reused for every
-    target (Bivariate Shapley paper, Alg. 2's reused projection).
+    Gram matrix ``X'WX`` (Cholesky; pseudo-inverse if rank-deficient, see :func:`symmetric_inverse`), reused for
+    every target (Bivariate Shapley paper, Alg. 2's reused projection) and for the standard errors.
     A sampled pair ``(S, N - S)`` has reduced design rows ``x`` and ``-x`` and equal weights, so the pair enters
     through the difference of its two targets (half the work).
 
@@ -355,33 +395,41 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     ``w`` the coalitions per unit and ``m`` the sampled kernel mass (Covert & Lee 2021 use the same CLT),
     multiplied by the degrees-of-freedom factor ``sqrt(U / (U - (n - 1)))`` for ``U`` distinct sampled units and
     ``n - 1`` free unknowns (the HC1 correction of White's sandwich; without it 95% intervals covered about 0.83
-    at ``n = 6`` with 8-11 sampled pairs, with it about 0.93). ``None`` when ``U <= n - 1``.
+    at ``n = 6`` with 8-11 sampled pairs, with it about 0.93). ``None`` when ``U <= n - 1``. Without enumerated
+    sizes the unit weights are proportional to the counts, so the normal equations make ``sum_u c_u s_u`` zero
+    and it is not computed.
+
+    Cost, for ``R`` rows (``H`` of them before the complements of sampled pairs) and ``T`` targets:
+    ``H n^2 / 2`` for the Gram matrix (one ``syrk``), ``n^3`` for its inverse, ``H n T`` for the solutions;
+    standard errors add ``U n^2`` (the projected design rows, shared by every target) and ``2 U n T``.
     """
-    z = sample.coalitions.astype(float)
-    n = z.shape[1]
+    coalitions = sample.coalitions
+    n = coalitions.shape[1]
     totals = np.asarray(totals, dtype=float).reshape(-1)
-    targets = np.asarray(targets, dtype=float).reshape(len(z), len(totals))
+    targets = np.asarray(targets, dtype=float).reshape(len(coalitions), len(totals))
     if n == 1:
         return KernelSolution(totals[None, :].copy(), np.zeros((1, len(totals))))
-    design = z[:, :-1] - z[:, -1:]
-    reduced = targets - z[:, -1:] * totals[None, :]
     first, units = sample.n_enumerated, len(sample.counts)
-    head = first + units  # rows before the complements of the sampled pairs
-    weighted = design[:head].T * sample.weights[None, :head]  # X'W over enumerated rows and first members
+    head = first + units  # rows before the complements of the sampled pairs (only these need a design row)
+    last = coalitions[:, -1]
+    design = coalitions[:head, :-1].astype(float)
+    design[last[:head]] -= 1.0  # x = z_{<n} - z_n
+    reduced = targets - np.where(last[:, None], totals[None, :], 0.0)
     if sample.width == 2:
-        gram = weighted[:, :first] @ design[:first] + 2.0 * (weighted[:, first:] @ design[first:head])
         unit_targets = reduced[first:head] - reduced[head:]
+        gram_weights = np.concatenate([sample.weights[:first], 2.0 * sample.weights[first:head]])
     else:
-        gram = weighted @ design
         unit_targets = reduced[first:]
-    rhs = weighted[:, :first] @ reduced[:first] + weighted[:, first:] @ unit_targets
-    solve = gram_solver(gram)  # (X'WX)^-1 by Cholesky; the pseudo-inverse if rank-deficient
-    beta = solve(rhs)
+        gram_weights = sample.weights
+    stacked = unit_targets if first == 0 else np.concatenate([reduced[:first], unit_targets])
+    rhs = design.T @ (sample.weights[:head, None] * stacked)
+    inverse = symmetric_inverse(weighted_gram(design, gram_weights))  # one factorisation for every target
+    beta = inverse @ rhs
     phi = np.vstack([beta, totals[None, :] - beta.sum(axis=0, keepdims=True)])
     n_se = len(totals) if std_errors is True else int(std_errors)
     if n_se == 0:
         return KernelSolution(phi, None)
-    if first == len(z):
+    if first == len(coalitions):
         return KernelSolution(phi, np.zeros((n, n_se)))
     if units <= n - 1:  # no residual degrees of freedom: the sampled units can be fitted exactly
         return KernelSolution(phi, None)
@@ -389,17 +437,25 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     unit_targets, beta = unit_targets[:, :n_se], beta[:, :n_se]
     # residual of the unit: r(S) for a single; r(S) - r(N - S) = t(S) - t(N - S) - 2 x beta for a pair
     unit_residuals = unit_targets - sample.width * (x_units @ beta)
-    projected = solve(x_units.T)  # (n-1, units): (X'WX)^+ x_u
-    projected = np.vstack([projected, -projected.sum(axis=0, keepdims=True)])  # the eliminated phi_n too
     dof = np.sqrt(units / (units - (n - 1)))  # residuals of a fit with n - 1 unknowns are too small
     if sample.strata is not None:
+        projected = _with_last(inverse @ x_units.T)  # (n, units): (X'WX)^+ x_u, and the eliminated phi_n
         return KernelSolution(phi, dof * _stratified_std(sample, projected, unit_residuals, first, head))
     c = sample.counts[:, None]
-    mean_part = projected @ (c * unit_residuals)
+    projected = _with_last(inverse @ x_units.T)  # (n, units): (X'WX)^+ x_u, and the eliminated phi_n
     square_part = (projected * projected) @ (c * unit_residuals**2)
+    if first == 0:  # unit weights are proportional to the counts, so the normal equations X'W r = 0 make
+        mean_part = 0.0  # sum_u c_u s_u vanish (up to rounding): one (n x units x targets) product saved
+    else:
+        mean_part = projected @ (c * unit_residuals)
     draws = sample.n_draws
     var = np.maximum(square_part - mean_part**2 / draws, 0.0) * draws / max(draws - 1, 1)
     return KernelSolution(phi, dof * np.sqrt(var) * sample.sampled_mass / (sample.width * draws))
+
+
+def _with_last(rows: np.ndarray) -> np.ndarray:
+    """Append the row of the eliminated last player: minus the sum of the others (efficiency constraint)."""
+    return np.vstack([rows, -rows.sum(axis=0, keepdims=True)])
 
 
 def _stratified_std(sample: KernelSample, projected: np.ndarray, unit_residuals: np.ndarray, first: int,

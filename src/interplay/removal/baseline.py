@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ._columns import chunked, joint_mode, numeric_columns
+from ._columns import CallSizer, joint_mode, numeric_columns
 
 REFERENCES = ("mean", "median", "mode", "zero")
 
@@ -78,10 +78,13 @@ def reference_vector(baseline, background: np.ndarray | None, n_features: int,
 
 
 def baseline_value_function(predict: Callable[[np.ndarray], np.ndarray], x: np.ndarray, reference: np.ndarray,
-                            *, max_rows: int = 65536) -> Callable[[np.ndarray], np.ndarray]:
-    """``v(S) = predict(where(S, x, reference))``, in chunks of at most ``max_rows`` model rows."""
+                            *, max_rows: int = 65536, sizer: CallSizer | None = None,
+                            ) -> Callable[[np.ndarray], np.ndarray]:
+    """``v(S) = predict(where(S, x, reference))``, in chunks of at most ``max_rows`` model rows (``sizer``, shared
+    by the rows of an explainer, picks how many; results do not depend on it)."""
+    sizer = CallSizer(max_rows) if sizer is None else sizer
 
     def value_fn(coalitions: np.ndarray) -> np.ndarray:
-        return chunked(lambda chunk: predict(np.where(chunk, x, reference)), coalitions, max_rows)
+        return sizer.map(lambda chunk: predict(np.where(chunk, x, reference)), coalitions, width=len(x))
 
     return value_fn

@@ -16,7 +16,7 @@ from typing import Callable
 
 import numpy as np
 
-from ._columns import chunked, numeric_columns
+from ._columns import CallSizer, numeric_columns
 
 
 def default_n_neighbors(n_background: int) -> int:
@@ -26,12 +26,12 @@ def default_n_neighbors(n_background: int) -> int:
 
 def conditional_value_function(predict: Callable[[np.ndarray], np.ndarray], x: np.ndarray, background: np.ndarray,
                                *, n_neighbors: int | None = None, max_rows: int = 65536,
-                               ) -> Callable[[np.ndarray], np.ndarray]:
+                               sizer: CallSizer | None = None) -> Callable[[np.ndarray], np.ndarray]:
     """Value function of conditional removal with ``n_neighbors`` nearest background rows (ties kept)."""
     m, d = background.shape
     k = default_n_neighbors(m) if n_neighbors is None else min(int(n_neighbors), m)
     squared = _squared_terms(x, background)  # (m, d)
-    per_chunk = max(1, max_rows // m)
+    sizer = CallSizer(max_rows) if sizer is None else sizer
 
     def chunk_values(chunk: np.ndarray) -> np.ndarray:  # the kept (coalition x neighbour) rows in one model call
         distances = chunk.astype(float) @ squared.T  # (c, m)
@@ -48,7 +48,7 @@ def conditional_value_function(predict: Callable[[np.ndarray], np.ndarray], x: n
                          for t in range(preds.shape[1])], axis=1) / counts[:, None]
 
     def value_fn(coalitions: np.ndarray) -> np.ndarray:
-        return chunked(chunk_values, coalitions, per_chunk)
+        return sizer.map(chunk_values, coalitions, rows_each=m, width=d)
 
     return value_fn
 

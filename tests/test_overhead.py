@@ -1,0 +1,195 @@
+"""Issue 16 (near-zero overhead): what the speed-ups must not change.
+
+- results never depend on how many rows go to the model per call (the learned call size, ``max_rows``);
+- the call-size rule grows calls only while they pay, and settles;
+- ``shapley(x)`` and ``bivariate(x)`` of one row with the same seed use the same samples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import interplay as ip
+from interplay.removal import baseline_value_function, conditional_value_function, marginal_value_function
+from interplay.removal._columns import CallSizer
+
+D = 9
+
+
+def _model(X):
+    # row-wise arithmetic only (no BLAS), so a row's value cannot depend on the rows it is sent with
+    return np.sin(X).sum(axis=1) + X[:, 0] * X[:, -1]
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(12, D)), rng.normal(size=(5, D))
+
+
+@pytest.mark.parametrize("removal", ["baseline", "marginal", "conditional"])
+def test_values_do_not_depend_on_rows_per_call(data, removal):
+    background, X = data
+    reference = [ip.Explainer(_model, background, removal=removal).shapley(X, method="kernel", budget=200,
+                                                                             random_state=1).values]
+    for max_rows in (1, 7, 100):
+        ex = ip.Explainer(_model, background, removal=removal, max_rows=max_rows)
+        reference.append(ex.shapley(X, method="kernel", budget=200, random_state=1).values)
+    for values in reference[1:]:
+        np.testing.assert_array_equal(values, reference[0])
+
+
+@pytest.mark.parametrize("make", ["baseline", "marginal", "conditional"])
+def test_value_functions_equal_for_any_learned_call_size(data, make):
+    background, X = data
+    x = X[0]
+    coalitions = np.random.default_rng(2).random((300, D)) < 0.5
+    calls = []
+
+    def predict(rows):
+        calls.append(len(rows))
+        return _model(rows)
+
+    def build(sizer):
+        if make == "baseline":
+            return baseline_value_function(predict, x, background.mean(axis=0), sizer=sizer)
+        if make == "marginal":
+            return marginal_value_function(predict, x, background, sizer=sizer)
+        return conditional_value_function(predict, x, background, sizer=sizer)
+
+    expected = build(None)(coalitions)
+    for rows in (1, 13, 50, 4000):
+        sizer = CallSizer()
+        sizer.rows, sizer.settled = rows, True
+        calls.clear()
+        np.testing.assert_array_equal(build(sizer)(coalitions), expected)
+        assert max(calls) <= max(rows, len(background))  # a coalition's background rows go in one call
+
+
+def test_call_sizer_grows_while_calls_pay_then_settles():
+    def seconds(rows, fixed, per_row):
+        return fixed + per_row * rows
+
+    # a model with a large fixed cost per call (a forest looping over trees): grows until it stops paying
+    sizer = CallSizer(max_rows=100_000)
+    sizes = []
+    for _ in range(12):
+        sizes.append(sizer.rows)
+        if not sizer.settled:
+            sizer._observe(sizer.rows, seconds(sizer.rows, fixed=0.05, per_row=1e-6))
+    assert sizes[:3] == [1024, 1024, 4096]  # the first call is a warm-up, not timed
+    assert sizer.settled and sizer.rows > 4096
+    # a cheap model whose time per row worsens on large calls (cache misses): back to the start size
+    sizer = CallSizer()
+    sizer._observe(1024, 1.0)  # warm-up
+    sizer._observe(1024, 1e-3)
+    assert sizer.rows == 4096 and not sizer.settled
+    sizer._observe(4096, 8e-3)  # 2x the time per row
+    assert sizer.rows == 1024 and sizer.settled
+    # about even: the larger calls are kept
+    sizer = CallSizer()
+    sizer._observe(1024, 1.0)
+    sizer._observe(1024, 1e-3)
+    sizer._observe(4096, 4096 * 0.9e-3 / 1024)  # 10% better: within the noise
+    assert sizer.rows == 4096 and sizer.settled
+    # never above max_rows
+    sizer = CallSizer(max_rows=300)
+    assert sizer.rows == 300 and sizer.settled
+
+
+@pytest.mark.parametrize("method", ["kernel", "permutation"])
+def test_shapley_and_bivariate_of_a_row_share_their_samples(data, method):
+    background, X = data
+    w = np.linspace(-1.0, 1.0, D)
+    ex = ip.Explainer(lambda rows: np.tanh(rows @ w) * rows[:, 1], background)  # far from additive
+    uni = ex.shapley(X[:1], method=method, budget=150, random_state=5).values[0]
+    graph = ex.bivariate(X[:1], method=method, budget=150, random_state=5)
+    np.testing.assert_allclose(graph.univariate.values, uni, rtol=0, atol=1e-12)
+    other = ex.bivariate(X[:1], method=method, budget=150, random_state=6)
+    assert np.abs(other.univariate.values - uni).max() > 1e-6  # another seed: other samples
+
+
+def test_a_batch_run_gives_the_rows_of_bivariate_too(data, tmp_path):
+    from interplay.runs import load_run, run
+
+    background, X = data
+    w = np.linspace(-1.0, 1.0, D)
+    ex = ip.Explainer(lambda rows: np.tanh(rows @ w) * rows[:, 1], background)
+    run(ex, X[:3], "kernel", out=tmp_path, kind="bivariate", budget=150, random_state=4, chunk_size=2, n_jobs=1)
+    stored = load_run(tmp_path)
+    rows = ex.shapley(X[:3], method="kernel", budget=150, random_state=4).values
+    np.testing.assert_allclose(stored.values, rows, rtol=0, atol=1e-12)
+    first = ex.bivariate(X[:1], method="kernel", budget=150, random_state=4)  # row 0 of the same seed
+    np.testing.assert_allclose(stored.info["adjacency"][0], first.adjacency, rtol=0, atol=1e-12)
+
+
+def test_overhead_benchmark_tiny():
+    """benchmarks/overhead.py on tiny sizes: it runs, replays the same model calls, and its checks hold."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "overhead.py"
+    spec = importlib.util.spec_from_file_location("benchmark_overhead", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    r = module.overhead("mlp", 6, repeats=1, budget=40)
+    assert r["rows"] == 40 * module.N_BACKGROUND and r["total"] > 0 and r["alone"] > 0
+    b = module.bivariate_ratio("mlp", 6, repeats=1, budget=40)
+    assert b["same"]
+    parts = module.breakdown("mlp", 6, repeats=1, budget=40)
+    assert parts["model"] > 0 and parts["total"] >= parts["model"] + parts["sample"] + parts["solve"]
+    batch = module.batch_rate(rows=30, repeats=1)
+    assert batch["error"] < 1e-12
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, object])
+def test_hybrid_rows_equal_where_bit_for_bit(dtype):
+    from interplay.removal._columns import HybridRows
+
+    rng = np.random.default_rng(3)
+    x, background = rng.normal(size=7).astype(dtype), rng.normal(size=(4, 7)).astype(dtype)
+    if dtype is not object:  # NaN, inf and a negative zero survive the bitwise select unchanged
+        x[0], background[1, 2], background[2, 3], x[5] = np.nan, -0.0, np.inf, -0.0
+    mask = rng.random((9, 7)) < 0.5
+    rows = HybridRows(x, background)(mask)
+    expected = np.where(mask[:, None, :], x, background)
+    assert rows.dtype == expected.dtype and rows.shape == (9, 4, 7)
+    if dtype is object:
+        assert (rows == expected).all()
+    else:
+        np.testing.assert_array_equal(rows.view(np.uint8), expected.view(np.uint8))
+
+
+@pytest.mark.parametrize("n, rows, paired", [(40, 200, True), (60, 400, True), (30, 300, True), (25, 120, False)])
+def test_kernel_solve_matches_the_textbook_formulas(n, rows, paired):
+    """The fast solve (syrk Gram, potri inverse, mean term skipped without enumerated sizes) against the
+    constrained weighted least squares and the sandwich variance written out directly, for 3 targets."""
+    from interplay.estimators._sampling import kernel_sample, kernel_solve
+
+    rng = np.random.default_rng(n)
+    sample = kernel_sample(n, rows, rng, paired=paired)
+    z = sample.coalitions.astype(float)
+    targets = np.column_stack([np.tanh(z @ rng.normal(size=n)), z[:, 0] * z[:, 1], rng.normal(size=len(z))])
+    totals = np.array([0.7, 1.0, -0.3])
+    solution = kernel_solve(sample, targets, totals)
+    x = z[:, :-1] - z[:, -1:]
+    y = targets - z[:, -1:] * totals
+    wx = x * sample.weights[:, None]
+    beta = np.linalg.solve(x.T @ wx, wx.T @ y)
+    np.testing.assert_allclose(solution.phi, np.vstack([beta, totals - beta.sum(axis=0)]), rtol=1e-9, atol=1e-12)
+    # sandwich: units (a coalition, or a pair) i.i.d.; s_u = (X'WX)^-1 sum_{rows of u} x r
+    first, units = sample.n_enumerated, len(sample.counts)
+    residuals = y - x @ beta
+    projected = np.linalg.inv(x.T @ wx) @ x.T
+    per_row = projected[:, :, None] * residuals[None, :, :]  # (n-1, rows, targets)
+    s_u = np.zeros((n - 1, units, 3))
+    np.add.at(s_u, (slice(None), sample.unit_of_row), per_row[:, first:])
+    s_u = np.concatenate([s_u, -s_u.sum(axis=0, keepdims=True)])
+    c, draws = sample.counts[None, :, None], sample.n_draws
+    var = ((c * s_u**2).sum(axis=1) - (c * s_u).sum(axis=1) ** 2 / draws) * draws / (draws - 1)
+    dof = np.sqrt(units / (units - (n - 1)))
+    expected = dof * np.sqrt(var) * sample.sampled_mass / (sample.width * draws)
+    np.testing.assert_allclose(solution.std_errors, expected, rtol=1e-8, atol=1e-12)
