@@ -209,3 +209,14 @@ def test_image_payload_is_checked():
     bad = replace(image, info={**image.info, "segments": image.info["segments"][:3]})
     with pytest.raises(ValueError, match="segments"):
         build_report([bad])
+
+
+def test_about_lists_every_value_when_rows_differ():
+    game = UnanimitySum.random(4, n_terms=3, random_state=0).game()
+    first = ip.shapley(game, method="exact")
+    first = replace(first, info={**first.info, "row": "a", "target": 2, "output": "prediction"})
+    second = replace(first, info={**first.info, "row": "b", "target": 2, "output": "probability of class 2"})
+    html = build_report([first, second])
+    assert "varies by row: prediction; probability of class 2" in html
+    about = re.findall(r'\["target","([^"]*)"\]', html)
+    assert about == ["2"]  # the same on every row: shown once, as is

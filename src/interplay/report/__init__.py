@@ -64,6 +64,13 @@ def _floats(values) -> list:
     return np.where(np.isfinite(arr), arr, 0.0).tolist()
 
 
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # arrays and the like: compared by their text
+        return str(a) == str(b)
+
+
 def _load_all(results: Iterable[Any]) -> list:
     from ..io import load
 
@@ -93,9 +100,11 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
         if names is None:
             names = result_names
         features = tuple(result_names)  # rows over other features (e.g. a text and a table) get their own entries
-        for key in _META_KEYS:
-            if key in result.info and key not in info:
-                info[key] = result.info[key]
+        for key in _META_KEYS:  # every distinct value, in order: rows of different tasks may differ
+            if key in result.info:
+                seen = info.setdefault(key, [])
+                if not any(_same(result.info[key], v) for v in seen):
+                    seen.append(result.info[key])
         if isinstance(result, Explanation):
             summary = result if summary is None or len(result) > len(summary) else summary
             labels = list(result.info.get("rows", range(len(result))))
@@ -208,7 +217,8 @@ def build_report(results: Iterable[Any], *, title: str = "interplay report",
 
     results = _load_all(results)
     names, rows, summary, info = _collect(results)
-    lines = {k: info[k] for k in _META_KEYS if k in info}
+    lines = {k: info[k][0] if len(info[k]) == 1 else "varies by row: " + "; ".join(map(str, info[k]))
+             for k in _META_KEYS if k in info}
     lines.setdefault("interplay_version", _version())
     if meta:
         lines.update(meta)
