@@ -339,6 +339,75 @@ def interventional(X, B, feature, threshold, left, right, default_left, decision
 
 
 @njit(cache=True)
+def _shapley_weights(size):
+    """``w[m, s] = s! (m-1-s)! / m!`` for ``m < size`` (Shapley weights of a coalition of ``s`` of ``m - 1``)."""
+    wts = np.zeros((size, size))
+    for m in range(1, size):
+        for s in range(m):
+            lw = 0.0
+            for k in range(1, s + 1):
+                lw += np.log(k)
+            for k in range(1, m - s):
+                lw += np.log(k)
+            for k in range(1, m + 1):
+                lw -= np.log(k)
+            wts[m, s] = np.exp(lw)
+    return wts
+
+
+@njit(cache=True)
+def _leaf_paths(lo, feature, left, right, paths, depths, s_node, s_depth):
+    """Every leaf of the tree rooted at ``lo``, depth first: ``paths[l, :depths[l] + 1]`` its nodes from the root;
+    returns the number of leaves. Computed once per tree, shared by every row."""
+    n_leaves = 0
+    top = 0
+    s_node[0] = lo
+    s_depth[0] = 0
+    path = paths[0]
+    while top >= 0:
+        node = s_node[top]
+        dep = s_depth[top]
+        top -= 1
+        path[dep] = node
+        if feature[node] >= 0:
+            top += 1
+            s_node[top] = left[node]
+            s_depth[top] = dep + 1
+            top += 1
+            s_node[top] = right[node]
+            s_depth[top] = dep + 1
+            continue
+        paths[n_leaves, : dep + 1] = path[: dep + 1]
+        depths[n_leaves] = dep
+        n_leaves += 1
+        path = paths[n_leaves] if n_leaves < paths.shape[0] else path
+        path[: dep] = paths[n_leaves - 1, : dep]
+    return n_leaves
+
+
+@njit(cache=True, inline="always")
+def _path_features(path, dep, feature, left, ratio, xdir_row, lo, seen, zf, of, r_feat):
+    """The distinct features on the path ``path[:dep + 1]`` to a leaf, into ``r_feat[:m]`` (returns ``m``), with
+    ``zf[k]`` the product of their cover ratios and ``of[k]`` 1 iff the row follows the path at all of ``k``'s
+    nodes (:func:`path_dependent`); marks them in ``seen`` (the caller clears it)."""
+    m = 0
+    for k in range(dep):
+        par = path[k]
+        child = path[k + 1]
+        f = feature[par]
+        if not seen[f]:
+            seen[f] = True
+            zf[f] = 1.0
+            of[f] = 1.0
+            r_feat[m] = f
+            m += 1
+        zf[f] *= ratio[child]
+        if xdir_row[par - lo] != (child == left[par]):
+            of[f] = 0.0
+    return m
+
+
+@njit(cache=True)
 def path_dependent(X, feature, threshold, left, right, default_left, decision, missing, cat_bits, value,
                    roots, tree_output, ratio, cols, signs, depth):
     """Path-dependent TreeSHAP (Lundberg et al. 2020, Alg. 2), computed leaf by leaf.
@@ -359,67 +428,32 @@ def path_dependent(X, feature, threshold, left, right, default_left, decision, m
     size = 2 * depth + 4
     s_node = np.empty(size, dtype=np.int64)
     s_depth = np.empty(size, dtype=np.int64)
-    path = np.empty(depth + 2, dtype=np.int64)
+    paths = np.empty((feature.shape[0], depth + 2), dtype=np.int64)  # per leaf of a tree: its root-to-leaf nodes
+    depths = np.empty(feature.shape[0], dtype=np.int64)
     zf = np.ones(d)
     of = np.ones(d)
     seen = np.zeros(d, dtype=np.bool_)
     r_feat = np.empty(depth + 2, dtype=np.int64)
     poly = np.zeros(depth + 3)
-    # shap weights w[m][s] = s! (m-1-s)! / m!
-    wts = np.zeros((depth + 3, depth + 3))
-    for m in range(1, depth + 3):
-        for s in range(m):
-            lw = 0.0
-            for k in range(1, s + 1):
-                lw += np.log(k)
-            for k in range(1, m - s):
-                lw += np.log(k)
-            for k in range(1, m + 1):
-                lw -= np.log(k)
-            wts[m, s] = np.exp(lw)
+    wts = _shapley_weights(depth + 3)
     n_trees = roots.shape[0]
     for t in range(n_trees):
         lo = roots[t]
         hi = roots[t + 1] if t + 1 < n_trees else feature.shape[0]
         xdir = _directions(X, lo, hi, feature, threshold, default_left, decision, missing, cat_bits)
+        n_leaves = _leaf_paths(lo, feature, left, right, paths, depths, s_node, s_depth)
         for r in range(n_rows):
             col = cols[r]
             if tree_output[t] >= 0 and tree_output[t] != col:
                 continue
             sign = signs[r]
-            top = 0
-            s_node[0] = lo
-            s_depth[0] = 0
-            while top >= 0:
-                node = s_node[top]
-                dep = s_depth[top]
-                top -= 1
-                path[dep] = node
-                if feature[node] >= 0:
-                    top += 1
-                    s_node[top] = left[node]
-                    s_depth[top] = dep + 1
-                    top += 1
-                    s_node[top] = right[node]
-                    s_depth[top] = dep + 1
-                    continue
-                v = value[node, col] * sign
+            for leaf in range(n_leaves):
+                path = paths[leaf]
+                dep = depths[leaf]
+                v = value[path[dep], col] * sign
                 if v == 0.0:
                     continue
-                m = 0
-                for k in range(dep):
-                    par = path[k]
-                    child = path[k + 1]
-                    f = feature[par]
-                    if not seen[f]:
-                        seen[f] = True
-                        zf[f] = 1.0
-                        of[f] = 1.0
-                        r_feat[m] = f
-                        m += 1
-                    zf[f] *= ratio[child]
-                    if xdir[r, par - lo] != (child == left[par]):
-                        of[f] = 0.0
+                m = _path_features(path, dep, feature, left, ratio, xdir[r], lo, seen, zf, of, r_feat)
                 # prod over o=0 features of z (a scale), polynomial prod over o=1 features of (z + t)
                 scale = 1.0
                 ev = v
@@ -477,66 +511,32 @@ def path_dependent_pairs(X, feature, threshold, left, right, default_left, decis
     size = 2 * depth + 4
     s_node = np.empty(size, dtype=np.int64)
     s_depth = np.empty(size, dtype=np.int64)
-    path = np.empty(depth + 2, dtype=np.int64)
+    paths = np.empty((feature.shape[0], depth + 2), dtype=np.int64)  # per leaf of a tree: its root-to-leaf nodes
+    depths = np.empty(feature.shape[0], dtype=np.int64)
     zf = np.ones(d)
     of = np.ones(d)
     seen = np.zeros(d, dtype=np.bool_)
     r_feat = np.empty(depth + 2, dtype=np.int64)
     poly = np.zeros(depth + 3)
-    wts = np.zeros((depth + 3, depth + 3))  # wts[m][s] = s! (m-1-s)! / m!
-    for m in range(1, depth + 3):
-        for s in range(m):
-            lw = 0.0
-            for k in range(1, s + 1):
-                lw += np.log(k)
-            for k in range(1, m - s):
-                lw += np.log(k)
-            for k in range(1, m + 1):
-                lw -= np.log(k)
-            wts[m, s] = np.exp(lw)
+    wts = _shapley_weights(depth + 3)
     n_trees = roots.shape[0]
     for t in range(n_trees):
         lo = roots[t]
         hi = roots[t + 1] if t + 1 < n_trees else feature.shape[0]
         xdir = _directions(X, lo, hi, feature, threshold, default_left, decision, missing, cat_bits)
+        n_leaves = _leaf_paths(lo, feature, left, right, paths, depths, s_node, s_depth)
         for r in range(n_rows):
             col = cols[r]
             if tree_output[t] >= 0 and tree_output[t] != col:
                 continue
             sign = signs[r]
-            top = 0
-            s_node[0] = lo
-            s_depth[0] = 0
-            while top >= 0:
-                node = s_node[top]
-                dep = s_depth[top]
-                top -= 1
-                path[dep] = node
-                if feature[node] >= 0:
-                    top += 1
-                    s_node[top] = left[node]
-                    s_depth[top] = dep + 1
-                    top += 1
-                    s_node[top] = right[node]
-                    s_depth[top] = dep + 1
-                    continue
-                v = value[node, col] * sign
+            for leaf in range(n_leaves):
+                path = paths[leaf]
+                dep = depths[leaf]
+                v = value[path[dep], col] * sign
                 if v == 0.0:
                     continue
-                m = 0
-                for k in range(dep):
-                    par = path[k]
-                    child = path[k + 1]
-                    f = feature[par]
-                    if not seen[f]:
-                        seen[f] = True
-                        zf[f] = 1.0
-                        of[f] = 1.0
-                        r_feat[m] = f
-                        m += 1
-                    zf[f] *= ratio[child]
-                    if xdir[r, par - lo] != (child == left[par]):
-                        of[f] = 0.0
+                m = _path_features(path, dep, feature, left, ratio, xdir[r], lo, seen, zf, of, r_feat)
                 for a in range(m):
                     fa = r_feat[a]
                     da = of[fa] - zf[fa]
