@@ -21,6 +21,7 @@ sio = pytest.importorskip("skops.io")
 import interplay as ip  # noqa: E402
 from interplay import io  # noqa: E402
 from interplay.cli import main  # noqa: E402
+from _interrupt import interrupt_after_first_chunk  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.abspath(ip.__file__)).rsplit(os.sep, 1)[0]
@@ -310,13 +311,7 @@ def test_ctrl_c_says_how_to_resume_and_that_command_finishes_the_run(tmp_path):
     proc = subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     manifest = out / "run-manifest.json"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if manifest.exists() and json.loads(manifest.read_text())["chunks"]:
-            break
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGINT)  # what Ctrl-C sends
-    _, err = proc.communicate(timeout=120)
+    err = interrupt_after_first_chunk(proc, manifest)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "Aborted!" not in err
     assert "Interrupted. The " in err and f"finished rows are kept in {out}." in err

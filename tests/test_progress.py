@@ -4,10 +4,8 @@ finish. The clock is replaced by a counter: no test waits on or asserts the wall
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -17,6 +15,7 @@ from interplay import _progress
 from interplay.runs import load_run, resume_run, run
 
 from test_runs_models import NAMES, nonlinear, slow_nonlinear
+from _interrupt import interrupt_after_first_chunk
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.abspath(ip.__file__)).rsplit(os.sep, 1)[0]
@@ -163,13 +162,7 @@ def test_ctrl_c_in_run_says_how_to_finish_and_the_resume_is_exact(tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     manifest = out / "run-manifest.json"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if manifest.exists() and json.loads(manifest.read_text())["chunks"]:
-            break
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
+    err = interrupt_after_first_chunk(proc, manifest)
     assert proc.returncode != 0, "the run ended before it could be interrupted"
     assert "KeyboardInterrupt: ip.run interrupted. " in err and "of the 16 rows are finished and kept in" in err, err
     assert f"ip.run(explainer, X, 'permutation', out={str(out)!r}, budget=30, chunk_size=2, n_jobs=1)" in err

@@ -1,0 +1,21 @@
+"""Ctrl-C for a subprocess run: wait until its run manifest records a finished chunk, then send SIGINT."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+
+def interrupt_after_first_chunk(proc: subprocess.Popen, manifest: Path, timeout: float = 120) -> str:
+    """SIGINT ``proc`` (what Ctrl-C sends) once ``manifest`` lists a chunk (or ``proc`` ended, or ``timeout``
+    seconds passed); returns its standard error."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        if manifest.exists() and json.loads(manifest.read_text())["chunks"]:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    return proc.communicate(timeout=timeout)[1]
