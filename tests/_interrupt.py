@@ -9,6 +9,13 @@ import time
 from pathlib import Path
 
 
+def with_ctrl_c() -> None:
+    """``preexec_fn`` for the subprocess: SIGINT back to its default. A job started in the background of a
+    non-interactive shell (as a CI runner may start the tests) inherits SIGINT ignored, and Python then installs
+    no KeyboardInterrupt handler, so Ctrl-C would not reach the run at all."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt_after_first_chunk(proc: subprocess.Popen, manifest: Path, timeout: float = 120) -> str:
     """SIGINT ``proc`` (what Ctrl-C sends) once ``manifest`` lists a chunk (or ``proc`` ended, or ``timeout``
     seconds passed); returns its standard error."""

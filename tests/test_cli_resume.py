@@ -21,7 +21,7 @@ sio = pytest.importorskip("skops.io")
 import interplay as ip  # noqa: E402
 from interplay import io  # noqa: E402
 from interplay.cli import main  # noqa: E402
-from _interrupt import interrupt_after_first_chunk  # noqa: E402
+from _interrupt import interrupt_after_first_chunk, with_ctrl_c  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.abspath(ip.__file__)).rsplit(os.sep, 1)[0]
@@ -308,8 +308,8 @@ def test_ctrl_c_says_how_to_resume_and_that_command_finishes_the_run(tmp_path):
     script = tmp_path / "job.py"
     script.write_text(KILLED.format(src=SRC, tests=HERE, args=", ".join(repr(a) for a in [*args, "--out", str(out)])))
     env = dict(os.environ, INTERPLAY_TEST_SLEEP="0.05", INTERPLAY_PROGRESS="0")
-    proc = subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen([sys.executable, str(script)], env=env, preexec_fn=with_ctrl_c, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     manifest = out / "run-manifest.json"
     err = interrupt_after_first_chunk(proc, manifest)
     assert proc.returncode == 130, err

@@ -15,7 +15,7 @@ from interplay import _progress
 from interplay.runs import load_run, resume_run, run
 
 from test_runs_models import NAMES, nonlinear, slow_nonlinear
-from _interrupt import interrupt_after_first_chunk
+from _interrupt import interrupt_after_first_chunk, with_ctrl_c
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.abspath(ip.__file__)).rsplit(os.sep, 1)[0]
@@ -159,7 +159,7 @@ def test_ctrl_c_in_run_says_how_to_finish_and_the_resume_is_exact(tmp_path):
     out = tmp_path / "out"
     script = SLOW_RUN.format(src=SRC, tests=HERE, data=str(tmp_path / "data.npz"), out=str(out))
     env = dict(os.environ, INTERPLAY_TEST_SLEEP="0.1", INTERPLAY_PROGRESS="0")
-    proc = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env, preexec_fn=with_ctrl_c, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     manifest = out / "run-manifest.json"
     err = interrupt_after_first_chunk(proc, manifest)
