@@ -159,8 +159,8 @@ def test_ctrl_c_in_run_says_how_to_finish_and_the_resume_is_exact(tmp_path):
     out = tmp_path / "out"
     script = SLOW_RUN.format(src=SRC, tests=HERE, data=str(tmp_path / "data.npz"), out=str(out))
     env = dict(os.environ, INTERPLAY_TEST_SLEEP="0.1", INTERPLAY_PROGRESS="0")
-    proc = subprocess.Popen([sys.executable, "-c", script], env=env, preexec_fn=with_ctrl_c, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env, preexec_fn=with_ctrl_c, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     manifest = out / "run-manifest.json"
     err = interrupt_after_first_chunk(proc, manifest)
     assert proc.returncode != 0, "the run ended before it could be interrupted"
