@@ -2,6 +2,7 @@
 picture (at most 2n edges, labels that do not collide) and the plain-language summary."""
 
 from dataclasses import replace
+import re
 
 import numpy as np
 import pytest
@@ -242,3 +243,13 @@ def test_plain_language_summary():
     cohort = mean_graph([graph, graph])
     assert "surprisingly adds little in most rows" in cohort.describe()
     assert "Main drivers (mean |value|" in cohort.describe()
+
+
+def test_main_drivers_are_named_largest_value_first():
+    from interplay.synthetic import random_game
+
+    for seed in range(5):
+        biv = ip.bivariate(random_game(7, random_state=seed), method="exact")
+        sentence = re.match(r"Main drivers: .*?\)\.", biv.graph().describe()).group(0)
+        numbers = [abs(float(x)) for x in re.findall(r"\(([-+][0-9.e+-]+)\)", sentence)]
+        assert numbers and numbers == sorted(numbers, reverse=True), sentence

@@ -33,7 +33,7 @@ def _number(x: float) -> str:
 def describe(graph, gamma: float | None = None, *, top: int = 3, limit: int = 6) -> str:
     """One paragraph about an :class:`~interplay.graph.ExplanationGraph` at threshold ``gamma`` (None: its default).
 
-    Sentences, each omitted when empty: the ``top`` features of :meth:`ExplanationGraph.ranking` with their
+    Sentences, each omitted when empty: the ``top`` features of :meth:`ExplanationGraph.ranking`, largest first, with their
     univariate values (those with a non-zero value); up to ``top`` statements "once i is known, j and k add little" (out-edges of ``H_gamma``
     from the highest-ranked features, leaving out features of the same group and those that add little given
     anything); the interchangeable groups; the features made redundant by every other feature; and the threshold
@@ -55,6 +55,7 @@ def describe(graph, gamma: float | None = None, *, top: int = 3, limit: int = 6)
     leaders = order[:max(0, top)]
     if phi is not None:  # a feature with no value of its own is no driver
         leaders = [i for i in leaders if abs(phi[i]) > 1e-9 * max(float(np.abs(phi).max()), 1e-300)]
+        leaders.sort(key=lambda i: -abs(phi[i]))  # the top-ranked features, named largest value first
     if leaders:
         if phi is None:
             sentences.append(f"Most influential: {join([names[i] for i in leaders], limit)}.")
