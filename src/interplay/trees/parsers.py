@@ -87,7 +87,8 @@ class _Builder:
     def build(self, n_features: int, *, base=0.0, **kwargs) -> TreeEnsemble:
         p = self.parts
         width = max(b.shape[1] for b in p["cat_bits"])
-        bits = np.concatenate([np.pad(b, ((0, 0), (0, width - b.shape[1]))) for b in p["cat_bits"]])
+        bits = np.concatenate([b if b.shape[1] == width else np.pad(b, ((0, 0), (0, width - b.shape[1])))
+                               for b in p["cat_bits"]])
         return TreeEnsemble(
             feature=np.concatenate(p["feature"]), threshold=np.concatenate(p["threshold"]),
             left=np.concatenate(p["left"]), right=np.concatenate(p["right"]),
