@@ -83,9 +83,11 @@ def odd_regression(sample: KernelSample, values: np.ndarray, terms: list[tuple[i
     if units <= p:
         return phi, None, coef
     residual = reduced[first:] - design[first:] @ b
-    projected = solve(design[first:].T)                                   # (p, units)
-    projected = np.vstack([projected, -projected.sum(axis=0, keepdims=True)])
-    var = stratified_variance(sample.strata, sample.stratum_sizes, membership @ projected,
+    # phi's influence of each unit: membership [G^-1 x_u; -sum(G^-1 x_u)] = (G^-1 M')' x_u with M' the membership
+    # of the free coefficients minus that of the eliminated one (G symmetric): n p^2 + n p units work, not p^2 units
+    reduced_membership = membership[:, :-1] - membership[:, -1:]
+    influence = solve(reduced_membership.T).T @ design[first:].T           # (n, units)
+    var = stratified_variance(sample.strata, sample.stratum_sizes, influence,
                               (weights[first:] * residual)[:, None])[:, 0]
     return phi, np.sqrt(var * units / (units - p)), coef
 
