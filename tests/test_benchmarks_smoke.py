@@ -88,3 +88,9 @@ def test_sota_benchmark_tiny(tmp_path):
     first = {(r["kind"], r["method"], r["budget"], r["seed"]): r.get("mse") for r in result["records"]}
     for r in again["records"]:
         assert r.get("mse") == first[(r["kind"], r["method"], r["budget"], r["seed"])]
+
+
+def test_std_errors_benchmark_tiny():
+    std_errors = _load("std_errors")
+    r = std_errors.measure(8, 60, "odd", seeds=1)
+    assert r["on"] > 0 and r["off"] > 0 and r["model"] > 0 and np.isfinite(r["share"])

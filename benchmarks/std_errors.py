@@ -1,0 +1,82 @@
+"""What standard errors cost: each Shapley sampler with ``std_errors=True`` and ``False`` on the same game and seeds.
+
+The game is a cheap network-like value function (``sum tanh(z W)``, 16 hidden units), so nearly all of a call is
+the library's own time; the table gives the wall time (median of ``--seeds`` seeds, one BLAS thread) of both
+calls, the model's time on the same number of coalitions, and the standard errors' cost as a fraction of the
+library's own time (``(on - off) / (off - model)``). Issue 12 asks for at most 0.1.
+
+    PYTHONPATH=src python benchmarks/std_errors.py            # writes benchmarks/results/std_errors.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+
+import interplay as ip
+
+ROOT = Path(__file__).resolve().parents[1]
+SETTINGS = ((30, 600), (30, 1200), (100, 2000), (100, 4000))
+METHODS = ("odd", "proxy", "leverage", "kernel")
+
+
+def measure(n: int, budget: int, method: str, seeds: int) -> dict:
+    W = np.random.default_rng(n).normal(size=(n, 16))
+
+    def value(Z):
+        return np.tanh(Z @ W).sum(axis=1)
+
+    times = {}
+    for se in (True, False):
+        runs = []
+        for seed in range(seeds):
+            game = ip.Game(value, n)
+            start = time.perf_counter()
+            ip.shapley(game, method=method, budget=budget, random_state=seed, std_errors=se)
+            runs.append(time.perf_counter() - start)
+        times[se] = float(np.median(runs))
+    Z = np.random.default_rng(0).random((budget, n)) < 0.5
+    model = min(_timed(value, Z) for _ in range(5))
+    return {"on": times[True], "off": times[False], "model": model,
+            "share": (times[True] - times[False]) / max(times[False] - model, 1e-12)}
+
+
+def _timed(fn, Z) -> float:
+    start = time.perf_counter()
+    fn(Z)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "std_errors.md"))
+    args = parser.parse_args()
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    lines = ["# What standard errors cost (`benchmarks/std_errors.py`)", "",
+             f"Command: `PYTHONPATH=src python benchmarks/std_errors.py --seeds {args.seeds}`; commit {commit}; "
+             f"Python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} CPUs, load average "
+             f"{os.getloadavg()[0]:.1f} at the start; wall time, median over seeds, one BLAS thread.", "",
+             "| method | n | budget | std_errors=True ms | std_errors=False ms | model ms | cost / own time |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for method in METHODS:
+        for n, budget in SETTINGS:
+            r = measure(n, budget, method, args.seeds)
+            lines.append(f"| {method} | {n} | {budget} | {r['on'] * 1e3:.1f} | {r['off'] * 1e3:.1f} | "
+                         f"{r['model'] * 1e3:.2f} | **{r['share']:.2f}** |")
+            print(lines[-1], flush=True)
+    Path(args.out).write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
