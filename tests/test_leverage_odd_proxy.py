@@ -226,8 +226,8 @@ def test_auto_enumerates_when_the_budget_covers_every_coalition():
 def test_auto_chooses_a_sampler_per_kind_and_drops_options_it_cannot_use():
     game = random_game(14, random_state=0)
     assert ip.shapley(game, budget=300, random_state=0).info["auto"]["chosen"] == "odd"
-    assert ip.bivariate(game, budget=100, random_state=0).method == "polynomial"  # below 20n
-    assert ip.bivariate(game, budget=20 * 14, random_state=0).method == "proxy"
+    assert ip.bivariate(game, budget=100, random_state=0).method == "spectral"
+    assert ip.bivariate(game, budget=20 * 14, random_state=0).method == "spectral"
     assert ip.banzhaf(game, budget=300, random_state=0).method == "proxy"
     result = ip.shapley(random_game(8, random_state=0), terms_ratio=0.1)  # for OddSHAP; exact takes none
     assert result.method == "exact" and result.info["auto"]["ignored_options"] == ["terms_ratio"]
@@ -237,7 +237,8 @@ def test_auto_chooses_a_sampler_per_kind_and_drops_options_it_cannot_use():
     ("shapley", "kernel", {}), ("shapley", "permutation", {}), ("shapley", "antithetic", {}),
     ("banzhaf", "msr", {}), ("banzhaf", "sampling", {}), ("interactions", "msr", {"index": "bii"}),
     ("interactions", "permutation", {"index": "sii"}), ("bivariate", "permutation", {}),
-    ("bivariate", "kernel", {}), ("shapley", "exact", {}), ("interactions", "proxy", {"index": "bii"})])
+    ("bivariate", "kernel", {}), ("shapley", "exact", {}), ("interactions", "proxy", {"index": "bii"}),
+    ("bivariate", "spectral", {}), ("interactions", "spectral", {"index": "sii"})])
 def test_every_method_takes_std_errors_false(kind, method, extra):
     game = random_game(9, random_state=0)
     budget = None if method == "exact" else 300
@@ -407,3 +408,15 @@ def test_samplers_whose_arrays_grow_with_the_budget_refuse_absurd_ones_on_small_
         getattr(ip, kind)(game, method=method, budget=10**15)
     assert ip.shapley(ip.Game(lambda Z: Z.sum(axis=1) * 1.0, 10), method="kernel",
                       budget=10**15).n_evaluations == 2**10  # capped samplers enumerate instead
+
+
+def test_auto_without_a_tree_library_uses_the_surrogate_free_samplers(monkeypatch):
+    from interplay.estimators import _surrogate
+
+    monkeypatch.setattr(_surrogate, "resolve_surrogate", lambda surrogate: None)
+    game = random_game(14, random_state=0)
+    assert ip.bivariate(game, budget=100, random_state=0).method == "polynomial"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert ip.interactions(game, index="sii", budget=300, random_state=0).info["auto"]["chosen"] == "surrogate"
+        assert ip.interactions(game, index="bii", budget=150, random_state=0).info["auto"]["chosen"] == "msr"

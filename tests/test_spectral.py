@@ -173,3 +173,67 @@ def test_auto_uses_it_for_pairwise_sii_and_low_budget_bii():
     assert sii.info["auto"]["chosen"] == "spectral"
     assert bii_low.info["auto"]["chosen"] == "spectral"
     assert bii_high.info["auto"]["chosen"] == "regression"
+
+
+# ------------------------------------------------------------------------------------------------ bivariate
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(2, 6), seed=st.integers(0, 2**31 - 1))
+def test_bivariate_closed_form_matches_enumeration(n, seed):
+    from interplay.estimators.spectral import bivariate_from_fourier
+
+    values = np.random.default_rng(seed).normal(size=2**n)
+    game = ip.Game(lambda Z: values[(Z * (1 << np.arange(n))).sum(axis=1)], n)
+    exact = ip.bivariate(game, method="exact")
+    adjacency, phi = bivariate_from_fourier(walsh_coefficients(values, n), n)
+    np.testing.assert_allclose(adjacency, exact.adjacency, atol=1e-12)
+    np.testing.assert_allclose(phi, exact.univariate.values, atol=1e-12)
+
+
+def test_bivariate_exact_at_full_budget_and_on_a_sparse_game():
+    game = random_game(6, random_state=1)
+    full = ip.bivariate(game, method="spectral", budget=64)
+    exact = ip.bivariate(random_game(6, random_state=1), method="exact")
+    assert full.n_evaluations == 64 and full.method == "spectral"
+    np.testing.assert_allclose(full.adjacency, exact.adjacency, atol=1e-12)
+    for seed in range(3):
+        soum = UnanimitySum.random(12, n_terms=4, max_size=3, random_state=seed)
+        r = ip.bivariate(soum.game(), method="spectral", budget=480, random_state=seed)
+        e = ip.bivariate(soum.game(), method="exact")
+        assert r.n_evaluations == 480 and r.info["fit"] == "refit"
+        np.testing.assert_allclose(r.adjacency, e.adjacency, atol=1e-8)
+        np.testing.assert_allclose(r.univariate.values, e.univariate.values, atol=1e-8)
+
+
+def test_bivariate_more_accurate_than_algorithm_2_on_a_sparse_game():
+    n = 16
+    soum = UnanimitySum.random(n, n_terms=12, max_size=4, random_state=7)
+    truth = ip.bivariate(soum.game(), method="exact").adjacency
+    off = ~np.eye(n, dtype=bool)
+    errs = {"spectral": [], "kernel": []}
+    for method in errs:
+        for s in range(3):
+            r = ip.bivariate(soum.game(), method=method, budget=10 * n, random_state=s)
+            errs[method].append(np.mean((r.adjacency - truth)[off] ** 2))
+    assert np.mean(errs["spectral"]) < np.mean(errs["kernel"]) / 4, errs
+
+
+def test_bivariate_standard_errors_budget_and_auto(monkeypatch):
+    soum = UnanimitySum.random(10, n_terms=25, max_size=4, random_state=2)
+    seen = []
+
+    def value_fn(Z):
+        seen.append(len(Z))
+        return soum.value(Z)
+
+    r = ip.bivariate(ip.Game(value_fn, 10), method="spectral", budget=201, random_state=0, fit="refit")
+    assert sum(seen) == r.n_evaluations == 201
+    assert r.std_errors.shape == (10, 10) and np.all(np.diag(r.std_errors) == 0)
+    assert np.all(np.isfinite(r.std_errors)) and r.std_errors.max() > 0
+    assert r.univariate.std_errors.shape == (10,)
+    off = ip.bivariate(soum.game(), method="spectral", budget=201, random_state=0, fit="refit", std_errors=False)
+    assert off.std_errors is None and np.array_equal(off.adjacency, r.adjacency)
+    monkeypatch.setattr(spectral, "MAX_SE_CELLS", 10)
+    big = ip.bivariate(soum.game(), method="spectral", budget=201, random_state=0, fit="refit")
+    assert big.std_errors is None and "not computed" in big.info["std_errors"]
+    chosen = ip.bivariate(soum.game(), budget=201, random_state=0)
+    assert chosen.info["auto"]["chosen"] == "spectral"

@@ -40,9 +40,8 @@ _AUTO_SAMPLERS = {
                        "1-160x below KernelSHAP's error at budgets >= 10n in benchmarks/results/sota.md"),
     "banzhaf": ("proxy", "a tree surrogate's exact Banzhaf values plus maximum sample reuse on the "
                          "cross-fitted residual (kept only when its standard errors are smaller)"),
-    "bivariate": ("polynomial", "a second-order polynomial fitted on a leverage sample, read exactly, plus "
-                                "Algorithm 2 on its residual: the lowest error below 20n evaluations per "
-                                "feature in benchmarks/results/sota.md, no surrogate library needed"),
+    "bivariate": ("polynomial", "no tree library installed: a second-order polynomial fitted on a leverage "
+                                "sample, read exactly, plus Algorithm 2 on its residual"),
 }
 _AUTO_INTERACTIONS = {
     "bii": ("regression", "Theorem 2 of the BII paper: top coefficients of a uniform least-squares fit on a "
@@ -95,13 +94,13 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
                              f"budget={resolved}; give budget >= 2**{n} for exact enumeration")
     else:
         choice = _AUTO_SAMPLERS[kind]
-        if kind == "bivariate" and resolved >= 20 * n:
+        if kind == "bivariate":
             from .estimators._surrogate import resolve_surrogate
 
             if resolve_surrogate("auto") is not None:
-                choice = ("proxy", "at budgets >= 20n a tree surrogate's exact matrix plus Algorithm 2 on its "
-                                   "cross-fitted residual beat the polynomial on every benchmark game "
-                                   "(benchmarks/results/sota.md)")
+                choice = ("spectral", "a sparse Fourier fit on a tree surrogate's largest terms (or its whole "
+                                      "spectrum, by cross-validation), read in closed form "
+                                      "(benchmarks/results/sota_bivariate.md)")
     name, reason = choice
     if name not in available_methods(kind):
         raise ValueError(f"method='auto': the sampler {name!r} for {kind} is not registered")

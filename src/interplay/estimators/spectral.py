@@ -41,13 +41,14 @@ Cost: ``min(budget, 2**n)`` evaluations; fitting and reading the surrogate cost 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
 
 from .._validation import check_choice, check_int
 from ..games import Game
-from ..results import Interactions
+from ..results import Attribution, BivariateExplanation, Interactions
 from ._registry import register
 from ._sampling import _keys, resolve_budget
 from ._surrogate import fit_surrogate, fourier_spectrum, resolve_surrogate
@@ -80,6 +81,33 @@ def _contributions(T: tuple[int, ...], index: str, order: int):
         if rest % 2 == 0:
             for K in combinations(T, k):
                 yield K, 2.0**k / (rest + 1)
+
+
+def bivariate_from_fourier(coefficients: dict[tuple[int, ...], float], n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The Bivariate Shapley matrix and the Shapley values from Fourier coefficients (module docstring).
+
+    ``adjacency[i, j]`` sums the Shapley-weighted marginal contributions of ``j`` over the coalitions that contain
+    ``i`` (Bivariate Shapley paper, Eq. 6, as :func:`interplay.estimators.exact.bivariate_from_values`): with a
+    coalition that takes each player with probability ``t ~ U(0, 1)``, ``i`` present with probability ``t``, and
+    ``d_j chi_T = 2 chi_{T-j}`` for ``j in T``, a term ``a_T chi_T`` with ``|T| = k`` adds
+    ``2 a_T E[t (2t - 1)^m]`` with ``m = k - 2`` if ``i in T`` and ``m = k - 1`` if not; ``E[t (2t-1)^m]`` is
+    ``1 / (2 (m + 1))`` for even ``m`` and ``1 / (2 (m + 2))`` for odd ``m``.
+    """
+    adjacency = np.zeros((n, n))
+    phi = np.zeros(n)
+    for T, a in coefficients.items():
+        if not T or a == 0.0:
+            continue
+        k = len(T)
+        columns = list(T)
+        if k % 2:
+            phi[columns] += 2.0 * a / k
+        outside = a / k if k % 2 else a / (k + 1)          # i not in T: m = k - 1
+        inside = a / (k - 1) if k % 2 == 0 else a / k       # i in T: m = k - 2
+        adjacency[:, columns] += outside
+        adjacency[np.ix_(columns, columns)] += inside - outside
+    np.fill_diagonal(adjacency, 0.0)
+    return adjacency, phi
 
 
 def draw_uniform_pairs(n: int, n_rows: int, rng: np.random.Generator, *, sizes: bool = False) -> np.ndarray:
@@ -216,33 +244,34 @@ def _cross_validate(coalitions, values, kind, n, energy, max_terms, rng, folds: 
     return errors
 
 
-@register("interactions", "spectral")
-def spectral_interactions(game: Game, *, index: str = "bii", order: int = 2, budget: int | None = None,
-                          rng: np.random.Generator, surrogate="auto", energy: float = 0.9999,
-                          terms_ratio: float = 0.5, sampling: str = "auto", fit: str = "auto",
-                          std_errors: bool = True) -> Interactions:
-    """SII or BII of every subset of size ``1..order`` by sparse Fourier regression (module docstring); cost
-    ``min(budget, 2**n)`` evaluations."""
-    check_choice(index, "index", INDICES)
-    n = game.n_players
-    order = check_int(order, "order", minimum=1, maximum=n)
+def _check_options(energy, terms_ratio, sampling, fit) -> None:
     if not (isinstance(energy, (int, float)) and 0 < energy <= 1):
         raise ValueError(f"energy: expected a number in (0, 1], got {energy!r}")
     if not (isinstance(terms_ratio, (int, float)) and 0 < terms_ratio < 1):
         raise ValueError(f"terms_ratio: expected a number in (0, 1), got {terms_ratio!r}")
-    sampling = check_choice(sampling, "sampling", ("auto", "uniform", "sizes"))
-    fit = check_choice(fit, "fit", FITS)
-    if sampling == "auto":
-        sampling = "sizes" if index == "sii" else "uniform"
-    minimum = min(2**n, 2 * n + 4) if n < 63 else 2 * n + 4
-    budget = resolve_budget(budget, n, minimum, "spectral")
-    if n < 63 and budget >= 2**n:
-        from .exact import exact_interactions
+    check_choice(sampling, "sampling", ("auto", "uniform", "sizes"))
+    check_choice(fit, "fit", FITS)
 
-        result = exact_interactions(game, index=index, order=order, budget=budget)
-        return Interactions(result.values, index, order, result.baseline, game.feature_names,
-                            result.n_evaluations, "spectral", {k: 0.0 for k in result.values} if std_errors else None,
-                            {"budget": budget, "enumerated": True})
+
+@dataclass
+class SpectralFit:
+    """A fitted Fourier expansion of the game: ``coefficients`` (the re-fitted support, or the surrogate's whole
+    spectrum when ``info["fit"] == "surrogate"``) and, for the standard errors of a re-fit, the support ``terms``,
+    its design ``X`` and the linear map ``linear`` from the values to the coefficients."""
+
+    coefficients: dict
+    terms: list
+    X: np.ndarray
+    linear: np.ndarray
+    coef: np.ndarray
+    values: np.ndarray
+    info: dict
+
+
+def fit_spectrum(game: Game, budget: int, rng: np.random.Generator, *, surrogate, energy: float,
+                 terms_ratio: float, sampling: str, fit: str, low_order: int) -> SpectralFit:
+    """Sample, fit the surrogate, choose the support and the fit (module docstring); ``budget < 2**n``."""
+    n = game.n_players
     kind = resolve_surrogate(surrogate)
     ends = np.zeros((2, n), dtype=bool)
     ends[1] = True
@@ -250,8 +279,9 @@ def spectral_interactions(game: Game, *, index: str = "bii", order: int = 2, bud
     values = np.asarray(game(coalitions), dtype=float)
     max_terms = max(n + 1, int(terms_ratio * len(coalitions)))
     start = time.perf_counter()
+    spectrum = None
     if kind is None:
-        terms = [()] + [T for k in range(1, order + 1) for T in combinations(range(n), k)]
+        terms = [()] + [T for k in range(1, low_order + 1) for T in combinations(range(n), k)]
         terms = terms[:max_terms]
         sizes = [len(terms)]
     else:
@@ -268,34 +298,115 @@ def spectral_interactions(game: Game, *, index: str = "bii", order: int = 2, bud
         fit = min(cv_errors, key=cv_errors.get)
     size, coef, linear, alpha = ridge_path(X, values, sizes)
     terms, X = terms[:size], X[:, :size]
-    estimate = index_from_fourier(spectrum if fit == "surrogate" else dict(zip(terms, coef)), index, order, n)
-    seconds = time.perf_counter() - start
-    errors = None
-    if std_errors and fit == "surrogate":  # the surrogate's read has no sampling error estimate
-        errors = {K: float("nan") for K in estimate}
-    elif std_errors:
-        keys = list(estimate)
-        weights = np.zeros((len(keys), len(terms)))  # index = weights @ coefficients
-        position = {K: r for r, K in enumerate(keys)}
-        for t, T in enumerate(terms):
-            for K, w in _contributions(T, index, order):
-                weights[position[K], t] = w
-        residual = values - X @ coef
-        influence = (weights @ linear) * residual           # (indices, rows)
-        body = influence[:, 2:]
-        units = body[:, : (len(body[0]) // 2) * 2].reshape(len(keys), -1, 2).sum(axis=2)
-        if body.shape[1] % 2:
-            units = np.concatenate([units, body[:, -1:]], axis=1)
-        m = units.shape[1]
-        dof = max(m - len(terms), 1)
-        var = (influence[:, :2] ** 2).sum(axis=1) + (units**2).sum(axis=1) * m / dof
-        errors = dict(zip(keys, np.sqrt(var)))
+    coefficients = spectrum if fit == "surrogate" else dict(zip(terms, coef))
     info = {"budget": budget, "surrogate": kind if isinstance(kind, str) or kind is None else type(kind).__name__,
             "n_terms": len(terms), "max_size": max(len(T) for T in terms), "ridge_penalty": alpha,
-            "surrogate_seconds": seconds, "energy": energy, "terms_ratio": terms_ratio, "sampling": sampling,
-            "candidate_sizes": sizes, "fit": fit, "cv_errors": cv_errors}
-    return Interactions(estimate, index, order, float(values[0]), game.feature_names, len(coalitions), "spectral",
-                        errors, info)
+            "surrogate_seconds": time.perf_counter() - start, "energy": energy, "terms_ratio": terms_ratio,
+            "sampling": sampling, "candidate_sizes": sizes, "fit": fit, "cv_errors": cv_errors}
+    return SpectralFit(coefficients, terms, X, linear, coef, values, info)
+
+
+def _std_errors(fitted: SpectralFit, weights: np.ndarray) -> np.ndarray:
+    """Sandwich standard errors of ``weights @ coefficients`` over the sampled pairs (module docstring), in
+    blocks of outputs; NaN for the surrogate's read."""
+    if fitted.info["fit"] == "surrogate":
+        return np.full(len(weights), np.nan)
+    per_row = fitted.linear * (fitted.values - fitted.X @ fitted.coef)  # (terms, rows): each row's influence
+    ends, body = per_row[:, :2], per_row[:, 2:]
+    pairs = body[:, : (body.shape[1] // 2) * 2].reshape(len(per_row), -1, 2).sum(axis=2)
+    units = np.concatenate([pairs, body[:, pairs.shape[1] * 2:]], axis=1)
+    m = units.shape[1]
+    scale = m / max(m - len(fitted.terms), 1)
+    out = np.empty(len(weights))
+    for lo in range(0, len(weights), 256):
+        w = weights[lo:lo + 256]
+        out[lo:lo + 256] = np.sqrt(((w @ ends) ** 2).sum(axis=1) + ((w @ units) ** 2).sum(axis=1) * scale)
+    return out
+
+
+@register("interactions", "spectral")
+def spectral_interactions(game: Game, *, index: str = "bii", order: int = 2, budget: int | None = None,
+                          rng: np.random.Generator, surrogate="auto", energy: float = 0.9999,
+                          terms_ratio: float = 0.5, sampling: str = "auto", fit: str = "auto",
+                          std_errors: bool = True) -> Interactions:
+    """SII or BII of every subset of size ``1..order`` by sparse Fourier regression (module docstring); cost
+    ``min(budget, 2**n)`` evaluations."""
+    check_choice(index, "index", INDICES)
+    n = game.n_players
+    order = check_int(order, "order", minimum=1, maximum=n)
+    _check_options(energy, terms_ratio, sampling, fit)
+    if sampling == "auto":
+        sampling = "sizes" if index == "sii" else "uniform"
+    minimum = min(2**n, 2 * n + 4) if n < 63 else 2 * n + 4
+    budget = resolve_budget(budget, n, minimum, "spectral")
+    if n < 63 and budget >= 2**n:
+        from .exact import exact_interactions
+
+        result = exact_interactions(game, index=index, order=order, budget=budget)
+        return Interactions(result.values, index, order, result.baseline, game.feature_names,
+                            result.n_evaluations, "spectral", {k: 0.0 for k in result.values} if std_errors else None,
+                            {"budget": budget, "enumerated": True})
+    fitted = fit_spectrum(game, budget, rng, surrogate=surrogate, energy=energy, terms_ratio=terms_ratio,
+                          sampling=sampling, fit=fit, low_order=order)
+    estimate = index_from_fourier(fitted.coefficients, index, order, n)
+    errors = None
+    if std_errors:
+        keys = list(estimate)
+        position = {K: r for r, K in enumerate(keys)}
+        weights = np.zeros((len(keys), len(fitted.terms)))  # index = weights @ coefficients
+        for t, T in enumerate(fitted.terms):
+            for K, w in _contributions(T, index, order):
+                weights[position[K], t] = w
+        errors = dict(zip(keys, _std_errors(fitted, weights)))
+    return Interactions(estimate, index, order, float(fitted.values[0]), game.feature_names, len(fitted.values),
+                        "spectral", errors, fitted.info)
 
 
 spectral_interactions.indices = INDICES
+
+MAX_SE_CELLS = 4_000_000  # bivariate standard errors only while their weight matrix (n^2 + n) x terms fits this
+
+
+@register("bivariate", "spectral")
+def spectral_bivariate(game: Game, *, budget: int | None = None, rng: np.random.Generator, surrogate="auto",
+                       energy: float = 0.9999, terms_ratio: float = 0.5, sampling: str = "sizes", fit: str = "auto",
+                       std_errors: bool = True) -> BivariateExplanation:
+    """The Bivariate Shapley matrix and the Shapley values of the same Fourier fit (module docstring,
+    :func:`bivariate_from_fourier`); cost ``min(budget, 2**n)`` evaluations. Standard errors while the weights of
+    the ``n^2 + n`` outputs on the fitted terms have at most ``MAX_SE_CELLS`` cells (else none, said in ``info``)."""
+    n = game.n_players
+    _check_options(energy, terms_ratio, sampling, fit)
+    if sampling == "auto":
+        sampling = "sizes"
+    minimum = min(2**n, 2 * n + 4) if n < 63 else 2 * n + 4
+    budget = resolve_budget(budget, n, minimum, "spectral")
+    if n < 63 and budget >= 2**n:
+        from .exact import exact_bivariate
+
+        result = exact_bivariate(game, budget=budget)
+        zeros = np.zeros((n, n)) if std_errors else None
+        univariate = Attribution(result.univariate.values, result.univariate.baseline, game.feature_names,
+                                 result.n_evaluations, "spectral", np.zeros(n) if std_errors else None,
+                                 {"budget": budget, "enumerated": True})
+        return BivariateExplanation(result.adjacency, univariate, game.feature_names, result.n_evaluations,
+                                    "spectral", zeros, {"budget": budget, "enumerated": True})
+    fitted = fit_spectrum(game, budget, rng, surrogate=surrogate, energy=energy, terms_ratio=terms_ratio,
+                          sampling=sampling, fit=fit, low_order=2)
+    adjacency, phi = bivariate_from_fourier(fitted.coefficients, n)
+    info = dict(fitted.info)
+    std_adj = std_phi = None
+    if std_errors and (n * n + n) * len(fitted.terms) > MAX_SE_CELLS:
+        info["std_errors"] = f"not computed: {n * n + n} outputs x {len(fitted.terms)} terms exceed {MAX_SE_CELLS:,}"
+    elif std_errors:
+        weights = np.zeros((n * n + n, len(fitted.terms)))  # rows: adjacency (row-major), then phi
+        for t, T in enumerate(fitted.terms):
+            if T:
+                unit_adj, unit_phi = bivariate_from_fourier({T: 1.0}, n)
+                weights[: n * n, t] = unit_adj.ravel()
+                weights[n * n:, t] = unit_phi
+        errors = _std_errors(fitted, weights)
+        std_adj, std_phi = errors[: n * n].reshape(n, n), errors[n * n:]
+        np.fill_diagonal(std_adj, 0.0)
+    used = len(fitted.values)
+    univariate = Attribution(phi, float(fitted.values[0]), game.feature_names, used, "spectral", std_phi, info)
+    return BivariateExplanation(adjacency, univariate, game.feature_names, used, "spectral", std_adj, info)
