@@ -276,3 +276,25 @@ def test_a_pipeline_feeding_xgboost_a_sparse_one_hot_matrix_reads_absent_entries
     tree = explainer.shapley(frame.iloc[40:44])
     assert tree.method == "tree" and explainer.output == "log-odds"
     np.testing.assert_allclose(tree.values, explainer.shapley(frame.iloc[40:44], method="exact").values, atol=2e-6)
+
+
+def test_xgboost_without_pyarrow(monkeypatch):
+    """Reading stored categories needs pyarrow: a numeric model never asks; a categorical one says so."""
+    xgb = pytest.importorskip("xgboost")
+    pd = pytest.importorskip("pandas")
+
+    def no_pyarrow(self, export_to_arrow=False):
+        raise ImportError("`pyarrow` is required for exporting categories to arrow arrays.")
+
+    monkeypatch.setattr(xgb.Booster, "get_categories", no_pyarrow)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 4))
+    model = xgb.XGBRegressor(n_estimators=5, max_depth=2, n_jobs=1).fit(X, X[:, 0] * X[:, 1])
+    ex = ip.Explainer(model, X[:10])
+    np.testing.assert_allclose(ex.shapley(X[:2], method="tree").values, ex.shapley(X[:2], method="exact").values,
+                               atol=1e-6)
+    frame = pd.DataFrame({"a": X[:, 0], "c": pd.Categorical(rng.choice(["x", "y"], 200))})
+    cat_model = xgb.XGBRegressor(n_estimators=5, max_depth=2, n_jobs=1, enable_categorical=True,
+                                 tree_method="hist").fit(frame, X[:, 0])
+    with pytest.raises(ImportError, match="pyarrow"):
+        ip.Explainer(cat_model, frame.iloc[:10]).shapley(frame.iloc[:2], method="tree")

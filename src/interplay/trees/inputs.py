@@ -98,6 +98,9 @@ def _training_categories(source: Any, model, names: list | None = None) -> dict[
         xgb_booster = source.get_booster() if hasattr(source, "get_booster") else source
         try:
             arrays = xgb_booster.get_categories(export_to_arrow=True).to_arrow()
+        except ImportError as exc:  # the categories must be the model's own, not guessed from the rows
+            raise ImportError("model: reading the categories an XGBoost model was trained with needs pyarrow "
+                              "(pip install pyarrow)") from exc
         except (AttributeError, TypeError, ValueError):
             return {}
         return {name: values.to_pylist() for name, values in arrays if values is not None}

@@ -292,11 +292,12 @@ def _xgb_categories(booster, trees_json, n_features: int) -> dict[int, int]:
     else the largest category code its splits use, plus one)."""
     types = booster.feature_types or []
     counts: dict[int, int] = {}
-    try:
-        stored = booster.get_categories(export_to_arrow=True).to_arrow()
-        counts = {k: len(values) for k, (_, values) in enumerate(stored) if values is not None}
-    except (AttributeError, TypeError, ValueError):  # older XGBoost: no stored categories
-        pass
+    if "c" in types:  # only a model with categorical features stores categories (reading them needs pyarrow)
+        try:
+            stored = booster.get_categories(export_to_arrow=True).to_arrow()
+            counts = {k: len(values) for k, (_, values) in enumerate(stored) if values is not None}
+        except (AttributeError, TypeError, ValueError, ImportError):  # older XGBoost, or no pyarrow: the splits
+            pass
     for tree in trees_json:
         split = tree.get("split_indices", [])
         cats, segments, sizes = (tree.get(k, []) for k in ("categories", "categories_segments", "categories_sizes"))
