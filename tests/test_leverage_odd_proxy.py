@@ -420,3 +420,18 @@ def test_auto_without_a_tree_library_uses_the_surrogate_free_samplers(monkeypatc
         warnings.simplefilter("ignore")
         assert ip.interactions(game, index="sii", budget=300, random_state=0).info["auto"]["chosen"] == "surrogate"
         assert ip.interactions(game, index="bii", budget=150, random_state=0).info["auto"]["chosen"] == "msr"
+
+
+def test_without_numba_no_tree_surrogate_is_used(monkeypatch):
+    """The surrogates are read by interplay.trees (numba kernels): without numba, auto uses none (and the
+    estimators their surrogate-free variants); asking for one says what to install."""
+    from interplay.estimators import _surrogate
+
+    real = _surrogate._installed
+    monkeypatch.setattr(_surrogate, "_installed", lambda name: name != "numba" and real(name))
+    assert _surrogate.resolve_surrogate("auto") is None
+    with pytest.raises(ValueError, match="numba"):
+        _surrogate.resolve_surrogate("xgboost")
+    game = random_game(14, random_state=0)
+    result = ip.shapley(game, method="odd", budget=300, random_state=0)
+    assert result.info["surrogate"] is None and result.info["n_interaction_terms"] == 0

@@ -40,9 +40,15 @@ def resolve_surrogate(surrogate: Any) -> str | None:
         if not (hasattr(surrogate, "fit") and hasattr(surrogate, "predict")):
             raise TypeError(f"surrogate: expected one of {list(SURROGATES)} or an unfitted regressor with fit/"
                             f"predict (a tree model interplay reads), got {type(surrogate).__name__}")
+        if not _installed("numba"):
+            raise ValueError("surrogate: reading a tree surrogate needs numba (pip install interplay[trees])")
         return surrogate
     if surrogate not in SURROGATES:
         raise ValueError(f"surrogate: expected one of {list(SURROGATES)} or a regressor, got {surrogate!r}")
+    if not _installed("numba"):  # the trees are read by interplay.trees, whose kernels are numba-compiled
+        if surrogate != "auto":
+            raise ValueError(f"surrogate: reading a {surrogate!r} surrogate needs numba (pip install interplay[trees])")
+        return None
     if surrogate != "auto":
         if not _installed(surrogate):
             raise ValueError(f"surrogate: {surrogate!r} is not installed (pip install interplay[{surrogate}])")
