@@ -435,3 +435,15 @@ def test_without_numba_no_tree_surrogate_is_used(monkeypatch):
     game = random_game(14, random_state=0)
     result = ip.shapley(game, method="odd", budget=300, random_state=0)
     assert result.info["surrogate"] is None and result.info["n_interaction_terms"] == 0
+
+
+def test_explainer_without_numba_samples_instead_of_the_tree_method(monkeypatch):
+    sklearn = pytest.importorskip("sklearn.ensemble")
+    import interplay.explainer as explainer_module
+
+    monkeypatch.setattr(explainer_module, "installed", lambda name: name != "numba")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 5))
+    model = sklearn.GradientBoostingRegressor(n_estimators=10, max_depth=2).fit(X, X[:, 0] * X[:, 1])
+    result = ip.Explainer(model, X[:10]).shapley(X[:2])
+    assert result.method == "exact"  # 2**5 coalitions fit the default budget; no tree algorithm asked for

@@ -241,10 +241,14 @@ def _tree_methods(explainer: Any, method: str, index: str, detail: bool) -> dict
     """Every step's method when the exact tree algorithms apply (``--method tree``, or ``auto`` on a tree
     model whose trees give the explained output), else None; ``--method tree`` where they cannot is refused
     with the reason."""
+    from ._optional import TREES_MISSING, installed
+
+    if method not in ("auto", "tree") or (method == "auto" and not installed("numba")):
+        return None
+    if not installed("numba"):
+        raise click.BadParameter(TREES_MISSING, param_hint="--method")
     from .trees.explain import _checked_inputs, tree_choice
 
-    if method not in ("auto", "tree"):
-        return None
     if method == "tree":
         try:
             _checked_inputs(explainer, None)

@@ -21,6 +21,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import api
+from ._optional import installed
 from ._progress import tracked
 from ._validation import (
     align_columns,
@@ -415,7 +416,7 @@ class Explainer:
 
     def _auto_tree(self, method: str, y: Any, options: dict) -> str | None:
         """With ``method="auto"``: the reason to use ``method="tree"`` (exact, same unit), else None."""
-        if method != "auto" or (set(options) - {"tree_path_dependent"}):
+        if method != "auto" or (set(options) - {"tree_path_dependent"}) or not installed("numba"):
             return None
         from .trees.explain import tree_choice
         return tree_choice(self, y)

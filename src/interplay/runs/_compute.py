@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import api
+from .._optional import installed
 from ._seeding import row_seed
 from ._sources import Chunk
 
@@ -40,7 +41,7 @@ def resolve_method(explainer: Any, kind: str, method: str) -> str:
                          "or target='predicted' for each row's predicted class")
     if method == "tree":
         return method
-    if method == "auto" and kind in KINDS:
+    if method == "auto" and kind in KINDS and installed("numba"):
         from ..trees.explain import tree_choice
 
         if tree_choice(explainer) is not None:

@@ -10,10 +10,19 @@
 - Through the Explainer: ``method="tree"`` (see :mod:`interplay.trees.explain`).
 """
 
-from .ensemble import TreeEnsemble
-from .interventional import TreeIndices, interventional_indices, interventional_shapley
-from .parsers import as_ensemble
-from .path_dependent import path_dependent_interactions, path_dependent_shapley, shap_interaction_values
+from .._optional import TREES_MISSING, installed
+
+if not installed("numba"):  # the kernels are numba-compiled: say what to install, not "No module named numba"
+    raise ImportError(TREES_MISSING)
+
+from .ensemble import TreeEnsemble  # noqa: E402
+from .interventional import TreeIndices, interventional_indices, interventional_shapley  # noqa: E402
+from .parsers import as_ensemble  # noqa: E402
+from .path_dependent import (  # noqa: E402
+    path_dependent_interactions,
+    path_dependent_shapley,
+    shap_interaction_values,
+)
 
 __all__ = ["TreeEnsemble", "TreeIndices", "as_ensemble", "interventional_indices", "interventional_shapley",
            "path_dependent_interactions", "path_dependent_shapley", "shap_interaction_values"]
