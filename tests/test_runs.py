@@ -345,3 +345,16 @@ def test_run_with_feature_groups_matches_the_explainer(tmp_path):
     assert loaded.feature_names == ("ab", "cde")
     np.testing.assert_allclose(loaded.values, expected.values, atol=1e-12)
     np.testing.assert_array_equal(loaded.data, X)
+
+
+def test_run_without_pyarrow_says_what_to_install(monkeypatch, tmp_path):
+    from interplay import _optional
+
+    real = _optional.installed
+    monkeypatch.setattr(_optional, "installed", lambda name: name != "pyarrow" and real(name))
+    explainer = ip.Explainer(lambda X: X @ np.arange(1.0, 4.0), np.zeros((2, 3)))
+    with pytest.raises(ImportError, match=r"pip install 'interplay\[runs\]'"):
+        ip.run(explainer, np.ones((4, 3)), out=tmp_path / "run")
+    with pytest.raises(ImportError, match="pyarrow"):
+        ip.load_run(tmp_path / "run")
+    assert not (tmp_path / "run").exists()

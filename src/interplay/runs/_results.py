@@ -14,6 +14,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from .._optional import require
 from ..results import Attribution, BivariateExplanation, Explanation
 from ._store import Store
 from ._table import adjacency, matrix, value_columns
@@ -186,9 +187,10 @@ class Run:
 
 def open_run(out: Any) -> Run:
     """A handle on the run in folder ``out`` (finished or not): tables, aggregates, manifest."""
+    require("pyarrow", "a batch run's results are Parquet files, which need pyarrow", "runs")
     return Run(out)
 
 
 def load_run(out: Any) -> Explanation:
     """The finished run in folder ``out`` as one :class:`Explanation` (all rows in memory)."""
-    return Run(out).explanation()
+    return open_run(out).explanation()

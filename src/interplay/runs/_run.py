@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .._optional import require
 from .._progress import progress as progress_display
 from .._validation import check_choice, check_feature_names, check_int, check_random_state
 from ..estimators import get_estimator
@@ -84,6 +85,7 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
     Returns a :class:`Run` (read results with ``.explanation()``, ``.table()``, ``.global_importance()``...).
     Cost: that of ``method`` on one game per row (e.g. ``2**d`` coalitions per row for ``"exact"``).
     """
+    require("pyarrow", "batch runs store their results as Parquet, which needs pyarrow", "runs")
     if not isinstance(explainer, Explainer):
         raise TypeError(f"explainer: expected an interplay.Explainer, got {type(explainer).__name__}")
     kind = check_choice(kind, "kind", KINDS)
