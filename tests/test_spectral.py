@@ -173,6 +173,16 @@ def test_auto_uses_it_for_pairwise_sii_and_low_budget_bii():
     assert sii.info["auto"]["chosen"] == "spectral"
     assert bii_low.info["auto"]["chosen"] == "spectral"
     assert bii_high.info["auto"]["chosen"] == "regression"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tiny = ip.interactions(game, index="bii", budget=20, random_state=0)  # below spectral's 2n + 4
+    assert tiny.info["auto"]["chosen"] == "msr" and tiny.n_evaluations == 20
+
+
+def test_surrogate_fit_without_a_tree_library_is_refused(monkeypatch):
+    monkeypatch.setattr(spectral, "resolve_surrogate", lambda surrogate: None)
+    with pytest.raises(ValueError, match="fit: 'surrogate'"):
+        ip.interactions(random_game(10, random_state=0), index="sii", method="spectral", budget=100, fit="surrogate")
 
 
 # ------------------------------------------------------------------------------------------------ bivariate

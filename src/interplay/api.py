@@ -86,9 +86,14 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
         if choice is not None and choice[0] == "spectral":
             from .estimators._surrogate import resolve_surrogate
 
+            from .estimators.spectral import minimum_budget
+
             if resolve_surrogate("auto") is None:  # no tree library: the surrogate-free samplers
                 choice = (("surrogate", "no tree library installed: a second-order polynomial read exactly")
                           if index == "sii" else ("msr", "no tree library installed: maximum sample reuse"))
+            elif index == "bii" and resolved < minimum_budget(n):
+                choice = ("msr", f"below the {minimum_budget(n)} evaluations of the sparse Fourier fit: maximum "
+                                 "sample reuse")
         if choice is None:
             raise ValueError(f"method='auto': no sampler estimates index={index!r} for {n} players with "
                              f"budget={resolved}; give budget >= 2**{n} for exact enumeration")

@@ -244,6 +244,11 @@ def _cross_validate(coalitions, values, kind, n, energy, max_terms, rng, folds: 
     return errors
 
 
+def minimum_budget(n: int) -> int:
+    """Fewest evaluations the fit takes: ``v(empty)``, ``v(N)`` and ``n + 1`` pairs (or every coalition)."""
+    return min(2**n, 2 * n + 4) if n < 63 else 2 * n + 4
+
+
 def _check_options(energy, terms_ratio, sampling, fit) -> None:
     if not (isinstance(energy, (int, float)) and 0 < energy <= 1):
         raise ValueError(f"energy: expected a number in (0, 1], got {energy!r}")
@@ -291,6 +296,9 @@ def fit_spectrum(game: Game, budget: int, rng: np.random.Generator, *, surrogate
         sizes = _nested_sizes(n, len(terms))
     X = _design(coalitions, terms)
     cv_errors = None
+    if kind is None and fit == "surrogate":
+        raise ValueError("fit: 'surrogate' reads a tree surrogate, and none is installed (pip install "
+                         "interplay[xgboost] and interplay[trees]); use fit='auto' or 'refit'")
     if kind is None:
         fit = "refit"
     elif fit == "auto":
@@ -337,8 +345,7 @@ def spectral_interactions(game: Game, *, index: str = "bii", order: int = 2, bud
     _check_options(energy, terms_ratio, sampling, fit)
     if sampling == "auto":
         sampling = "sizes" if index == "sii" else "uniform"
-    minimum = min(2**n, 2 * n + 4) if n < 63 else 2 * n + 4
-    budget = resolve_budget(budget, n, minimum, "spectral")
+    budget = resolve_budget(budget, n, minimum_budget(n), "spectral")
     if n < 63 and budget >= 2**n:
         from .exact import exact_interactions
 
@@ -378,8 +385,7 @@ def spectral_bivariate(game: Game, *, budget: int | None = None, rng: np.random.
     _check_options(energy, terms_ratio, sampling, fit)
     if sampling == "auto":
         sampling = "sizes"
-    minimum = min(2**n, 2 * n + 4) if n < 63 else 2 * n + 4
-    budget = resolve_budget(budget, n, minimum, "spectral")
+    budget = resolve_budget(budget, n, minimum_budget(n), "spectral")
     if n < 63 and budget >= 2**n:
         from .exact import exact_bivariate
 
