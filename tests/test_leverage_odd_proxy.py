@@ -293,19 +293,24 @@ def test_proxy_interactions_exact_at_full_budget_and_within_budget(index):
     assert result.info["base"] in ("regression", "permutation", "msr")
 
 
+def _pair_mse(soum, index: str, method: str, budget: int, keys, seeds: int = 3) -> float:
+    """Mean over seeds of the MSE over ``keys`` against the game's closed form; checks the budget."""
+    truth = soum.interactions(index, 2)
+    errs = []
+    for s in range(seeds):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = ip.interactions(soum.game(), index=index, method=method, budget=budget, random_state=s)
+        assert r.n_evaluations <= budget
+        errs.append(np.mean([(r.values[k] - truth[k]) ** 2 for k in keys]))
+    return float(np.mean(errs))
+
+
 def test_proxy_bii_beats_msr_on_a_sparse_game():
     n = 14
     soum = UnanimitySum.random(n, n_terms=20, max_size=4, random_state=2)
-    truth = soum.interactions("bii", 2)
-    err = {}
-    for method in ("msr", "proxy"):
-        errs = []
-        for s in range(3):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                r = ip.interactions(soum.game(), index="bii", method=method, budget=40 * n, random_state=s)
-            errs.append(np.mean([(r.values[k] - truth[k]) ** 2 for k in truth]))
-        err[method] = np.mean(errs)
+    keys = list(soum.interactions("bii", 2))
+    err = {method: _pair_mse(soum, "bii", method, 40 * n, keys) for method in ("msr", "proxy")}
     assert err["proxy"] < err["msr"] / 4, err
 
 
@@ -341,18 +346,8 @@ def test_polynomial_bivariate_recovers_a_pairwise_game_from_a_sample():
 def test_surrogate_sii_beats_permutation_and_is_exact_at_full_budget():
     n = 14
     soum = UnanimitySum.random(n, n_terms=40, max_size=4, random_state=4)
-    truth = soum.interactions("sii", 2)
-    pairs = [k for k in truth if len(k) == 2]
-    err = {}
-    for method in ("permutation", "surrogate"):
-        errs = []
-        for s in range(3):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                r = ip.interactions(soum.game(), index="sii", method=method, budget=40 * n, random_state=s)
-            errs.append(np.mean([(r.values[k] - truth[k]) ** 2 for k in pairs]))
-            assert r.n_evaluations <= 40 * n
-        err[method] = np.mean(errs)
+    pairs = [k for k in soum.interactions("sii", 2) if len(k) == 2]
+    err = {method: _pair_mse(soum, "sii", method, 40 * n, pairs) for method in ("permutation", "surrogate")}
     assert err["surrogate"] < err["permutation"] / 2, err
     full = ip.interactions(random_game(6, random_state=0), index="sii", method="surrogate", budget=64)
     exact = ip.interactions(random_game(6, random_state=0), index="sii", method="exact")
