@@ -144,33 +144,27 @@ def _leaves(ensemble):
     return out
 
 
-def odd_spectrum(ensemble, sizes: tuple[int, ...] = (3, 5)) -> dict[tuple[int, ...], float]:
-    """Fourier coefficients of the surrogate on odd sets of the given sizes (module docstring)."""
-    spectrum: dict[tuple[int, ...], float] = {}
-    for c, path in _leaves(ensemble):
-        items = sorted(path.items())
-        p = len(items)
-        for t in sizes:
-            if t > p:
-                continue
-            scale = c / 2.0**p
-            for combo in combinations(items, t):
-                sign = -1.0 if sum(1 for _, b in combo if not b) % 2 else 1.0
-                key = tuple(k for k, _ in combo)
-                spectrum[key] = spectrum.get(key, 0.0) + sign * scale
-    return spectrum
-
-
-def fourier_spectrum(ensemble, max_size: int | None = None) -> dict[tuple[int, ...], float]:
-    """Every Fourier coefficient of the surrogate (sets of size ``<= max_size``, all when None; module docstring)."""
+def _spectrum(ensemble, sizes=None, max_size: int | None = None) -> dict[tuple[int, ...], float]:
+    """Fourier coefficients of the surrogate on the sets whose size is in ``sizes`` (None: every size up to
+    ``max_size``, all when None), by the module docstring's sum over leaves."""
     spectrum: dict[tuple[int, ...], float] = {}
     for c, path in _leaves(ensemble):
         items = sorted(path.items())
         scale = c / 2.0 ** len(items)
         top = len(items) if max_size is None else min(max_size, len(items))
-        for t in range(top + 1):
-            for combo in combinations(items, t):
+        for t in (range(top + 1) if sizes is None else sizes):
+            for combo in combinations(items, t):  # none when t exceeds the path's features
                 sign = -1.0 if sum(1 for _, b in combo if not b) % 2 else 1.0
                 key = tuple(k for k, _ in combo)
                 spectrum[key] = spectrum.get(key, 0.0) + sign * scale
     return spectrum
+
+
+def odd_spectrum(ensemble, sizes: tuple[int, ...] = (3, 5)) -> dict[tuple[int, ...], float]:
+    """Fourier coefficients of the surrogate on odd sets of the given sizes (module docstring)."""
+    return _spectrum(ensemble, sizes)
+
+
+def fourier_spectrum(ensemble, max_size: int | None = None) -> dict[tuple[int, ...], float]:
+    """Every Fourier coefficient of the surrogate (sets of size ``<= max_size``, all when None; module docstring)."""
+    return _spectrum(ensemble, max_size=max_size)
