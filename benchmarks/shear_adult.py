@@ -265,21 +265,20 @@ def main() -> None:
             return f"{vals.mean():{fmt}} ± {vals.std(ddof=1) / np.sqrt(len(vals)):{fmt}}"
 
         lines = [f"## Output `{output}`: {description}", "",
-                 f"Scale: mean sum_i |phi_i| = {np.mean(scale):.3f}.", "",
-                 "### AE (sum over features of |error|), lower is better", "",
-                 "| method | " + " | ".join(f"N={N}" for N in NS) + " |", "|---|" + "---|" * len(NS)]
-        for m in labels:
-            lines.append(f"| interplay {m} | " + " | ".join(cell(ae, m, N, ".4f") for N in NS) + " |")
-        for p in ("SHEAR", "APS", "PS", "KS-Pair"):
-            lines.append(f"| paper {p} | " + " | ".join(f"{PAPER[N][p][0]:.4f}" if p in PAPER[N] else ""
-                                                       for N in NS) + " |")
-        lines += ["", "### Ranking ACC, higher is better", "",
-                  "| method | " + " | ".join(f"N={N}" for N in NS) + " |", "|---|" + "---|" * len(NS)]
-        for m in labels:
-            lines.append(f"| interplay {m} | " + " | ".join(cell(acc, m, N, ".3f") for N in NS) + " |")
-        for p in ("SHEAR", "APS", "PS", "KS-Pair"):
-            lines.append(f"| paper {p} | " + " | ".join(f"{PAPER[N][p][1]:.3f}" if p in PAPER[N] else ""
-                                                       for N in NS) + " |")
+                 f"Scale: mean sum_i |phi_i| = {np.mean(scale):.3f}.", ""]
+
+        def table(title, values, column, fmt):  # interplay's rows, then the paper's column for the metric
+            lines.extend([f"### {title}", "", "| method | " + " | ".join(f"N={N}" for N in NS) + " |",
+                          "|---|" + "---|" * len(NS)])
+            for m in labels:
+                lines.append(f"| interplay {m} | " + " | ".join(cell(values, m, N, fmt) for N in NS) + " |")
+            for p in ("SHEAR", "APS", "PS", "KS-Pair"):
+                lines.append(f"| paper {p} | " + " | ".join(f"{PAPER[N][p][column]:{fmt}}" if p in PAPER[N] else ""
+                                                           for N in NS) + " |")
+
+        table("AE (sum over features of |error|), lower is better", ae, 0, ".4f")
+        lines.append("")
+        table("Ranking ACC, higher is better", acc, 1, ".3f")
         lines += ["", "Mean evaluations used per row: " + "; ".join(
             f"{m}: " + ", ".join(f"{np.mean(evals[(m, N)]):.0f}" for N in NS) for m in labels[:-1]) + ".", ""]
         sections += lines

@@ -74,7 +74,8 @@ def test_resume_with_another_chunk_size_does_not_blame_the_data(explainer, tmp_p
         run(explainer, X + 1, out=tmp_path / "r", chunk_size=2, n_jobs=1, progress=False)
 
 
-def test_unreachable_ray_cluster(explainer, tmp_path, monkeypatch):
+def _no_ray_cluster(monkeypatch) -> None:
+    """Ray installed, no cluster running: ``ray.init`` fails as it does then."""
     ray = pytest.importorskip("ray")
     monkeypatch.setattr(ray, "is_initialized", lambda: False)
 
@@ -82,6 +83,10 @@ def test_unreachable_ray_cluster(explainer, tmp_path, monkeypatch):
         raise ConnectionError("Could not find any running Ray instance.")
 
     monkeypatch.setattr(ray, "init", no_cluster)
+
+
+def test_unreachable_ray_cluster(explainer, tmp_path, monkeypatch):
+    _no_ray_cluster(monkeypatch)
     with pytest.raises(ValueError, match=r"^ray_address: could not connect to a Ray cluster at 'auto' "
                                          r"\(ConnectionError: Could not find any running Ray instance"):
         run(explainer, np.ones((2, 3)), out=tmp_path / "r", backend="ray", ray_address="auto", progress=False)
@@ -119,13 +124,7 @@ def test_cli_negative_seed(cli_files, tmp_path):
 
 
 def test_cli_unreachable_ray_cluster(cli_files, tmp_path, monkeypatch):
-    ray = pytest.importorskip("ray")
-    monkeypatch.setattr(ray, "is_initialized", lambda: False)
-
-    def no_cluster(*args, **kwargs):
-        raise ConnectionError("Could not find any running Ray instance.")
-
-    monkeypatch.setattr(ray, "init", no_cluster)
+    _no_ray_cluster(monkeypatch)
     result = _explain(cli_files, tmp_path / "o", "--backend", "ray", "--ray-address", "auto", env={"RAY_ADDRESS": None})
     _clean_usage_error(result, "--ray-address")
     assert "could not connect to a Ray cluster at 'auto'" in result.output
