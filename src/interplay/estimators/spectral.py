@@ -163,7 +163,9 @@ def _gcv(eig: np.ndarray, proj: np.ndarray, centred: float, rows: int) -> tuple[
         dof = shrink.sum() + 1.0
         if dof >= rows:
             continue
-        rss = max(centred - np.sum((2 * shrink - shrink**2) * proj**2), 0.0)
+        rss = centred - np.sum((2 * shrink - shrink**2) * proj**2)
+        if rss <= 1e-12 * centred:  # an exact fit up to rounding: a tie at 0, so the smallest penalty is kept
+            rss = 0.0
         score = rss / rows / (1.0 - dof / rows) ** 2
         if score < best[0] * (1 - 1e-12):
             best = (score, float(alpha))
