@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import interplay as ip
+from interplay.estimators import odd
 from interplay.estimators._leverage import allocate_pairs, leverage_sample
 from interplay.estimators._sampling import kernel_size_masses
 from interplay.synthetic import UnanimitySum, random_game
@@ -191,10 +192,21 @@ def test_surrogate_fourier_spectrum_matches_brute_force(library):
                                atol=1e-9)
 
 
+@pytest.mark.parametrize("factor, expected", [(4, 16), (5, 20), (10, 40), (20, 40), (40, 80), (80, 160)])
+def test_auto_term_count_is_ten_evaluations_per_term_but_at_least_n_interactions(factor, expected):
+    n = 20
+    assert odd.number_of_terms(n, factor * n) == expected
+    assert odd.number_of_terms(n, factor * n, 0.5) == int(np.ceil(0.5 * factor * n))
+    r = ip.shapley(random_game(n, random_state=0), method="odd", budget=factor * n, random_state=0)
+    assert r.info["n_terms"] == expected
+    assert 0 <= r.info["n_interaction_terms"] <= max(expected - n, 0)
+
+
 def test_bad_options_are_named():
     game = random_game(12, random_state=0)
-    with pytest.raises(ValueError, match="terms_ratio"):
-        ip.shapley(game, method="odd", budget=100, terms_ratio=2)
+    for bad in (2, 0, True, "half"):
+        with pytest.raises(ValueError, match="terms_ratio"):
+            ip.shapley(game, method="odd", budget=100, terms_ratio=bad)
     with pytest.raises(ValueError, match="surrogate"):
         ip.shapley(game, method="proxy", budget=100, surrogate="catboost")
     with pytest.raises(ValueError, match="budget"):
