@@ -55,6 +55,8 @@ from _common import (ROOT, general_methods, has, header, ip, load_task, make_dat
                      value_function, versions)
 
 PER_FEATURE = (5, 10, 20, 40, 80)  # budget = factor x n (capped below 2^n)
+# speed at equal accuracy: budgets in steps of sqrt(2), so no method is far past the accuracy it needs
+EQUAL_PER_FEATURE = (5, 7, 10, 14, 20, 28, 40, 57, 80, 113, 160, 226, 320, 453, 640)
 GAMES = ("moebius16", "moebius40", "mlp20", "mlp60", "gbm30", "gbm100", "forest30", "forest100", "text42",
          "image64")
 KINDS = ("sv", "sii", "bii", "biv")
@@ -95,6 +97,8 @@ class BenchGame:
     truth: dict
     truth_note: str
     truth_se: np.ndarray | None = None  # per-feature standard error of a reference estimate
+    # tree games: what a user of the model gets by default, ``Explainer(model, background).shapley(x)`` (auto)
+    model_default: Callable[[], tuple[np.ndarray, str]] | None = None
 
 
 def _vf(fn):
@@ -178,7 +182,13 @@ def _trees(kind: str, n: int, row: int):
             truth[index] = _pair_matrix(explainer.interactions(x, index=index, method="tree").values, n)
         truth["biv"] = np.asarray(explainer.bivariate(x, method="tree").adjacency, dtype=float)
     name = "GradientBoosting(100 trees, depth 3-4)" if kind == "gbm" else "RandomForest(500 trees, depth 8)"
-    return _vf(explainer.game(x)._value_fn), f"{data}: {name} {output}, marginal removal over 10 background rows", truth
+
+    def model_default():
+        result = explainer.shapley(x[None])  # method="auto": the exact tree algorithm for this model
+        return np.asarray(result.values, dtype=float).reshape(-1), result.info["auto"]["chosen"]
+
+    desc = f"{data}: {name} {output}, marginal removal over 10 background rows"
+    return _vf(explainer.game(x)._value_fn), desc, truth, model_default
 
 
 def _text(row: int):
@@ -230,11 +240,11 @@ def build_game(name: str, row: int = 0, *, reference_per_player: int = 16000, ca
     if family == "moebius":
         game = moebius(n, row)
     else:
-        truth, note = None, ""
+        truth, note, model_default = None, "", None
         if family == "mlp":
             vf, desc = _tabular_mlp(n, row)
         elif family in ("gbm", "forest"):
-            vf, desc, truth = _trees(family, n, row)
+            vf, desc, truth, model_default = _trees(family, n, row)
             note = "exact interventional values (interplay method='tree')"
         elif family == "text":
             vf, n, desc = _text(row)
@@ -243,7 +253,7 @@ def build_game(name: str, row: int = 0, *, reference_per_player: int = 16000, ca
         else:
             raise ValueError(f"game: unknown family {family!r}")
         n = len(truth["sv"]) if truth else n
-        game = BenchGame(name, n, vf, desc, truth or {}, note)
+        game = BenchGame(name, n, vf, desc, truth or {}, note, model_default=model_default)
     if not game.truth:
         _attach_truth(game, row, reference_per_player * game.n, cache_dir, log)
     if game.n <= 20 and "biv" not in game.truth:  # Bivariate Shapley truth: exact enumeration
@@ -690,12 +700,30 @@ def equal_accuracy(game_name: str, methods: dict, *, rows: int, target: float, p
                 row["budget"] = budget
                 break
         out.append(row)
+    if games[0].model_default is not None:  # the same rows explained from the model itself, as a user would
+        games[0].model_default()  # untimed warm-up (numba compilation)
+        results = []
+        for g in games:
+            start = time.perf_counter()
+            values, chosen = g.model_default()
+            results.append((values, time.perf_counter() - start))
+        ae = float(np.mean([np.abs(v - g.truth["sv"]).sum() for (v, _), g in zip(results, games)]))
+        out.append({"method": f"interplay Explainer(model) default (auto: {chosen})", "budget": "exact",
+                    "ae": ae, "ms": 1000 * float(np.mean([t for _, t in results]))})
     log(f"  equal accuracy on {game_name} done ({time.strftime('%H:%M:%S')})")
     return out
 
 
-def equal_accuracy_ratio(rows: list[dict]) -> tuple[str, float]:
-    """shap KernelExplainer time / interplay default ('auto', else the fastest interplay method reaching it)."""
+def equal_accuracy_ratio(rows: list[dict], target: float = 0.01, model: bool = False) -> tuple[str, float]:
+    """shap KernelExplainer time / interplay default ('auto' on the game, else the fastest interplay method
+    reaching it; ``model``: the Explainer's default on the model itself)."""
+    if model:
+        shap_row = next((r for r in rows if r["method"] == "shap KernelExplainer" and isinstance(r["budget"], int)),
+                        None)
+        ours = next((r for r in rows if r["method"].startswith("interplay Explainer(model)")), None)
+        if shap_row is None or ours is None or not ours["ae"] <= target:
+            return (ours["method"] if ours else "none"), float("nan")
+        return ours["method"], shap_row["ms"] / ours["ms"]
     reached = {r["method"]: r for r in rows if isinstance(r["budget"], int)}
     shap_row = reached.get("shap KernelExplainer")
     ours = reached.get("interplay auto")
@@ -718,7 +746,7 @@ def cache_file(cache_dir: Path, tag: str) -> Path:
 def main(games=GAMES, *, per_feature=PER_FEATURE, seeds=5, methods=None, interaction_methods=None,
          bivariate_methods=None, kinds=KINDS, peers=True, shap_permutation=True, max_seconds=10.0,
          reference_factor=200, check_n=12, equal_game="forest30", equal_rows=3, equal_target=0.01,
-         equal_per_feature=(5, 10, 20, 40, 80, 160, 320, 640), cache_dir: str | None = None, fresh=False,
+         equal_per_feature=EQUAL_PER_FEATURE, cache_dir: str | None = None, fresh=False,
          out: str | None = None, command: str = "", note: str = "", log=print) -> dict:
     """Run the benchmark; returns records, summaries and checks, and writes the markdown report to ``out``."""
     start = time.perf_counter()
@@ -822,10 +850,15 @@ def report(result: dict, games_info, options: dict, command: str, note: str = ""
                 text += f"\n### {g.name}: {KIND_TITLES[kind]}\n\n" + pivot(summary, g.name, kind, "ms")
     if result["equal"]:
         game, rows, target = options["equal"]
-        who, ratio = equal_accuracy_ratio(result["equal"])
-        text += (f"\n## Speed at equal accuracy ({game}, {rows} rows)\n\nSmallest budget of the grid reaching AE "
-                 f"(sum over features of |error|, mean over rows) <= {target}, and the mean wall time per "
-                 f"explanation there. shap KernelExplainer time / {who} time: **{ratio:.3g}**\n\n"
+        who, ratio = equal_accuracy_ratio(result["equal"], target)
+        model_who, model_ratio = equal_accuracy_ratio(result["equal"], target, model=True)
+        text += (f"\n## Speed at equal accuracy ({game}, {rows} rows)\n\nSmallest budget of the grid (factors "
+                 f"{', '.join(map(str, EQUAL_PER_FEATURE))} x n) reaching AE (sum over features of |error|, mean "
+                 f"over rows) <= {target}, and the mean wall time per explanation there. Every sampler explains the "
+                 "same black-box game (the model behind it unknown to it); the last row explains the same rows from "
+                 "the model itself, as a user of the model gets by default (`ip.Explainer(model, background)"
+                 f".shapley(x)`). shap KernelExplainer time / {who} time on the game: **{ratio:.3g}**; / "
+                 f"{model_who} time: **{model_ratio:.3g}**\n\n"
                  + table([{**r, "last budget run": r.get("last", "")} for r in result["equal"]],
                          ["method", "budget", "ae", "ms", "last budget run"]))
     return text
