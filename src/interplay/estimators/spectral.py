@@ -142,12 +142,13 @@ def draw_uniform_pairs(n: int, n_rows: int, rng: np.random.Generator, *, sizes: 
 
 
 def _design(coalitions: np.ndarray, terms: list[tuple[int, ...]]) -> np.ndarray:
-    signs = np.where(coalitions, 1.0, -1.0)
-    out = np.ones((len(coalitions), len(terms)))
+    """``chi_T(S)`` for every row ``S`` and term ``T`` (the empty term: 1), by one product: ``chi_T(S)`` is
+    ``(-1)^{|T - S|}`` and ``|T - S| = |T| - |T & S|``."""
+    members = np.zeros((len(terms), coalitions.shape[1]))
     for t, T in enumerate(terms):
-        if T:
-            out[:, t] = np.prod(signs[:, list(T)], axis=1)
-    return out
+        members[t, list(T)] = 1.0
+    missing = members.sum(axis=1) - coalitions.astype(float) @ members.T  # exact small integers
+    return 1.0 - 2.0 * (np.rint(missing).astype(np.int64) & 1)
 
 
 _PENALTIES = np.concatenate([[0.0], np.logspace(-10, 2, 49)])  # relative to the largest eigenvalue
@@ -181,14 +182,23 @@ def _eig(gram: np.ndarray, xty: np.ndarray):
     return eig, V, proj
 
 
-def ridge_path(X: np.ndarray, y: np.ndarray, sizes: list[int]):
+def _gram(Xc: np.ndarray) -> np.ndarray:
+    """``Xc' Xc`` by BLAS ``syrk`` (half the products of a general multiplication), both triangles filled."""
+    from scipy.linalg.blas import dsyrk
+
+    upper = dsyrk(1.0, np.asfortranarray(Xc), trans=1)
+    return np.triu(upper) + np.triu(upper, 1).T
+
+
+def ridge_path(X: np.ndarray, y: np.ndarray, sizes: list[int], *, linear: bool = True):
     """Ridge fits of the nested column sets ``X[:, :size]`` (first column constant, unpenalised), each with the
     penalty that minimises generalised cross-validation; keeps the size with the lowest score. One Gram matrix
-    serves every size. Returns ``(size, coefficients, the map y -> coefficients, penalty)``."""
+    serves every size. Returns ``(size, coefficients, the map y -> coefficients, penalty)``; the map (a
+    ``size x rows`` matrix, for standard errors) is None unless ``linear``."""
     rows = len(X)
     x_mean, y_mean = X[:, 1:].mean(axis=0), y.mean()
     Xc = X[:, 1:] - x_mean
-    gram, xty = Xc.T @ Xc, Xc.T @ (y - y_mean)
+    gram, xty = _gram(Xc), Xc.T @ (y - y_mean)
     centred = float(np.sum((y - y_mean) ** 2))
     best = None
     for size in sizes:
@@ -199,11 +209,14 @@ def ridge_path(X: np.ndarray, y: np.ndarray, sizes: list[int]):
     _, size, alpha, eig, V = best
     top = eig[-1] if len(eig) and eig[-1] > 0 else 1.0
     inverse = np.divide(1.0, eig + alpha, out=np.zeros_like(eig), where=(eig + alpha) > top * 1e-10)
-    slopes_map = (V * inverse) @ V.T @ Xc[:, : size - 1].T            # (size - 1, rows), on centred y
+    slopes = V @ (inverse * (V.T @ xty[: size - 1]))
+    coef = np.concatenate([[y_mean - x_mean[: size - 1] @ slopes], slopes])
+    if not linear:
+        return size, coef, None, alpha
+    slopes_map = (V * inverse) @ (V.T @ Xc[:, : size - 1].T)            # (size - 1, rows), on centred y
     slopes_map = slopes_map - slopes_map.mean(axis=1, keepdims=True)  # = the same map on raw y
     intercept_map = np.full(rows, 1.0 / rows) - x_mean[: size - 1] @ slopes_map
-    linear = np.vstack([intercept_map, slopes_map])
-    return size, linear @ y, linear, alpha
+    return size, coef, np.vstack([intercept_map, slopes_map]), alpha
 
 
 def _support(spectrum: dict[tuple[int, ...], float], n: int, energy: float, max_terms: int) -> list[tuple[int, ...]]:
@@ -241,7 +254,7 @@ def _cross_validate(coalitions, values, kind, n, energy, max_terms, rng, folds: 
         errors["surrogate"] += float(np.sum((values[test] - surrogate_values(ensemble, coalitions[test])) ** 2))
         terms = _support(fourier_spectrum(ensemble), n, energy, max(n + 1, int(max_terms * (folds - 1) / folds)))
         X = _design(coalitions, terms)
-        size, coef, _, _ = ridge_path(X[train], values[train], _nested_sizes(n, len(terms)))
+        size, coef, _, _ = ridge_path(X[train], values[train], _nested_sizes(n, len(terms)), linear=False)
         errors["refit"] += float(np.sum((values[test] - X[test, :size] @ coef) ** 2))
     return errors
 
@@ -276,7 +289,7 @@ class SpectralFit:
 
 
 def fit_spectrum(game: Game, budget: int, rng: np.random.Generator, *, surrogate, energy: float,
-                 terms_ratio: float, sampling: str, fit: str, low_order: int) -> SpectralFit:
+                 terms_ratio: float, sampling: str, fit: str, low_order: int, std_errors: bool = True) -> SpectralFit:
     """Sample, fit the surrogate, choose the support and the fit (module docstring); ``budget < 2**n``."""
     n = game.n_players
     kind = resolve_surrogate(surrogate)
@@ -306,7 +319,7 @@ def fit_spectrum(game: Game, budget: int, rng: np.random.Generator, *, surrogate
     elif fit == "auto":
         cv_errors = _cross_validate(coalitions, values, kind, n, energy, max_terms, rng)
         fit = min(cv_errors, key=cv_errors.get)
-    size, coef, linear, alpha = ridge_path(X, values, sizes)
+    size, coef, linear, alpha = ridge_path(X, values, sizes, linear=std_errors and fit != "surrogate")
     terms, X = terms[:size], X[:, :size]
     coefficients = spectrum if fit == "surrogate" else dict(zip(terms, coef))
     info = {"budget": budget, "surrogate": kind if isinstance(kind, str) or kind is None else type(kind).__name__,
@@ -356,7 +369,7 @@ def spectral_interactions(game: Game, *, index: str = "bii", order: int = 2, bud
                             result.n_evaluations, "spectral", {k: 0.0 for k in result.values} if std_errors else None,
                             {"budget": budget, "enumerated": True})
     fitted = fit_spectrum(game, budget, rng, surrogate=surrogate, energy=energy, terms_ratio=terms_ratio,
-                          sampling=sampling, fit=fit, low_order=order)
+                          sampling=sampling, fit=fit, low_order=order, std_errors=bool(std_errors))
     estimate = index_from_fourier(fitted.coefficients, index, order, n)
     errors = None
     if std_errors:
@@ -399,7 +412,7 @@ def spectral_bivariate(game: Game, *, budget: int | None = None, rng: np.random.
         return BivariateExplanation(result.adjacency, univariate, game.feature_names, result.n_evaluations,
                                     "spectral", zeros, {"budget": budget, "enumerated": True})
     fitted = fit_spectrum(game, budget, rng, surrogate=surrogate, energy=energy, terms_ratio=terms_ratio,
-                          sampling=sampling, fit=fit, low_order=2)
+                          sampling=sampling, fit=fit, low_order=2, std_errors=bool(std_errors))
     adjacency, phi = bivariate_from_fourier(fitted.coefficients, n)
     info = dict(fitted.info)
     std_adj = std_phi = None
