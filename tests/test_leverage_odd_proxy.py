@@ -192,14 +192,48 @@ def test_surrogate_fourier_spectrum_matches_brute_force(library):
                                atol=1e-9)
 
 
-@pytest.mark.parametrize("factor, expected", [(4, 16), (5, 20), (10, 40), (20, 40), (40, 80), (80, 160)])
-def test_auto_term_count_is_ten_evaluations_per_term_but_at_least_n_interactions(factor, expected):
+@pytest.mark.parametrize("factor, expected", [(4, [20]), (5, [20]), (10, [20, 40]), (20, [40, 80]),
+                                              (80, [160, 320])])
+def test_auto_fits_a_tenth_and_a_fifth_of_the_budget_in_terms_and_keeps_the_smaller_press(factor, expected):
     n = 20
-    assert odd.number_of_terms(n, factor * n) == expected
-    assert odd.number_of_terms(n, factor * n, 0.5) == int(np.ceil(0.5 * factor * n))
+    assert odd.candidate_term_counts(n, factor * n) == expected
+    assert odd.candidate_term_counts(n, factor * n, 0.5) == [max(n, int(np.ceil(0.5 * factor * n)))]
     r = ip.shapley(random_game(n, random_state=0), method="odd", budget=factor * n, random_state=0)
-    assert r.info["n_terms"] == expected
-    assert 0 <= r.info["n_interaction_terms"] <= max(expected - n, 0)
+    if len(expected) == 1:
+        assert r.info["n_terms"] == n and "press" not in r.info
+        return
+    press = r.info["press"]
+    assert len(press) == 2 and r.info["n_terms"] == min(press, key=press.get)
+    chosen = ip.shapley(random_game(n, random_state=0), method="odd", budget=factor * n, random_state=0,
+                        terms_ratio=(0.1 if r.info["n_terms"] == expected[0] else 0.2))
+    np.testing.assert_allclose(r.values, chosen.values, atol=1e-12)
+
+
+def test_press_is_the_leave_one_pair_out_error_of_the_odd_regression():
+    """PRESS from the hat matrix equals refitting without each sampled pair (enumerated rows always kept)."""
+    from interplay.estimators._leverage import leverage_sample
+
+    n = 10
+    game = random_game(n, random_state=3)
+    sample = leverage_sample(n, 160, np.random.default_rng(1))
+    values = game(np.concatenate([np.zeros((1, n), bool), np.ones((1, n), bool), sample.coalitions]))
+    terms = [(i,) for i in range(n)] + [(0, 1, 2), (3, 4, 5), (1, 6, 7)]
+    units = len(sample.counts)
+    _, _, _, press = odd.odd_regression(sample, values, terms, n, std_errors=False, press_units=np.arange(units))
+    first = sample.n_enumerated
+    y = values[2:]
+    X = odd._features(sample.coalitions[: first + units], terms)
+    target = np.concatenate([y[:first], 0.5 * (y[first:first + units] - y[first + units:])])
+    w = np.concatenate([sample.weights[:first], 2.0 * sample.weights[first:first + units]])
+    total = 0.5 * (values[1] - values[0])
+    D, r = X[:, :-1] - X[:, -1:], target - X[:, -1] * total
+    brute = 0.0
+    for u in range(units):
+        keep = np.ones(len(D), bool)
+        keep[first + u] = False
+        b = np.linalg.solve((D[keep].T * w[keep]) @ D[keep], (D[keep].T * w[keep]) @ r[keep])
+        brute += w[first + u] * (r[first + u] - D[first + u] @ b) ** 2
+    assert press == pytest.approx(brute, rel=1e-9)
 
 
 def test_bad_options_are_named():
