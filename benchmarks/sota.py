@@ -750,6 +750,7 @@ def main(games=GAMES, *, per_feature=PER_FEATURE, seeds=5, methods=None, interac
          out: str | None = None, command: str = "", note: str = "", log=print) -> dict:
     """Run the benchmark; returns records, summaries and checks, and writes the markdown report to ``out``."""
     start = time.perf_counter()
+    started_at = versions()["interplay"]  # the code that runs (the report is written at the end, HEAD may move)
     seeds = tuple(range(seeds)) if isinstance(seeds, int) else tuple(seeds)
     cdir = Path(cache_dir) if cache_dir else None
     if cdir is not None:
@@ -796,7 +797,7 @@ def main(games=GAMES, *, per_feature=PER_FEATURE, seeds=5, methods=None, interac
             info["se^2 / smallest MSE"] = info["reference se^2 (mean)"] / min(mses)
     result = {"records": records, "summary": summary, "best": best_table(summary), "checks": checks,
               "games": [info for _, info in games_info], "equal": equal, "timing": timing, "seconds": total,
-              "methods": chosen, "missing": missing}
+              "methods": chosen, "missing": missing, "started_at": started_at}
     if out:
         options = dict(games=list(games), per_feature=list(per_feature), seeds=len(seeds), max_seconds=max_seconds,
                        reference_factor=reference_factor, equal=(equal_game, equal_rows, equal_target))
@@ -807,6 +808,8 @@ def main(games=GAMES, *, per_feature=PER_FEATURE, seeds=5, methods=None, interac
 
 def report(result: dict, games_info, options: dict, command: str, note: str = "") -> str:
     text = header("State of the art at equal budget: interplay vs shapiq vs shap", command)
+    if result.get("started_at") and result["started_at"] not in text:
+        text += f"- code run: interplay {result['started_at']} (HEAD above is when the report was written)\n"
     if note:
         text += f"- **note: {note}**\n"
     text += (f"- total run time: {result['seconds']:.0f} s (per game: "
