@@ -37,7 +37,7 @@ def _enumerates(kind: str, method: str, game, budget, options: dict) -> bool:
 # gives; measured in benchmarks/results/sota.md. A choice is used only if it is registered.
 _AUTO_SAMPLERS = {
     "shapley": ("odd", "OddSHAP (leverage sample, odd regression with surrogate-selected interactions): "
-                       "1-160x below KernelSHAP's error at budgets >= 10n in benchmarks/results/sota.md"),
+                       "1-170x below KernelSHAP's error at budgets >= 10n in benchmarks/results/sota.md"),
     "banzhaf": ("proxy", "a tree surrogate's exact Banzhaf values plus maximum sample reuse on the "
                          "cross-fitted residual (kept only when its standard errors are smaller)"),
     "bivariate": ("polynomial", "no tree library installed: a second-order polynomial fitted on a leverage "
@@ -105,7 +105,7 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
             if resolve_surrogate("auto") is not None:
                 choice = ("spectral", "a sparse Fourier fit on a tree surrogate's largest terms (or its whole "
                                       "spectrum, by cross-validation), read in closed form "
-                                      "(benchmarks/results/sota_bivariate.md)")
+                                      "(benchmarks/results/sota.md)")
     name, reason = choice
     if name not in available_methods(kind):
         raise ValueError(f"method='auto': the sampler {name!r} for {kind} is not registered")
