@@ -171,7 +171,8 @@ def test_odd_is_exact_when_the_odd_part_is_in_its_terms():
 @pytest.mark.parametrize("library", ["xgboost", "lightgbm", "sklearn"])
 def test_surrogate_fourier_spectrum_matches_brute_force(library):
     pytest.importorskip(library)
-    from interplay.estimators._surrogate import fit_surrogate, odd_spectrum, surrogate_indices, surrogate_values
+    from interplay.estimators._surrogate import (fit_surrogate, fourier_spectrum, odd_spectrum, surrogate_indices,
+                                                 surrogate_values)
 
     n = 6
     rng = np.random.default_rng(0)
@@ -187,6 +188,14 @@ def test_surrogate_fourier_spectrum_matches_brute_force(library):
         for T in itertools.combinations(range(n), size):
             truth = np.mean(f * np.prod(chi[:, list(T)], axis=1))
             assert abs(spectrum.get(T, 0.0) - truth) < 1e-9
+    whole, low = fourier_spectrum(ensemble), fourier_spectrum(ensemble, max_size=2)  # every size, the empty set too
+    assert set(low) == {T for T in whole if len(T) <= 2}
+    for size in range(n + 1):
+        for T in itertools.combinations(range(n), size):
+            truth = np.mean(f * np.prod(chi[:, list(T)], axis=1))
+            assert abs(whole.get(T, 0.0) - truth) < 1e-9
+            if size <= 2:
+                assert abs(low.get(T, 0.0) - truth) < 1e-9
     phi, _ = surrogate_indices(ensemble, n)
     np.testing.assert_allclose(phi, ip.shapley(ip.Game(lambda C: surrogate_values(ensemble, C), n)).values,
                                atol=1e-9)

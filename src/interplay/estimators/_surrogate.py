@@ -9,7 +9,8 @@ the game's values). A tree model on 0/1 inputs is a game whose indices are known
   :func:`interplay.trees.interventional_indices` (Lundberg et al. 2020; derivation in
   :mod:`interplay.trees.interventional`);
 - its Fourier (Walsh) spectrum, in the basis ``chi_T(S) = prod_{k in T} (+1 if k in S else -1)``, is a sum over
-  leaves: a leaf reached iff ``x_k = b_k`` on its path features ``R`` (value ``c``) is
+  leaves (plus the ensemble's base value in the constant): a leaf reached iff ``x_k = b_k`` on its path features
+  ``R`` (value ``c``) is
   ``c prod_{k in R} (1 + s_k chi_k) / 2 = c 2^-|R| sum_{T subset R} prod_{k in T} s_k chi_T``
   with ``s_k = +1`` for ``b_k = 1`` and ``-1`` for ``b_k = 0`` (:func:`odd_spectrum`).
 
@@ -181,8 +182,8 @@ def _spectrum(ensemble, sizes=None, max_size: int | None = None) -> dict[tuple[i
     for t in wanted:
         if t > width:
             continue
-        if t == 0:
-            spectrum[()] = spectrum.get((), 0.0) + float(scale.sum())
+        if t == 0:  # the constant: the trees' mean plus the ensemble's base value
+            spectrum[()] = float(scale.sum()) + float(np.asarray(ensemble.base).reshape(-1)[0])
             continue
         keys, amounts = [], []
         for combo in combinations(range(width), t):
