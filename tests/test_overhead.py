@@ -193,3 +193,56 @@ def test_kernel_solve_matches_the_textbook_formulas(n, rows, paired):
     dof = np.sqrt(units / (units - (n - 1)))
     expected = dof * np.sqrt(var) * sample.sampled_mass / (sample.width * draws)
     np.testing.assert_allclose(solution.std_errors, expected, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("n", range(1, 9))
+def test_masks_of_size_are_every_coalition_in_lexicographic_order(n):
+    """The shared enumeration (complements above n/2) against itertools, for every size."""
+    from itertools import combinations
+
+    from interplay._bits import masks_of_size, members_of_size
+
+    for size in range(n + 1):
+        expected = list(combinations(range(n), size))
+        assert members_of_size(n, size).tolist() == [list(c) for c in expected]
+        masks = masks_of_size(n, size)
+        assert masks.dtype == bool and masks.shape == (len(expected), n)
+        assert [tuple(np.flatnonzero(row)) for row in masks] == expected
+
+
+@pytest.mark.parametrize("sizes_seed", [0, 1])
+def test_random_subsets_in_blocks_equal_one_draw(sizes_seed, monkeypatch):
+    """Keys drawn block by block into reused buffers: the same subsets as one draw of every key at once."""
+    from interplay.estimators import _sampling
+
+    n = 37
+    sizes = np.random.default_rng(sizes_seed).integers(1, n, 500)
+    keys = np.random.default_rng(7).random((len(sizes), n))
+    expected = keys <= np.take_along_axis(np.sort(keys, axis=1), (sizes - 1)[:, None], axis=1)
+    for cells in (1, 100, 2**16):
+        monkeypatch.setattr(_sampling, "SUBSET_BLOCK_CELLS", cells)
+        subsets = _sampling._random_subsets(sizes, n, np.random.default_rng(7))
+        np.testing.assert_array_equal(subsets, expected)
+        np.testing.assert_array_equal(subsets.sum(axis=1), sizes)
+
+
+def test_stratified_variance_matches_the_per_stratum_formula():
+    """Running sums per stratum (units in any order, empty and single-unit strata) against Cochran's
+    ``sum_h (1 - k_h/N_h) k_h S_h^2`` written out stratum by stratum."""
+    from interplay.estimators._sampling import stratified_variance
+
+    rng = np.random.default_rng(3)
+    strata = rng.permutation(np.repeat([0, 2, 3, 5], [4, 1, 7, 3]))  # strata 1 and 4 empty, 2 single
+    sizes = np.array([10.0, 5.0, 1.0, 20.0, 3.0, 3.0])
+    projected, residuals = rng.normal(size=(6, len(strata))), rng.normal(size=(len(strata), 2))
+    expected = np.zeros((6, 2))
+    for t in range(2):
+        g = projected * residuals[:, t]
+        for h in range(len(sizes)):
+            block = g[:, strata == h]
+            k = block.shape[1]
+            if k == 1:
+                expected[:, t] += (1 - k / sizes[h]) * block[:, 0] ** 2
+            elif k > 1:
+                expected[:, t] += (1 - k / sizes[h]) * k * block.var(axis=1, ddof=1)
+    np.testing.assert_allclose(stratified_variance(strata, sizes, projected, residuals), expected, rtol=1e-12)

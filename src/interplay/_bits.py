@@ -7,6 +7,8 @@ their partners with player ``i`` in ``[:, 1, :]``.
 
 from __future__ import annotations
 
+from math import comb
+
 import numpy as np
 
 
@@ -48,13 +50,32 @@ def superset_sum(values: np.ndarray, n: int) -> np.ndarray:
     return g
 
 
+def members_of_size(n: int, size: int) -> np.ndarray:
+    """The ``(C(n, size), size)`` int64 members of every subset of ``size`` players, in lexicographic order."""
+    from itertools import chain, combinations
+
+    count = comb(n, size)
+    flat = np.fromiter(chain.from_iterable(combinations(range(n), size)), dtype=np.int64, count=count * size)
+    return flat.reshape(count, size)
+
+
+def masks_of_size(n: int, size: int) -> np.ndarray:
+    """The ``(C(n, size), n)`` boolean matrix of every coalition of ``size`` players, in lexicographic order of
+    their members. Above ``n / 2`` it is built from the complements (whose lexicographic order is the reverse),
+    so coalitions of ``n - 1`` players cost ``n`` members, not ``n^2``. Cost ``O(C(n, size) n)``."""
+    if 2 * size > n:
+        return ~masks_of_size(n, n - size)[::-1]
+    members = members_of_size(n, size)
+    out = np.zeros((len(members), n), dtype=bool)
+    np.put_along_axis(out, members, True, axis=1)
+    return out
+
+
 def subset_codes(n: int, size: int) -> np.ndarray:
     """Coalition indices of all subsets of ``size`` players, in lexicographic order of their members."""
-    from itertools import combinations
-
     if size == 0:
         return np.zeros(1, dtype=np.int64)
-    members = np.array(list(combinations(range(n), size)), dtype=np.int64).reshape(-1, size)
+    members = members_of_size(n, size)
     return (np.int64(1) << members).sum(axis=1)
 
 

@@ -25,11 +25,11 @@ evaluation when ``budget`` is odd.
 
 from __future__ import annotations
 
-from itertools import combinations
 from math import comb
 
 import numpy as np
 
+from .._bits import masks_of_size
 from ._sampling import KernelSample, _keys, kernel_size_masses
 
 
@@ -74,13 +74,9 @@ def allocate_pairs(n: int, n_pairs: int) -> tuple[np.ndarray, np.ndarray]:
 def _all_pairs(n: int, g: int) -> np.ndarray:
     """Canonical members of every pair of group ``g``: all ``g``-subsets (for ``g = n/2``: those holding 0)."""
     if 2 * g == n:
-        members = [(0,) + c for c in combinations(range(1, n), g - 1)]
-    else:
-        members = list(combinations(range(n), g))
-    idx = np.array(members, dtype=np.int64).reshape(len(members), g)
-    out = np.zeros((len(idx), n), dtype=bool)
-    np.put_along_axis(out, idx, True, axis=1)
-    return out
+        rest = masks_of_size(n - 1, g - 1)
+        return np.concatenate([np.ones((len(rest), 1), dtype=bool), rest], axis=1)
+    return masks_of_size(n, g)
 
 
 def _random_pairs(n: int, g: int, k: int, rng: np.random.Generator) -> np.ndarray:

@@ -16,11 +16,11 @@ allocation weights ``p``; the remaining rows are split between the remaining gro
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
 from math import comb
 
 import numpy as np
 
+from .._bits import masks_of_size
 from ..games import _packed_keys
 
 
@@ -45,13 +45,9 @@ class StratifiedSample:
 def _all_of_size(n: int, s: int, first: bool = False) -> np.ndarray:
     """Every coalition of size ``s`` (only those holding player 0 when ``first``)."""
     if first:
-        rest = _all_of_size(n - 1, s - 1)
+        rest = masks_of_size(n - 1, s - 1)
         return np.concatenate([np.ones((len(rest), 1), dtype=bool), rest], axis=1)
-    out = np.zeros((comb(n, s), n), dtype=bool)
-    if s:
-        members = np.array(list(combinations(range(n), s)), dtype=np.int64)
-        np.put_along_axis(out, members, True, axis=1)
-    return out
+    return masks_of_size(n, s)
 
 
 def _distinct_of_size(n: int, s: int, m: int, rng: np.random.Generator, first: bool = False) -> np.ndarray:

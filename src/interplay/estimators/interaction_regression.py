@@ -48,6 +48,7 @@ from math import comb
 
 import numpy as np
 
+from .._bits import members_of_size
 from .._validation import check_choice, check_int
 from ..games import Game
 from ..results import Interactions
@@ -67,7 +68,7 @@ def _design(Z: np.ndarray, n: int, k: int) -> np.ndarray:
     """``X[r, T] = [T subset Z_r]`` for every ``T`` with ``1 <= |T| <= k`` (columns in :func:`_terms` order)."""
     blocks = []
     for s in range(1, k + 1):
-        members = np.array(list(combinations(range(n), s)), dtype=np.int64).reshape(-1, s)
+        members = members_of_size(n, s)
         blocks.append(Z[:, members].all(axis=2))
     return np.concatenate(blocks, axis=1).astype(float)
 

@@ -49,6 +49,7 @@ from math import comb
 
 import numpy as np
 
+from .._bits import members_of_size
 from .._validation import check_int
 from ..games import Game
 from ..results import Interactions
@@ -59,9 +60,7 @@ from .banzhaf_sampling import (evaluate_distinct, pattern_stats, resolve_budget,
 
 
 def _subsets(n: int, s: int) -> np.ndarray:
-    if s == 0:
-        return np.zeros((1, 0), dtype=np.int64)
-    return np.array(list(combinations(range(n), s)), dtype=np.int64).reshape(-1, s)
+    return members_of_size(n, s)
 
 
 def _check(game: Game, index, order, method: str, indices: tuple[str, ...]) -> tuple[str, int]:

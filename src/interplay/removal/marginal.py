@@ -33,7 +33,12 @@ def marginal_value_function(predict: Callable[[np.ndarray], np.ndarray], x: np.n
     def chunk_values(chunk: np.ndarray) -> np.ndarray:  # all (coalition x background) rows in one model call
         rows = hybrid(chunk)
         preds = np.asarray(predict(rows.reshape(-1, len(x))))
-        return preds.reshape(len(chunk), m, *preds.shape[1:]).mean(axis=1)
+        per_row = preds.reshape(len(chunk), m, *preds.shape[1:])
+        if preds.dtype not in (np.float64, np.float32):
+            return per_row.mean(axis=1)
+        # the mean over the background as np.mean computes it for floats (the sum in their dtype, then the
+        # division), without its Python-level checks (about 10 us a call)
+        return np.add.reduce(per_row, axis=1) / preds.dtype.type(m)
 
     def value_fn(coalitions: np.ndarray) -> np.ndarray:
         return sizer.map(chunk_values, coalitions, rows_each=m, width=len(x))
