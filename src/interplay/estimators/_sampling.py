@@ -455,11 +455,11 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     if sample.strata is not None:
         return KernelSolution(phi, dof * _stratified_std(sample, projected, unit_residuals, first, head))
     c = sample.counts[:, None]
-    square_part = (projected * projected) @ (c * unit_residuals**2)
     if first == 0:  # unit weights are proportional to the counts, so the normal equations X'W r = 0 make
         mean_part = 0.0  # sum_u c_u s_u vanish (up to rounding): one (n x units x targets) product saved
     else:
         mean_part = projected @ (c * unit_residuals)
+    square_part = np.square(projected, out=projected) @ (c * unit_residuals**2)  # in place: no further use
     draws = sample.n_draws
     var = np.maximum(square_part - mean_part**2 / draws, 0.0) * draws / max(draws - 1, 1)
     return KernelSolution(phi, dof * np.sqrt(var) * sample.sampled_mass / (sample.width * draws))
@@ -492,7 +492,8 @@ def _stratified_std(sample: KernelSample, projected: np.ndarray, unit_residuals:
 def stratified_variance(strata: np.ndarray, stratum_sizes: np.ndarray, projected: np.ndarray,
                         scaled_residuals: np.ndarray) -> np.ndarray:
     """``sum_h (1 - k_h/N_h) k_h S_h^2`` of ``g_u = projected[:, u] * scaled_residuals[u]`` (see above), for
-    every row of ``projected`` and column of ``scaled_residuals``: ``(rows, targets)``.
+    every row of ``projected`` and column of ``scaled_residuals``: ``(rows, targets)``. With one target,
+    ``projected`` is overwritten (no copy of it).
 
     Within-stratum sums of ``g`` and ``g^2`` are running sums over the units ordered by stratum
     (``np.add.reduceat``; units need not come sorted): ``k_h S_h^2 = k_h / (k_h - 1) (sum g^2 - (sum g)^2 / k_h)``.
@@ -511,8 +512,10 @@ def stratified_variance(strata: np.ndarray, stratum_sizes: np.ndarray, projected
     starts = np.concatenate([[0], np.cumsum(k[held].astype(np.int64))[:-1]])
     kh = k[held]
     spread = np.where(kh > 1, kh / np.maximum(kh - 1, 1.0), 0.0)
-    for t in range(scaled_residuals.shape[1]):
-        g = projected * scaled_residuals[None, :, t]               # (rows, units)
+    targets = scaled_residuals.shape[1]
+    for t in range(targets):
+        # (rows, units); with one target, in the caller's array (which must not be used afterwards)
+        g = np.multiply(projected, scaled_residuals[None, :, t], out=projected if targets == 1 else None)
         sums = np.add.reduceat(g, starts, axis=1)                  # (rows, strata with units)
         squares = np.add.reduceat(np.square(g, out=g), starts, axis=1)
         centred = np.maximum(squares - sums**2 / kh, 0.0) * spread
