@@ -77,7 +77,7 @@ def test_leverage_sample_has_distinct_pairs_and_unbiased_weights():
 # ------------------------------------------------------------------------------------------------ exactness
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("n", [2, 3, 5, 8])
-@pytest.mark.parametrize("method", ["leverage", "odd", "proxy"])
+@pytest.mark.parametrize("method", ["leverage", "odd", "odd_gp", "proxy"])
 def test_exact_at_full_budget(method, n, seed):
     game = random_game(n, random_state=seed)
     exact = ip.shapley(game, method="exact").values
@@ -97,7 +97,7 @@ def test_bivariate_exact_at_full_budget(method, seed):
     np.testing.assert_allclose(result.univariate.values, exact.univariate.values, atol=1e-10)
 
 
-@pytest.mark.parametrize("method", ["leverage", "odd", "proxy"])
+@pytest.mark.parametrize("method", ["leverage", "odd", "odd_gp", "proxy"])
 @pytest.mark.parametrize("budget", [40, 41, 97, 300])
 def test_budget_spent_and_never_exceeded(method, budget):
     n = 14
@@ -108,7 +108,7 @@ def test_budget_spent_and_never_exceeded(method, budget):
     assert result.info["budget"] == budget
 
 
-@pytest.mark.parametrize("method", ["leverage", "odd", "proxy"])
+@pytest.mark.parametrize("method", ["leverage", "odd", "odd_gp", "proxy"])
 def test_same_result_for_any_batch_size(method):
     n = 12
     fn = _moebius_game(n, 30)
@@ -118,7 +118,7 @@ def test_same_result_for_any_batch_size(method):
         np.testing.assert_array_equal(results[0], other)
 
 
-@pytest.mark.parametrize("method", ["leverage", "odd"])
+@pytest.mark.parametrize("method", ["leverage", "odd", "odd_gp"])
 def test_error_falls_with_budget(method):
     n = 14
     fn = _moebius_game(n, 40, seed=3)
@@ -293,7 +293,7 @@ def test_auto_chooses_a_sampler_per_kind_and_drops_options_it_cannot_use():
     ("banzhaf", "msr", {}), ("banzhaf", "sampling", {}), ("interactions", "msr", {"index": "bii"}),
     ("interactions", "permutation", {"index": "sii"}), ("bivariate", "permutation", {}),
     ("bivariate", "kernel", {}), ("shapley", "exact", {}), ("interactions", "proxy", {"index": "bii"}),
-    ("bivariate", "spectral", {}), ("interactions", "spectral", {"index": "sii"})])
+    ("bivariate", "spectral", {}), ("interactions", "spectral", {"index": "sii"}), ("shapley", "odd_gp", {})])
 def test_every_method_takes_std_errors_false(kind, method, extra):
     game = random_game(9, random_state=0)
     budget = None if method == "exact" else 300
