@@ -23,7 +23,7 @@ import interplay as ip
 
 ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = ((30, 600), (30, 1200), (100, 2000), (100, 4000))
-METHODS = ("odd", "proxy", "leverage", "kernel")
+METHODS = ("odd_gp", "odd", "proxy", "leverage", "kernel")
 
 
 def measure(n: int, budget: int, method: str, seeds: int) -> dict:

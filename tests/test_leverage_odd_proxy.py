@@ -275,12 +275,12 @@ def test_auto_enumerates_when_the_budget_covers_every_coalition():
     result = ip.shapley(game)
     assert result.method == "exact" and "2**8" in result.info["auto"]["reason"]
     np.testing.assert_allclose(result.values, ip.shapley(random_game(8, random_state=0), method="exact").values)
-    assert ip.shapley(random_game(9, random_state=0), budget=100).method == "odd"
+    assert ip.shapley(random_game(9, random_state=0), budget=100).method == "odd_gp"
 
 
 def test_auto_chooses_a_sampler_per_kind_and_drops_options_it_cannot_use():
     game = random_game(14, random_state=0)
-    assert ip.shapley(game, budget=300, random_state=0).info["auto"]["chosen"] == "odd"
+    assert ip.shapley(game, budget=300, random_state=0).info["auto"]["chosen"] == "odd_gp"
     assert ip.bivariate(game, budget=100, random_state=0).method == "spectral"
     assert ip.bivariate(game, budget=20 * 14, random_state=0).method == "spectral"
     assert ip.banzhaf(game, budget=300, random_state=0).method == "proxy"
@@ -439,7 +439,7 @@ def test_tree_method_reads_a_dataframe_fitted_xgboost():
 
 
 @pytest.mark.parametrize("kind, method, extra", [
-    ("shapley", "kernel", {}), ("shapley", "permutation", {}), ("shapley", "odd", {}), ("banzhaf", "msr", {}),
+    ("shapley", "kernel", {}), ("shapley", "permutation", {}), ("shapley", "odd", {}), ("shapley", "odd_gp", {}), ("banzhaf", "msr", {}),
     ("interactions", "permutation", {"index": "sii"}), ("bivariate", "polynomial", {}),
     ("interactions", "regression", {"index": "bii"}), ("interactions", "surrogate", {"index": "sii"}),
     ("interactions", "pairwise", {"index": "bii"}), ("banzhaf", "proxy", {})])

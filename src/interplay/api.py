@@ -36,8 +36,9 @@ def _enumerates(kind: str, method: str, game, budget, options: dict) -> bool:
 # Samplers ``method="auto"`` picks when enumeration is out of reach, by kind (and index), with the reason it
 # gives; measured in benchmarks/results/sota.md. A choice is used only if it is registered.
 _AUTO_SAMPLERS = {
-    "shapley": ("odd", "OddSHAP (leverage sample, odd regression with surrogate-selected interactions): "
-                       "1-170x below KernelSHAP's error at budgets >= 10n in benchmarks/results/sota.md"),
+    "shapley": ("odd_gp", "OddGP (leverage sample; OddSHAP's odd regression plus a Gaussian process over the "
+                          "remaining odd interactions, chosen by leave-one-pair-out error): below OddSHAP's error "
+                          "on most games of benchmarks/results/sota.md"),
     "banzhaf": ("proxy", "a tree surrogate's exact Banzhaf values plus maximum sample reuse on the "
                          "cross-fitted residual (kept only when its standard errors are smaller)"),
     "bivariate": ("polynomial", "no tree library installed: a second-order polynomial fitted on a leverage "
