@@ -131,3 +131,15 @@ def test_many_pairs_fall_back_to_oddshap(monkeypatch):
     expected = ip.shapley(random_game(n, random_state=0), method="odd", budget=300, random_state=0)
     np.testing.assert_array_equal(result.values, expected.values)
     assert "OddSHAP" in result.info["odd_gp"]
+
+
+def test_posterior_standard_deviations_are_roughly_calibrated():
+    """95% intervals from the posterior standard deviations cover the exact values about as often as they
+    should (0.91 here over 20 random games; the model choice is not accounted for): neither far too narrow nor
+    far too wide."""
+    n, covered = 10, []
+    for seed in range(20):
+        exact = ip.shapley(random_game(n, random_state=seed), method="exact").values
+        result = ip.shapley(random_game(n, random_state=seed), method="odd_gp", budget=120, random_state=seed)
+        covered.append(np.mean(np.abs(result.values - exact) <= 1.96 * result.std_errors))
+    assert 0.8 <= np.mean(covered) <= 0.99
