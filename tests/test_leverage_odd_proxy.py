@@ -275,12 +275,12 @@ def test_auto_enumerates_when_the_budget_covers_every_coalition():
     result = ip.shapley(game)
     assert result.method == "exact" and "2**8" in result.info["auto"]["reason"]
     np.testing.assert_allclose(result.values, ip.shapley(random_game(8, random_state=0), method="exact").values)
-    assert ip.shapley(random_game(9, random_state=0), budget=100).method == "odd_gp"
+    assert ip.shapley(random_game(9, random_state=0), budget=100).method == "odd"
 
 
 def test_auto_chooses_a_sampler_per_kind_and_drops_options_it_cannot_use():
     game = random_game(14, random_state=0)
-    assert ip.shapley(game, budget=300, random_state=0).info["auto"]["chosen"] == "odd_gp"
+    assert ip.shapley(game, budget=300, random_state=0).info["auto"]["chosen"] == "odd"
     assert ip.bivariate(game, budget=100, random_state=0).method == "spectral"
     assert ip.bivariate(game, budget=20 * 14, random_state=0).method == "spectral"
     assert ip.banzhaf(game, budget=300, random_state=0).method == "proxy"

@@ -36,9 +36,9 @@ def _enumerates(kind: str, method: str, game, budget, options: dict) -> bool:
 # Samplers ``method="auto"`` picks when enumeration is out of reach, by kind (and index), with the reason it
 # gives; measured in benchmarks/results/sota.md. A choice is used only if it is registered.
 _AUTO_SAMPLERS = {
-    "shapley": ("odd_gp", "OddGP (leverage sample; OddSHAP's odd regression plus a Gaussian process over the "
-                          "remaining odd interactions, chosen by leave-one-pair-out error): less error than OddSHAP "
-                          "in 31 of 40 cells of benchmarks/results/sota.md (budgets >= 10n)"),
+    "shapley": ("odd", "OddSHAP (leverage sample, odd regression with surrogate-selected interactions): "
+                       "1-250x below KernelSHAP's error at budgets >= 10n in benchmarks/results/sota.md; "
+                       "method='odd_gp' has less error in most games but costs seconds of computation"),
     "banzhaf": ("proxy", "a tree surrogate's exact Banzhaf values plus maximum sample reuse on the "
                          "cross-fitted residual (kept only when its standard errors are smaller)"),
     "bivariate": ("polynomial", "no tree library installed: a second-order polynomial fitted on a leverage "
