@@ -37,8 +37,8 @@ def _enumerates(kind: str, method: str, game, budget, options: dict) -> bool:
 # gives; measured in benchmarks/results/sota.md. A choice is used only if it is registered.
 _AUTO_SAMPLERS = {
     "shapley": ("odd", "OddSHAP (leverage sample, odd regression with surrogate-selected interactions): "
-                       "1-250x below KernelSHAP's error at budgets >= 10n in benchmarks/results/sota.md; "
-                       "method='odd_gp' has less error in most games but costs seconds of computation"),
+                       "1-170x below KernelSHAP's error at budgets >= 10n in benchmarks/results/sota.md; "
+                       "method='odd_gp' has less error in 32 of 40 cells there but about twice the computation"),
     "banzhaf": ("proxy", "a tree surrogate's exact Banzhaf values plus maximum sample reuse on the "
                          "cross-fitted residual (kept only when its standard errors are smaller)"),
     "bivariate": ("polynomial", "no tree library installed: a second-order polynomial fitted on a leverage "

@@ -31,10 +31,10 @@ sets cost most; choosing everything jointly took 2-3x longer for the same error 
 and the chosen model fitted once on all (one Cholesky factorisation).
 
 Measured (``benchmarks/results/sota.md``, 10 games, budgets 10n-80n, 5 seeds): less error than OddSHAP on the same
-samples in 31 of 40 cells, most where the odd part is spread over many interactions (1.2-3.9x on the sparse Moebius
-games, 1.4-2.5x on a 30-feature forest, 1.1-1.3x on a 60-feature MLP), at most 1.22x more in the others (a
-100-feature forest at 20n, chosen on 500 of its 1,000 pairs; the text classifier up to 1.14x). It is biased (a
-regularised fit; exact at full budget), and costs 0.1-2 s of computation per explanation there.
+samples in 32 of 40 cells, most where the odd part is spread over many interactions (1.3-3.8x on the sparse Moebius
+games, 1.4-2.4x on a 30-feature forest, 1.1-1.4x on boosting and the MLPs), at most 1.27x more in the others (a
+100-feature forest at 20n, chosen on 500 of its 1,000 pairs; the text classifier up to 1.15x). It is biased (a
+regularised fit; exact at full budget), and its computation is about twice OddSHAP's (median 2.1x there).
 
 Sample: the leverage sample (:mod:`._leverage`), paired; ``2 + 2 * floor((budget - 2) / 2)`` evaluations. At a
 budget covering every coalition it is exact (the KernelSHAP solve of the whole design). Beyond
