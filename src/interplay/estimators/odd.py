@@ -113,6 +113,19 @@ AUTO_RATIOS = (0.1, 0.2)  # terms_ratio="auto": the candidates PRESS chooses bet
 PRESS_UNITS = 1024  # PRESS over at most this many sampled pairs (a random subset of them beyond)
 
 
+def ranked_odd_terms(kind, sample: KernelSample, values: np.ndarray, rng: np.random.Generator,
+                     max_size: int = 5) -> tuple[list[tuple[int, ...]], float]:
+    """The odd sets of size 3..``max_size`` with a nonzero coefficient in the exact Fourier spectrum of a tree
+    surrogate fitted on the sample (``values[0]``, ``values[1]``: the empty and grand coalitions), largest first,
+    and the seconds the surrogate took."""
+    start = time.perf_counter()
+    n = sample.coalitions.shape[1]
+    rows = np.concatenate([np.zeros((1, n), bool), np.ones((1, n), bool), sample.coalitions])
+    spectrum = odd_spectrum(fit_surrogate(kind, rows, values, rng), tuple(range(3, max_size + 1, 2)))
+    ranked = [T for T, c in sorted(spectrum.items(), key=lambda kv: (-abs(kv[1]), kv[0])) if abs(c) > 0]
+    return ranked, time.perf_counter() - start
+
+
 def candidate_term_counts(n: int, budget: int, terms_ratio: float | str = "auto") -> list[int]:
     """Term counts of the odd regression (singletons included) to fit at ``budget``: ``ceil(terms_ratio *
     budget)``, or for ``"auto"`` those of the ratios ``AUTO_RATIOS``; at least ``n`` (the singletons)."""
@@ -138,13 +151,8 @@ def odd_shapley(game: Game, *, budget: int | None = None, rng: np.random.Generat
     candidates = [singletons]
     seconds = 0.0
     if kind is not None and not enumerated and counts[-1] > n and n >= 3:
-        start = time.perf_counter()
-        rows = np.concatenate([np.zeros((1, n), bool), np.ones((1, n), bool), sample.coalitions])
-        ensemble = fit_surrogate(kind, rows, values, rng)
-        spectrum = odd_spectrum(ensemble, tuple(range(3, max_size + 1, 2)))
-        ranked = [T for T, c in sorted(spectrum.items(), key=lambda kv: (-abs(kv[1]), kv[0])) if abs(c) > 0]
+        ranked, seconds = ranked_odd_terms(kind, sample, values, rng, max_size)
         candidates = list({len(t): t for t in (singletons + ranked[:c - n] for c in counts)}.values())
-        seconds = time.perf_counter() - start
     if len(candidates) == 1 and len(candidates[0]) == n:  # no interaction terms: Leverage SHAP (KernelSHAP solve)
         empty, full = values[0], values[1]
         solution = kernel_solve(sample, values[2:] - empty, np.array([full - empty]), std_errors=bool(std_errors))

@@ -49,17 +49,15 @@ SELECT_UNITS)`` pairs; one ``units^3 / 3`` factorisation; ``units^2 (terms + n)`
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ..games import Game
 from ..results import Attribution
 from ._registry import register
-from ._sampling import kernel_solve
-from ._surrogate import fit_surrogate, odd_spectrum, resolve_surrogate
+from ._sampling import default_budget, kernel_solve
+from ._surrogate import resolve_surrogate
 from .leverage import draw_leverage_sample, sample_info
-from .odd import _features, odd_shapley
+from .odd import _features, odd_shapley, ranked_odd_terms
 
 DECAYS = (0.003, 0.01, 0.03, 0.1, 0.3)  # rho: prior variance of an odd term of order d is rho^d / (1 + rho)^n
 NOISES = 10.0 ** np.arange(-7, 1)  # noise variance / process variance at a point (on a pair of weight 1)
@@ -202,7 +200,8 @@ def odd_gp_shapley(game: Game, *, budget: int | None = None, rng: np.random.Gene
     """Shapley values by OddGP (module docstring); cost ``<= budget`` evaluations."""
     n = game.n_players
     kind = resolve_surrogate(surrogate)
-    if n < 4 or (budget is not None and (budget - 2) // 2 + 1 > MAX_UNITS):
+    pairs = ((default_budget(n) if budget is None else budget) - 2) // 2 + 1  # the grand pair included
+    if n < 4 or pairs > MAX_UNITS:
         result = odd_shapley(game, budget=budget, rng=rng, surrogate=surrogate, std_errors=std_errors)
         info = {**result.info, "odd_gp": f"OddSHAP ({'under 4 players' if n < 4 else f'over {MAX_UNITS} pairs'})"}
         return Attribution(result.values, result.baseline, game.feature_names, result.n_evaluations, "odd_gp",
@@ -216,16 +215,7 @@ def odd_gp_shapley(game: Game, *, budget: int | None = None, rng: np.random.Gene
         std = None if solution.std_errors is None else solution.std_errors[:, 0]
         return Attribution(solution.phi[:, 0], empty, game.feature_names, used, "odd_gp", std,
                            {**info, "enumerated": True})
-    ranked: list = []
-    seconds = 0.0
-    if kind is not None:
-        start = time.perf_counter()
-        ends = np.zeros((2, n), dtype=bool)
-        ends[1] = True
-        ensemble = fit_surrogate(kind, np.concatenate([ends, sample.coalitions]), values, rng)
-        spectrum = odd_spectrum(ensemble, (3, 5))
-        ranked = [T for T, c in sorted(spectrum.items(), key=lambda kv: (-abs(kv[1]), kv[0])) if abs(c) > 0]
-        seconds = time.perf_counter() - start
+    ranked, seconds = ranked_odd_terms(kind, sample, values, rng) if kind is not None else ([], 0.0)
     S, y, w = _pairs(game, sample, values, n)
     ratio, rho, noise, score = _select(S, y, w, n, budget, ranked, rng)
     terms = fixed_terms(n, budget, ranked, ratio)
