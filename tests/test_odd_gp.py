@@ -26,27 +26,62 @@ def _odd_terms(n):
     return [T for d in range(1, n + 1, 2) for T in combinations(range(n), d)]
 
 
+def _weight(T, rho):
+    """The prior variance w_T of an odd Walsh coefficient: prod_{k in T} rho_k / prod_k (1 + rho_k)."""
+    return np.prod(rho[list(T)]) / np.prod(1.0 + rho)
+
+
+def _decays(n, rho, per_player):
+    """One rho for every player, or rho times distinct factors in (0, 1] (and an exact zero) per player."""
+    if not per_player:
+        return np.full(n, rho)
+    factors = np.linspace(1.0, 0.05, n)
+    factors[-1] = 0.0
+    return rho * np.random.default_rng(n).permutation(factors)
+
+
 @pytest.mark.parametrize("n, rho", [(5, 0.05), (6, 0.3), (7, 0.9)])
-def test_kernel_is_the_weighted_sum_over_odd_walsh_terms(n, rho):
+@pytest.mark.parametrize("per_player", [False, True])
+def test_kernel_is_the_weighted_sum_over_odd_walsh_terms(n, rho, per_player):
     rng = np.random.default_rng(n)
     S, S2 = rng.random((9, n)) < 0.5, rng.random((9, n)) < 0.5
-    brute = sum(rho ** len(T) / (1 + rho) ** n * np.outer(_chi(S, T), _chi(S2, T)) for T in _odd_terms(n))
-    Z, Z2 = np.where(S, 1.0, -1.0), np.where(S2, 1.0, -1.0)
-    h = np.rint((n - Z @ Z2.T) / 2).astype(np.int64)
-    np.testing.assert_allclose(odd_gp.walsh_kernel(h, n, rho), brute, rtol=1e-12, atol=1e-15)
+    decays = _decays(n, rho, per_player)
+    brute = sum(_weight(T, decays) * np.outer(_chi(S, T), _chi(S2, T)) for T in _odd_terms(n))
+    np.testing.assert_allclose(odd_gp.walsh_kernel(S, S2, decays), brute, rtol=1e-12, atol=1e-15)
+    assert odd_gp.kernel_at_zero(decays) == pytest.approx(sum(_weight(T, decays) for T in _odd_terms(n)),
+                                                          rel=1e-12)
+
+
+def test_one_rho_for_all_players_is_the_hamming_distance_kernel():
+    """gamma = 0: (r^h - r^(n - h)) / 2 with r = (1 - rho) / (1 + rho), h the Hamming distance."""
+    n, rho = 9, 0.2
+    rng = np.random.default_rng(0)
+    S, S2 = rng.random((6, n)) < 0.5, rng.random((7, n)) < 0.5
+    h = (S[:, None, :] != S2[None, :, :]).sum(axis=2)
+    r = (1 - rho) / (1 + rho)
+    np.testing.assert_allclose(odd_gp.walsh_kernel(S, S2, rho), (r ** h - r ** (n - h)) / 2, rtol=1e-12)
 
 
 @pytest.mark.parametrize("n", [4, 6, 9])
-def test_prior_variance_of_a_value_is_the_brute_force_sum(n):
+@pytest.mark.parametrize("per_player", [False, True])
+def test_prior_variance_of_a_value_is_the_brute_force_sum(n, per_player):
     for rho in (0.01, 0.2, 0.7):
-        brute = sum((2 / len(T)) ** 2 * rho ** len(T) / (1 + rho) ** n for T in _odd_terms(n) if 0 in T)
-        assert odd_gp.prior_variance(n, rho) == pytest.approx(brute, rel=1e-12)
+        decays = _decays(n, rho, per_player)
+        brute = [sum((2 / len(T)) ** 2 * _weight(T, decays) for T in _odd_terms(n) if i in T) for i in range(n)]
+        np.testing.assert_allclose(odd_gp.prior_variance(decays), brute, rtol=1e-12, atol=1e-300)
+    assert odd_gp.prior_variance(0.2, n) == pytest.approx(odd_gp.prior_variance(np.full(n, 0.2)), rel=1e-15)
+
+
+def test_prior_variance_is_finite_for_many_players():
+    variance = odd_gp.prior_variance(np.linspace(0.0, 0.9, 1000))
+    assert np.all(np.isfinite(variance)) and variance[0] == 0 and np.all(variance[1:] > 0)
 
 
 @pytest.mark.parametrize("n", [5, 6, 9])
 @pytest.mark.parametrize("rho", [0.02, 0.4])
 @pytest.mark.parametrize("with_terms", [False, True])
-def test_closed_form_values_are_those_of_the_fitted_function(n, rho, with_terms):
+@pytest.mark.parametrize("per_player", [False, True])
+def test_closed_form_values_are_those_of_the_fitted_function(n, rho, with_terms, per_player):
     """phi from gp_fit equals exact enumeration of the fitted odd function X beta + sum_u alpha_u k(., S_u)."""
     rng = np.random.default_rng(n)
     S = np.unique(rng.random((40, n)) < 0.5, axis=0)[:14]
@@ -54,16 +89,29 @@ def test_closed_form_values_are_those_of_the_fitted_function(n, rho, with_terms)
     S = np.unique(S, axis=0)
     y = rng.normal(size=len(S))
     terms = [(i,) for i in range(n)] + [(0, 1, 2)] if with_terms else []
-    phi, std, beta, alpha = odd_gp.gp_fit(S, y, terms, n, rho, 1e-3, return_fit=True)
+    decays = _decays(n, rho, per_player)
+    phi, std, beta, alpha = odd_gp.gp_fit(S, y, terms, decays, 1e-3, return_fit=True)
 
     def fitted(C):
-        Zc, Zs = np.where(C, 1.0, -1.0), np.where(S, 1.0, -1.0)
-        out = odd_gp.walsh_kernel(np.rint((n - Zc @ Zs.T) / 2).astype(np.int64), n, rho) @ alpha
+        out = odd_gp.walsh_kernel(C, S, decays) @ alpha
         return out + (_features(C, terms) @ beta if terms else 0.0)
 
     exact = ip.shapley(ip.Game(fitted, n), method="exact").values
     np.testing.assert_allclose(phi, exact, atol=1e-11)
     assert std.shape == (n,) and np.all(np.isfinite(std)) and np.all(std >= 0)
+
+
+def test_shapley_weights_of_a_kernel_section_for_many_players():
+    """n = 60: the closed form against the brute-force sum over odd sets up to size 3 plus the (tiny) rest,
+    checked by efficiency: the values of k(., S') sum to k(N, S') - k(empty, S')."""
+    n = 60
+    rng = np.random.default_rng(5)
+    decays = 0.3 * rng.random(n)
+    S = rng.random((3, n)) < 0.5
+    G = odd_gp.shapley_weights(S, decays)
+    ends = np.array([np.ones(n, bool), np.zeros(n, bool)])
+    K = odd_gp.walsh_kernel(ends, S, decays)
+    np.testing.assert_allclose(G.sum(axis=1), K[0] - K[1], rtol=1e-10)
 
 
 def test_fit_interpolates_without_noise_and_posterior_shrinks_with_data():
@@ -72,10 +120,17 @@ def test_fit_interpolates_without_noise_and_posterior_shrinks_with_data():
     S = np.unique(rng.random((60, n)) < 0.5, axis=0)
     S = S[S[:, 0]]
     y = rng.normal(size=len(S))
-    _, _, beta, alpha = odd_gp.gp_fit(S, y, [], n, 0.3, 1e-12, return_fit=True)
-    Z = np.where(S, 1.0, -1.0)
-    K = odd_gp.walsh_kernel(np.rint((n - Z @ Z.T) / 2).astype(np.int64), n, 0.3)
+    _, _, beta, alpha = odd_gp.gp_fit(S, y, [], 0.3, 1e-12, return_fit=True)
+    K = odd_gp.walsh_kernel(S, S, 0.3)
     np.testing.assert_allclose(K @ alpha, y, atol=1e-6)
+
+
+def test_relevance_is_each_players_share_of_the_spectrum():
+    spectrum = {(): 5.0, (0,): 3.0, (0, 2): 4.0, (1, 2, 3): -1.0}
+    np.testing.assert_allclose(odd_gp.feature_relevance(spectrum, 5), [5.0, 1.0, np.sqrt(17.0), 1.0, 0.0])
+    np.testing.assert_allclose(odd_gp.player_decays(0.2, 1.0, np.array([5.0, 1.0, 0.0]), 3), [0.2, 0.04, 0.0])
+    np.testing.assert_allclose(odd_gp.player_decays(0.2, 0.0, np.array([5.0, 1.0, 0.0]), 3), [0.2, 0.2, 0.2])
+    np.testing.assert_allclose(odd_gp.player_decays(0.2, 1.0, np.zeros(3), 3), [0.2, 0.2, 0.2])
 
 
 def _sparse_game(n, seed):
@@ -95,9 +150,10 @@ def test_efficiency_holds_exactly_and_info_says_what_was_chosen():
     result = ip.shapley(game, method="odd_gp", budget=200, random_state=0)
     total = game(np.ones((1, n), bool))[0] - game(np.zeros((1, n), bool))[0]
     assert result.values.sum() == pytest.approx(total, abs=1e-12)
-    for key in ("decay", "noise", "loo", "n_terms", "surrogate_seconds"):
+    for key in ("decay", "relevance_power", "noise", "loo", "n_terms", "surrogate_seconds"):
         assert key in result.info
     assert result.info["decay"] in odd_gp.DECAYS
+    assert result.info["relevance_power"] in odd_gp.RELEVANCE_POWERS
 
 
 def test_more_accurate_than_oddshap_on_sparse_games():

@@ -45,7 +45,7 @@ from ..games import Game
 from ..results import Attribution
 from ._registry import register
 from ._sampling import KernelSample, gram_solver, kernel_solve, stratified_variance
-from ._surrogate import fit_surrogate, odd_spectrum, resolve_surrogate
+from ._surrogate import fit_surrogate, fourier_spectrum, odd_spectrum, resolve_surrogate
 from .leverage import draw_leverage_sample, sample_info
 
 
@@ -113,17 +113,30 @@ AUTO_RATIOS = (0.1, 0.2)  # terms_ratio="auto": the candidates PRESS chooses bet
 PRESS_UNITS = 1024  # PRESS over at most this many sampled pairs (a random subset of them beyond)
 
 
-def ranked_odd_terms(kind, sample: KernelSample, values: np.ndarray, rng: np.random.Generator,
-                     max_size: int = 5) -> tuple[list[tuple[int, ...]], float]:
-    """The odd sets of size 3..``max_size`` with a nonzero coefficient in the exact Fourier spectrum of a tree
-    surrogate fitted on the sample (``values[0]``, ``values[1]``: the empty and grand coalitions), largest first,
-    and the seconds the surrogate took."""
+def surrogate_spectrum(kind, sample: KernelSample, values: np.ndarray, rng: np.random.Generator,
+                       sizes: tuple[int, ...] | None = None) -> tuple[dict[tuple[int, ...], float], float]:
+    """The exact Fourier spectrum (sets of the given sizes; every size when None) of a tree surrogate fitted on
+    the sample (``values[0]``, ``values[1]``: the empty and grand coalitions), and the seconds it took."""
     start = time.perf_counter()
     n = sample.coalitions.shape[1]
     rows = np.concatenate([np.zeros((1, n), bool), np.ones((1, n), bool), sample.coalitions])
-    spectrum = odd_spectrum(fit_surrogate(kind, rows, values, rng), tuple(range(3, max_size + 1, 2)))
-    ranked = [T for T, c in sorted(spectrum.items(), key=lambda kv: (-abs(kv[1]), kv[0])) if abs(c) > 0]
-    return ranked, time.perf_counter() - start
+    ensemble = fit_surrogate(kind, rows, values, rng)
+    spectrum = odd_spectrum(ensemble, sizes) if sizes is not None else fourier_spectrum(ensemble)
+    return spectrum, time.perf_counter() - start
+
+
+def rank_odd_terms(spectrum: dict[tuple[int, ...], float], max_size: int = 5) -> list[tuple[int, ...]]:
+    """The odd sets of size 3..``max_size`` with a nonzero coefficient in ``spectrum``, largest first."""
+    odd = {T: c for T, c in spectrum.items() if len(T) >= 3 and len(T) % 2 == 1 and len(T) <= max_size}
+    return [T for T, c in sorted(odd.items(), key=lambda kv: (-abs(kv[1]), kv[0])) if abs(c) > 0]
+
+
+def ranked_odd_terms(kind, sample: KernelSample, values: np.ndarray, rng: np.random.Generator,
+                     max_size: int = 5) -> tuple[list[tuple[int, ...]], float]:
+    """The odd sets of size 3..``max_size`` with a nonzero coefficient in the exact Fourier spectrum of a tree
+    surrogate fitted on the sample, largest first, and the seconds the surrogate took."""
+    spectrum, seconds = surrogate_spectrum(kind, sample, values, rng, tuple(range(3, max_size + 1, 2)))
+    return rank_odd_terms(spectrum, max_size), seconds
 
 
 def candidate_term_counts(n: int, budget: int, terms_ratio: float | str = "auto") -> list[int]:
