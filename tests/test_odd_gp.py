@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import interplay as ip
-from interplay.estimators import odd_gp
+from interplay.estimators import _walsh_gp, odd_gp
 from interplay.estimators.odd import _features
 from interplay.synthetic import random_game
 
@@ -170,8 +170,7 @@ def test_more_accurate_than_oddshap_on_sparse_games():
 
 
 def test_model_selection_on_a_subset_when_many_pairs(monkeypatch):
-    monkeypatch.setattr(odd_gp, "SELECT_UNITS", 40)
-    monkeypatch.setattr(odd_gp, "LOO_UNITS", 15)
+    monkeypatch.setattr(_walsh_gp, "SELECT_UNITS", 40)
     n = 10
     game = random_game(n, random_state=3)
     exact = ip.shapley(random_game(n, random_state=3), method="exact").values

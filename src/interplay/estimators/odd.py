@@ -113,13 +113,14 @@ AUTO_RATIOS = (0.1, 0.2)  # terms_ratio="auto": the candidates PRESS chooses bet
 PRESS_UNITS = 1024  # PRESS over at most this many sampled pairs (a random subset of them beyond)
 
 
-def surrogate_spectrum(kind, sample: KernelSample, values: np.ndarray, rng: np.random.Generator,
+def surrogate_spectrum(kind, coalitions: np.ndarray, values: np.ndarray, rng: np.random.Generator,
                        sizes: tuple[int, ...] | None = None) -> tuple[dict[tuple[int, ...], float], float]:
     """The exact Fourier spectrum (sets of the given sizes; every size when None) of a tree surrogate fitted on
-    the sample (``values[0]``, ``values[1]``: the empty and grand coalitions), and the seconds it took."""
+    the sampled ``coalitions`` (``values[0]``, ``values[1]``: the empty and grand coalitions, ``values[2:]``:
+    the coalitions), and the seconds it took."""
     start = time.perf_counter()
-    n = sample.coalitions.shape[1]
-    rows = np.concatenate([np.zeros((1, n), bool), np.ones((1, n), bool), sample.coalitions])
+    n = coalitions.shape[1]
+    rows = np.concatenate([np.zeros((1, n), bool), np.ones((1, n), bool), coalitions])
     ensemble = fit_surrogate(kind, rows, values, rng)
     spectrum = odd_spectrum(ensemble, sizes) if sizes is not None else fourier_spectrum(ensemble)
     return spectrum, time.perf_counter() - start
@@ -135,7 +136,7 @@ def ranked_odd_terms(kind, sample: KernelSample, values: np.ndarray, rng: np.ran
                      max_size: int = 5) -> tuple[list[tuple[int, ...]], float]:
     """The odd sets of size 3..``max_size`` with a nonzero coefficient in the exact Fourier spectrum of a tree
     surrogate fitted on the sample, largest first, and the seconds the surrogate took."""
-    spectrum, seconds = surrogate_spectrum(kind, sample, values, rng, tuple(range(3, max_size + 1, 2)))
+    spectrum, seconds = surrogate_spectrum(kind, sample.coalitions, values, rng, tuple(range(3, max_size + 1, 2)))
     return rank_odd_terms(spectrum, max_size), seconds
 
 

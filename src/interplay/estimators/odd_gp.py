@@ -29,20 +29,17 @@ So the posterior mean ``X beta + sum_u alpha_u k(., S_u)`` has Shapley values
 ``phi = sum_T beta_T 2 [i in T] / |T| + sum_u alpha_u G_ui``, computed in ``O(units n^2)``; they are then shifted
 equally to meet efficiency exactly (the fit leaves ``v(N) - v(empty)`` off by its noise term).
 
-Choices, by leave-one-pair-out error of the odd part (closed form: ``e_u = (P y)_u / P_uu`` with
-``P = A^-1 - A^-1 X (X' A^-1 X)^-1 X' A^-1``, ``A = K + lambda I``; Dubrule 1983): the fixed terms (none, the
-singletons, or the singletons and the surrogate's odd interactions up to 0.1 or 0.2 of the budget, as
-OddSHAP), ``gamma`` in :data:`RELEVANCE_POWERS`, ``rho`` in :data:`DECAYS` and the noise ``lambda / k(S, S)`` in
-:data:`NOISES`; in two stages: ``gamma``, ``rho`` and the noise with the singletons as fixed terms, then the terms
-and the noise at those (the larger term sets cost most; choosing everything jointly took 2-3x longer for the
-same error on six games). With more than :data:`SELECT_UNITS` sampled pairs the choice is made on that many of
-them (one eigendecomposition per ``(gamma, rho)``) and the chosen model fitted once on all (one Cholesky
-factorisation).
+Choices (:func:`._walsh_gp.select`, by leave-one-pair-out error of the odd part, weighted by the pairs'
+regression weights): ``gamma``, ``rho`` and the noise with the singletons as fixed terms, then the fixed terms
+at those: the singletons, the singletons and the surrogate's odd interactions up to 0.1 or 0.2 of the budget (as
+OddSHAP), or none (only while the choice is made on every pair; see :func:`term_sets`). With more than
+``SELECT_UNITS`` (250) sampled pairs the choice is made on that many of them and the chosen model fitted once on
+all (one Cholesky factorisation).
 
-Measured (``benchmarks/results/sota.md``): see the README's estimator table. Against the kernel with one ``rho``
-for all players (``gamma = 0`` only), the relevance weights had less error in every one of 30 cells (10 games,
-budgets 10n-40n, 5 seeds; 1.4x as a geometric mean, up to 3x on tree ensembles). It is biased (a regularised
-fit; exact at full budget).
+Measured (``benchmarks/results/sota.md`` and the README's estimator table). Against one ``rho`` for all players
+(the previous OddGP, ``gamma = 0`` only, model chosen on 500 pairs), the relevance weights had less error in 28 of
+30 cells (10 games, budgets 10n-40n, 5 seeds; 1.4x as a geometric mean, up to 3x on the 30-feature forest).
+Biased (a regularised fit), exact at full budget.
 
 Sample: the leverage sample (:mod:`._leverage`), paired; ``2 + 2 * floor((budget - 2) / 2)`` evaluations. At a
 budget covering every coalition it is exact (the KernelSHAP solve of the whole design). Beyond
@@ -65,52 +62,24 @@ from ..results import Attribution
 from ._registry import register
 from ._sampling import default_budget, kernel_solve
 from ._surrogate import resolve_surrogate
+from ._walsh_gp import (DECAYS, NOISES, RELEVANCE_POWERS, design, feature_relevance, fit,  # noqa: F401
+                        kernel_at_zero, node_products, player_decays, poisson_binomial, readout, select, signs,
+                        walsh_kernel, without_each)
 from .leverage import draw_leverage_sample, sample_info
-from .odd import _features, odd_shapley, rank_odd_terms, surrogate_spectrum
+from .odd import odd_shapley, rank_odd_terms, surrogate_spectrum
 
-DECAYS = (0.003, 0.01, 0.03, 0.1, 0.3)  # rho: the most relevant player's factor in a term's prior variance
-RELEVANCE_POWERS = (0.0, 0.5, 1.0)  # gamma: rho_k = rho (r_k / max r)^gamma
-NOISES = 10.0 ** np.arange(-7, 1)  # noise variance / process variance at a point (on a pair of weight 1)
-TERM_RATIOS = (None, 0.0, 0.1, 0.2)  # fixed terms: none; singletons; + surrogate odd terms up to 0.1 / 0.2 budget
-SELECT_UNITS = 500  # pairs the choice of the model is made on
-LOO_UNITS = 200  # of which this many are left out in turn
-MAX_UNITS = 3000  # above this many pairs: OddSHAP
-
-
-def _signs(S: np.ndarray) -> np.ndarray:
-    return np.where(S, 1.0, -1.0)
-
-
-def walsh_kernel(S: np.ndarray, S2: np.ndarray, rho) -> np.ndarray:
-    """``sum_{|T| odd} w_T chi_T(S) chi_T(S')`` for the rows of ``S`` and ``S2`` (module docstring):
-    ``(prod_{k differ} r_k - prod_{k agree} r_k) / 2``, ``r_k = (1 - rho_k) / (1 + rho_k)``; ``rho``: a number or
-    one per player, each in ``[0, 1)``."""
-    rho = np.broadcast_to(np.asarray(rho, dtype=float), (S.shape[1],))
-    log_r = 2.0 * np.arctanh(rho)  # -log r_k
-    agree = (_signs(S) * log_r) @ _signs(S2).T  # sum over agreeing k minus sum over differing k of -log r_k
-    total = log_r.sum()
-    return 0.5 * (np.exp(-0.5 * (total - agree)) - np.exp(-0.5 * (total + agree)))
-
-
-def kernel_at_zero(rho) -> float:
-    """``k(S, S) = (1 - prod_k r_k) / 2``."""
-    return float(-0.5 * np.expm1(-2.0 * np.sum(np.arctanh(np.asarray(rho, dtype=float)))))
+TERM_RATIOS = (0.0, None, 0.1, 0.2)  # fixed terms: singletons (fitted first); none; + surrogate odd terms up to
+MAX_UNITS = 4096  # above this many pairs: OddSHAP                              0.1 / 0.2 of the budget
 
 
 def shapley_weights(S: np.ndarray, rho) -> np.ndarray:
-    """``(units, n)``: the Shapley value of player ``i`` in the game ``k(., S_u)`` (module docstring), by
-    Gauss-Legendre on ``[0, 1]`` with ``n // 2 + 2`` nodes (exact for degree ``n - 1``)."""
-    Z = _signs(S)
-    n = Z.shape[1]
-    rho = np.broadcast_to(np.asarray(rho, dtype=float), (n,))
-    nodes, weights = np.polynomial.legendre.leggauss(n // 2 + 2)
-    t = (nodes + 1.0) / 2.0
-    tr = t[:, None] * rho[None, :]  # (nodes, n)
-    # log prod_k (1 +- t rho_k z_k) / prod_k (1 + rho_k) = base(t) +- sum_k z_k atanh(t rho_k)
-    base = 0.5 * np.sum(np.log1p(tr) + np.log1p(-tr), axis=1) - np.sum(np.log1p(rho))
-    linear = Z @ np.arctanh(tr).T  # (units, nodes)
-    half_w = weights / 4.0  # Gauss-Legendre on [0, 1] (w / 2) times the even part's 1 / 2
-    plus, minus = half_w * np.exp(base + linear), half_w * np.exp(base - linear)
+    """``(units, n)``: the Shapley value of player ``i`` in the game ``k(., S_u)`` (module docstring), two matrix
+    products over the Gauss-Legendre nodes of :func:`._walsh_gp.node_products`."""
+    Z = signs(S)
+    rho = np.broadcast_to(np.asarray(rho, dtype=float), (Z.shape[1],))
+    t, weights, plus, minus = node_products(S, rho)
+    plus, minus = plus * (weights / 2.0), minus * (weights / 2.0)  # the even part's 1 / 2
+    tr = t[:, None] * rho[None, :]
     up, down = 1.0 / (1.0 + tr), 1.0 / (1.0 - tr)  # player i's own factor divided out: (1 + t rho_i z_i)^-1 ...
     inside = plus @ up + minus @ down  # z_i = +1
     outside = plus @ down + minus @ up  # z_i = -1
@@ -124,50 +93,22 @@ def prior_variance(rho, n: int | None = None) -> np.ndarray:
     if rho.ndim == 0:
         rho = np.full(int(n), float(rho))
     q = rho / (1.0 + rho)
-    pmf = np.zeros(len(q) + 1)
-    pmf[0] = 1.0
-    for k, qk in enumerate(q):  # Poisson-binomial distribution of all players
-        pmf[1:k + 2] = pmf[1:k + 2] * (1.0 - qk) + pmf[:k + 1] * qk
-        pmf[0] *= 1.0 - qk
-    # without player i: P_-i(m) = (P(m) - q_i P_-i(m - 1)) / (1 - q_i), stable (q_i / (1 - q_i) = rho_i < 1)
-    total = np.zeros(len(q))
-    previous = np.zeros(len(q))
-    for m in range(len(q)):
-        current = np.maximum((pmf[m] - q * previous) / (1.0 - q), 0.0)
-        if m % 2 == 0:
-            total += current / (m + 1) ** 2
-        previous = current
-    return 4.0 * q * total
+    others = without_each(poisson_binomial(q), q)  # (n, n): P_-i(m)
+    m = np.arange(others.shape[1])
+    return 4.0 * q * (others @ np.where(m % 2 == 0, 1.0 / (m + 1.0) ** 2, 0.0))
 
 
-def feature_relevance(spectrum: dict, n: int) -> np.ndarray:
-    """``r_k = sqrt(sum_{T ni k} a_T^2)`` over a (surrogate's) Fourier spectrum ``{T: a_T}``."""
-    relevance = np.zeros(n)
-    for T, c in spectrum.items():
-        if T:
-            relevance[list(T)] += c * c
-    return np.sqrt(relevance)
-
-
-def player_decays(rho: float, gamma: float, relevance: np.ndarray | None, n: int) -> np.ndarray:
-    """``rho_k = rho (r_k / max r)^gamma`` (the same ``rho`` for every player when ``gamma = 0`` or without a
-    relevance)."""
-    if gamma == 0 or relevance is None or relevance.max() <= 0:
-        return np.full(n, rho)
-    return rho * (relevance / relevance.max()) ** gamma
-
-
-def _pairs(game: Game, sample, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each sampled pair once, as its member holding player 0 (the grand coalition first), the odd part
-    ``(v(S) - v(N - S)) / 2`` there (values from the game's cache: no new evaluations) and the pair's weight in
+def complementary_pairs(game: Game, sample, values: np.ndarray, n: int):
+    """Each sampled pair once, as its member holding player 0 (the grand coalition first), its odd and even
+    parts ``(v(S) -+ v(N - S)) / 2`` (values from the game's cache: no new evaluations) and the pair's weight in
     the leverage sample's regression (mean 1; the grand coalition: the largest)."""
     holds = sample.coalitions[:, 0]
     rows = sample.coalitions[holds]
     S = np.concatenate([np.ones((1, n), dtype=bool), rows])
-    y = np.concatenate([[(values[1] - values[0]) / 2.0], (game(rows) - game(~rows)) / 2.0])
+    first, second = np.concatenate([[values[1]], game(rows)]), np.concatenate([[values[0]], game(~rows)])
     w = sample.weights[holds]
     w = np.concatenate([[w.max()], w])
-    return S, y, w / w.mean()
+    return S, (first - second) / 2.0, (first + second) / 2.0, w / w.mean()
 
 
 def fixed_terms(n: int, budget: int, ranked: list, ratio: float | None) -> list:
@@ -178,80 +119,63 @@ def fixed_terms(n: int, budget: int, ranked: list, ratio: float | None) -> list:
     return [(i,) for i in range(n)] + ranked[:max(0, int(np.ceil(ratio * budget)) - n)]
 
 
-def _loo(V, ev, VX, Vy, rows, lam, root_w) -> float:
-    """Weighted mean squared leave-one-out residual of the universal-kriging fit over the units ``rows``, from
-    the eigenpairs ``(ev, V)`` of the scaled kernel ``D^1/2 K D^1/2`` (``D``: the pairs' weights, ``root_w`` their
-    square roots), the rotated scaled design ``VX = V' D^1/2 X`` and values ``Vy = V' D^1/2 y`` (noise
-    ``lam / w_u`` on pair ``u``: the residual of pair ``u`` is ``(P~ y~)_u / (P~_uu root_w_u)``)."""
-    import scipy.linalg
-
-    d = 1.0 / (ev + lam)
-    Vr = V[rows]
-    p_diag = (Vr * Vr) @ d
-    if VX.shape[1] == 0:
-        alpha = Vr @ (d * Vy)
-    else:
-        dVX = d[:, None] * VX
-        try:
-            factor = scipy.linalg.cholesky(VX.T @ dVX, lower=True, check_finite=False)  # of X' A^-1 X
-        except np.linalg.LinAlgError:
-            return np.inf
-        beta = scipy.linalg.cho_solve((factor, True), VX.T @ (d * Vy), check_finite=False)
-        alpha = Vr @ (d * (Vy - VX @ beta))
-        # L^-1 (A^-1 X)_rows': its squared column norms are w' (X' A^-1 X)^-1 w
-        half = scipy.linalg.solve_triangular(factor, (Vr @ dVX).T, lower=True, check_finite=False)
-        p_diag = p_diag - np.sum(half * half, axis=0)
-    if np.any(p_diag <= 0):
-        return np.inf
-    w = root_w[rows] ** 2
-    return float(np.sum(w * (alpha / (p_diag * root_w[rows])) ** 2) / np.sum(w))
+def term_sets(n: int, budget: int, ranked: list):
+    """The candidate fixed terms of :func:`._walsh_gp.select` (``TERM_RATIOS``, sizes once each). No fixed
+    terms at all only while the choice is made on every pair: on a subset, the ``n`` singletons look costlier
+    than they are on the whole sample (on the 100-player tree games at 80n, choosing "none" on 250 of 4,000
+    pairs had 1.2-1.5x the error of keeping the singletons)."""
+    def sets(scale: float):
+        scaled = max(2 * n, int(budget * scale))
+        out, sizes = [], set()
+        for ratio in TERM_RATIOS:
+            if ratio is None and scale < 1:
+                continue
+            terms = fixed_terms(n, scaled, ranked, ratio)
+            if len(terms) not in sizes:
+                sizes.add(len(terms))
+                out.append((ratio, terms))
+        return out
+    return sets
 
 
-def _select(S, y, w, n, budget, ranked, relevance, rng) -> tuple[float | None, float, float, float, float]:
-    """``(term ratio, gamma, rho, noise, leave-one-out error)`` with the smallest error (module docstring)."""
-    units = len(S)
-    if units > SELECT_UNITS:
-        keep = np.concatenate([[0], np.sort(rng.choice(np.arange(1, units), SELECT_UNITS - 1, replace=False))])
-        S, y, w = S[keep], y[keep], w[keep]
-        budget = max(2 * n, int(budget * len(keep) / units))
-    sets, sizes = [], set()
-    for ratio in TERM_RATIOS:
-        terms = fixed_terms(n, budget, ranked, ratio)
-        if len(terms) not in sizes and len(terms) < len(S) - 2:
-            sizes.add(len(terms))
-            sets.append((ratio, _features(S, terms) if terms else np.zeros((len(S), 0))))
-    rows = (np.arange(len(S)) if len(S) <= LOO_UNITS
-            else np.sort(rng.choice(len(S), LOO_UNITS, replace=False)))
-    root_w = np.sqrt(w)
-    powers = RELEVANCE_POWERS if relevance is not None and relevance.max() > 0 else (0.0,)
-    eigen = {}
-    # stage 1: gamma, rho and the noise with the cheapest fixed terms (the singletons, or none); stage 2: the
-    # terms (and the noise again) at those. Large term sets are fitted once only: most of the cost is theirs.
-    first = next(((ratio, X) for ratio, X in sets if ratio == 0.0), sets[0])
-    best = (None, 0.0, DECAYS[0], NOISES[0], np.inf)
-    for gamma in powers:
-        for rho in DECAYS:
-            decays = player_decays(rho, gamma, relevance, n)
-            K = walsh_kernel(S, S, decays)
-            ev, V = np.linalg.eigh(root_w[:, None] * K * root_w[None, :])
-            eigen[gamma, rho] = (np.maximum(ev, 0.0), V, V.T @ (root_w * y), kernel_at_zero(decays))
-            ev, V, Vy, at_zero = eigen[gamma, rho]
-            VX = V.T @ (root_w[:, None] * first[1])
-            for noise in NOISES:
-                score = _loo(V, ev, VX, Vy, rows, noise * at_zero, root_w)
-                if score < best[4]:
-                    best = (first[0], gamma, rho, float(noise), score)
-    _, gamma, rho, _, _ = best
-    ev, V, Vy, at_zero = eigen[gamma, rho]
-    for ratio, X in sets:
-        if ratio == first[0]:
-            continue
-        VX = V.T @ (root_w[:, None] * X)
-        for noise in NOISES:
-            score = _loo(V, ev, VX, Vy, rows, noise * at_zero, root_w)
-            if score < best[4]:
-                best = (ratio, gamma, rho, float(noise), score)
-    return best
+def odd_gp_fit(S: np.ndarray, y: np.ndarray, w: np.ndarray, total: float, budget: int, spectrum: dict | None,
+               rng: np.random.Generator, *, std_errors: bool, readouts=("shapley",)):
+    """OddGP on complementary pairs (:func:`complementary_pairs`: their members ``S``, odd parts ``y``, weights
+    ``w``): the chosen model's readouts (``"shapley"``: values shifted to sum to ``total = v(N) - v(empty)``,
+    ``"banzhaf"``) as ``{name: (values, std)}``, and what ``info`` records."""
+    n = S.shape[1]
+    ranked = rank_odd_terms(spectrum) if spectrum is not None else []
+    relevance = feature_relevance(spectrum, n) if spectrum is not None else None
+    choice = select(S, y, w, term_sets(n, budget, ranked), relevance, "odd", rng)
+    terms = fixed_terms(n, budget, ranked, choice.terms)
+    decays = player_decays(choice.rho, choice.gamma, relevance, n)
+    fitted = fit(S, y, design(S, terms), decays, choice.noise, "odd", weights=w)
+    out = {}
+    for name in readouts:
+        membership, G, prior = _odd_readout(name, S, terms, decays, n, std_errors)
+        values, std = readout(fitted, membership, G, prior)
+        if name == "shapley":
+            values = values + (total - values.sum()) / n  # efficiency, exactly
+        out[name] = (values, std)
+    info = {"decay": choice.rho, "relevance_power": choice.gamma, "noise": choice.noise, "loo": choice.score,
+            "n_terms": len(terms), "n_interaction_terms": sum(len(T) > 1 for T in terms),
+            "selection_units": choice.units}
+    return out, info
+
+
+def _odd_readout(name: str, S: np.ndarray, terms: list, decays: np.ndarray, n: int, std_errors: bool):
+    """``(membership, G, prior variances or None)`` of Shapley (``2 a_T / |T|`` for each member of ``T``) or
+    Banzhaf values (``2 a_i``) for :func:`._walsh_gp.readout`."""
+    membership = np.zeros((len(terms), n))
+    if name == "shapley":
+        for t, T in enumerate(terms):
+            membership[t, list(T)] = 2.0 / len(T)
+        return membership, shapley_weights(S, decays), (prior_variance(decays) if std_errors else None)
+    for t, T in enumerate(terms):
+        if len(T) == 1:
+            membership[t, T[0]] = 2.0
+    w_single = decays / np.prod(1.0 + decays)  # w_{i}
+    return membership, 2.0 * w_single * signs(S), (4.0 * w_single if std_errors else None)
 
 
 @register("shapley", "odd_gp")
@@ -275,19 +199,11 @@ def odd_gp_shapley(game: Game, *, budget: int | None = None, rng: np.random.Gene
         std = None if solution.std_errors is None else solution.std_errors[:, 0]
         return Attribution(solution.phi[:, 0], empty, game.feature_names, used, "odd_gp", std,
                            {**info, "enumerated": True})
-    ranked, relevance, seconds = [], None, 0.0
-    if kind is not None:
-        spectrum, seconds = surrogate_spectrum(kind, sample, values, rng)
-        ranked, relevance = rank_odd_terms(spectrum), feature_relevance(spectrum, n)
-    S, y, w = _pairs(game, sample, values, n)
-    ratio, gamma, rho, noise, score = _select(S, y, w, n, budget, ranked, relevance, rng)
-    terms = fixed_terms(n, budget, ranked, ratio)
-    phi, std = gp_fit(S, y, terms, player_decays(rho, gamma, relevance, n), noise, weights=w,
-                      std_errors=bool(std_errors))
-    phi += (full - empty - phi.sum()) / n  # efficiency, exactly
-    info.update(decay=rho, relevance_power=gamma, noise=noise, loo=score, n_terms=len(terms),
-                n_interaction_terms=sum(len(T) > 1 for T in terms), surrogate_seconds=seconds,
-                selection_units=min(len(S), SELECT_UNITS))
+    spectrum, seconds = surrogate_spectrum(kind, sample.coalitions, values, rng) if kind is not None else (None, 0.0)
+    S, y, _, w = complementary_pairs(game, sample, values, n)
+    out, fit_info = odd_gp_fit(S, y, w, full - empty, budget, spectrum, rng, std_errors=bool(std_errors))
+    phi, std = out["shapley"]
+    info.update(fit_info, surrogate_seconds=seconds)
     return Attribution(phi, empty, game.feature_names, used, "odd_gp", std, info)
 
 
@@ -297,37 +213,10 @@ def gp_fit(S: np.ndarray, y: np.ndarray, terms: list, rho, noise: float, *, weig
     pairs ``S`` (module docstring; ``rho``: a number or one per player), and their posterior standard
     deviations (None unless ``std_errors``). With ``return_fit``, also ``(beta, alpha)``: the fitted odd part is
     ``X beta + sum_u alpha_u k(., S_u)``."""
-    import scipy.linalg
-
     n = S.shape[1]
-    rho = np.broadcast_to(np.asarray(rho, dtype=float), (n,))
-    A = walsh_kernel(S, S, rho)
-    A[np.diag_indices_from(A)] += noise * kernel_at_zero(rho) / (1.0 if weights is None else weights)
-    factor = scipy.linalg.cho_factor(A, lower=True, check_finite=False)
-    X = _features(S, terms) if terms else np.zeros((len(S), 0))
-    a_y = scipy.linalg.cho_solve(factor, y, check_finite=False)
-    membership = np.zeros((len(terms), n))  # Shapley value of chi_T: 2 / |T| for each i in T
-    for t, T in enumerate(terms):
-        membership[t, list(T)] = 2.0 / len(T)
-    if terms:
-        W = scipy.linalg.cho_solve(factor, X, check_finite=False)
-        M_inverse = np.linalg.pinv(X.T @ W, hermitian=True)  # pseudo-inverse: terms the sample cannot separate
-        beta = M_inverse @ (W.T @ y)
-        alpha = a_y - W @ beta
-    else:
-        beta, alpha = np.zeros(0), a_y
-    G = shapley_weights(S, rho)  # (units, n): Shapley value of k(., S_u) for each player
-    phi = membership.T @ beta + G.T @ alpha
-    std = None
-    if std_errors:
-        dof = max(len(y) - len(terms), 1)
-        scale = float(y @ alpha) / dof  # process variance (REML-type estimate)
-        AG = scipy.linalg.cho_solve(factor, G, check_finite=False)
-        var = prior_variance(rho) - np.sum(G * AG, axis=0)
-        if terms:
-            R = membership - X.T @ AG  # (terms, n)
-            var = var + np.sum(R * (M_inverse @ R), axis=0)
-        std = np.sqrt(np.maximum(var, 0.0) * max(scale, 0.0))
+    decays = np.broadcast_to(np.asarray(rho, dtype=float), (n,))
+    fitted = fit(S, y, design(S, terms), decays, noise, "odd", weights=weights)
+    phi, std = readout(fitted, *_odd_readout("shapley", S, terms, decays, n, std_errors))
     if return_fit:
-        return phi, std, beta, alpha
+        return phi, std, fitted.beta, fitted.alpha
     return phi, std

@@ -1,0 +1,269 @@
+"""Gaussian processes over the Walsh basis with relevance (product) prior weights, shared by OddGP (Shapley
+values, :mod:`.odd_gp`) and the pair GP (order-2 SII and BII, :mod:`.pair_gp`).
+
+In the Walsh basis ``chi_T(S) = prod_{k in T} (+1 if k in S else -1)`` a game is ``v = sum_T a_T chi_T``; a set
+of odd size changes sign under ``S -> N - S`` and an even one does not, so over complementary pairs the odd part
+``(v(S) - v(N - S)) / 2`` holds exactly the odd ``a_T`` and the even part ``(v(S) + v(N - S)) / 2`` the even ones.
+Each part is modelled as fixed terms (a flat prior: universal kriging) plus a Gaussian process over every other
+``a_T`` of its parity, a priori ``N(0, w_T)`` with
+
+    w_T = prod_{k in T} rho_k / prod_{k in N} (1 + rho_k),      rho_k = rho (r_k / max_j r_j)^gamma,
+
+where ``r_k`` is player ``k``'s share of a tree surrogate's exact Fourier spectrum (:func:`feature_relevance`;
+``gamma = 0``: one ``rho`` for all players). Its kernel has a closed form (expand
+``prod_k (1 +- rho_k z_k z'_k)``, ``z = +-1`` the memberships, ``r_k = (1 - rho_k) / (1 + rho_k)``):
+
+    k(S, S') = sum_{T of the parity} w_T chi_T(S) chi_T(S') = (prod_{k: S, S' differ} r_k -+ prod_{k: agree} r_k) / 2
+
+(``-`` odd, ``+`` even; for one ``rho`` it is ``(r^h -+ r^(n - h)) / 2`` in the Hamming distance ``h``). The
+posterior mean is ``X beta + sum_u alpha_u k(., S_u)``, whose Walsh coefficients are ``beta`` on the fixed terms
+plus ``w_T sum_u alpha_u chi_T(S_u)``: every index that is linear in the ``a_T`` is a readout of ``(beta, alpha)``
+(:func:`readout`); the estimators give the weights. Sums like ``sum_{U} prod_{k in U} rho_k z_k / (|U| + 1)`` are
+``int_0^1 prod_k (1 + t rho_k z_k) dt`` restricted to a parity, computed by Gauss-Legendre (:func:`node_products`).
+
+Model choice (:func:`select`), by leave-one-pair-out error (closed form: ``e_u = (P y)_u / P_uu`` with
+``P = A^-1 - A^-1 X (X' A^-1 X)^-1 X' A^-1``, ``A = K + lambda I``; Dubrule 1983): ``gamma`` in
+:data:`RELEVANCE_POWERS`, ``rho`` in :data:`DECAYS` and the noise ``lambda / k(S, S)`` in :data:`NOISES` with the
+first candidate design, then the designs and the noise at those; on at most :data:`SELECT_UNITS` pairs (one
+eigendecomposition per ``(gamma, rho)``, every noise at once).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+DECAYS = (0.003, 0.01, 0.03, 0.1, 0.3)  # rho: the most relevant player's factor in a term's prior variance
+RELEVANCE_POWERS = (0.0, 0.5, 1.0)  # gamma: rho_k = rho (r_k / max r)^gamma
+NOISES = 10.0 ** np.arange(-7, 1)  # noise variance / process variance at a point (on a pair of weight 1)
+SELECT_UNITS = 250  # pairs the choice of the model is made on
+PARITIES = ("odd", "even")
+
+
+def signs(S: np.ndarray) -> np.ndarray:
+    """``+1`` where a player is in the coalition, ``-1`` where not."""
+    return np.where(S, 1.0, -1.0)
+
+
+def _sign(parity: str) -> float:
+    if parity not in PARITIES:
+        raise ValueError(f"parity: expected one of {list(PARITIES)}, got {parity!r}")
+    return -1.0 if parity == "odd" else 1.0
+
+
+def walsh_kernel(S: np.ndarray, S2: np.ndarray, rho, parity: str = "odd") -> np.ndarray:
+    """``sum_T w_T chi_T(S) chi_T(S')`` over the sets ``T`` of the parity, for the rows of ``S`` and ``S2`` (module
+    docstring); ``rho``: a number or one per player, each in ``[0, 1)``."""
+    sign = _sign(parity)
+    rho = np.broadcast_to(np.asarray(rho, dtype=float), (S.shape[1],))
+    log_r = 2.0 * np.arctanh(rho)  # -log r_k
+    agree = (signs(S) * log_r) @ signs(S2).T  # sum over agreeing k minus sum over differing k of -log r_k
+    total = log_r.sum()
+    return 0.5 * (np.exp(-0.5 * (total - agree)) + sign * np.exp(-0.5 * (total + agree)))
+
+
+def kernel_at_zero(rho, parity: str = "odd") -> float:
+    """``k(S, S) = (1 -+ prod_k r_k) / 2``."""
+    return float(0.5 * (1.0 + _sign(parity) * np.exp(-2.0 * np.sum(np.arctanh(np.asarray(rho, dtype=float))))))
+
+
+def node_products(S: np.ndarray, rho) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Gauss-Legendre on ``[0, 1]`` with ``n // 2 + 2`` nodes (exact for polynomials of degree ``n + 1``):
+    ``(t, weights, plus, minus)`` with ``plus[u, j] = prod_k (1 + t_j rho_k z_uk) / prod_k (1 + rho_k)`` and
+    ``minus`` the same with ``1 - t_j rho_k z_uk`` (each at most 1: no overflow at any ``n``)."""
+    Z = signs(S)
+    n = Z.shape[1]
+    rho = np.broadcast_to(np.asarray(rho, dtype=float), (n,))
+    nodes, weights = np.polynomial.legendre.leggauss(n // 2 + 2)
+    t = (nodes + 1.0) / 2.0
+    tr = t[:, None] * rho[None, :]  # (nodes, n)
+    # log prod_k (1 +- t rho_k z_k) = sum_k log sqrt(1 - (t rho_k)^2) +- sum_k z_k atanh(t rho_k)
+    base = 0.5 * np.sum(np.log1p(tr) + np.log1p(-tr), axis=1) - np.sum(np.log1p(rho))
+    linear = Z @ np.arctanh(tr).T  # (units, nodes)
+    return t, weights / 2.0, np.exp(base + linear), np.exp(base - linear)
+
+
+def poisson_binomial(q: np.ndarray) -> np.ndarray:
+    """Distribution of the number of successes of independent Bernoulli(``q_k``) trials: ``(len(q) + 1,)``."""
+    pmf = np.zeros(len(q) + 1)
+    pmf[0] = 1.0
+    for k, qk in enumerate(q):
+        pmf[1:k + 2] = pmf[1:k + 2] * (1.0 - qk) + pmf[:k + 1] * qk
+        pmf[0] *= 1.0 - qk
+    return pmf
+
+
+def without_each(pmf: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """``out[..., i, m]``: the distribution ``pmf[..., m]`` with trial ``i`` removed (one less success count),
+    by ``P_-i(m) = (P(m) - q_i P_-i(m - 1)) / (1 - q_i)``: stable while ``q_i <= 1 / 2`` (errors shrink by
+    ``q_i / (1 - q_i)`` a step)."""
+    size = pmf.shape[-1] - 1
+    out = np.zeros(pmf.shape[:-1] + (len(q), size))
+    previous = np.zeros(pmf.shape[:-1] + (len(q),))
+    for m in range(size):
+        previous = np.maximum((pmf[..., m, None] - q * previous) / (1.0 - q), 0.0)
+        out[..., m] = previous
+    return out
+
+
+def feature_relevance(spectrum: dict, n: int) -> np.ndarray:
+    """``r_k = sqrt(sum_{T ni k} a_T^2)`` over a (surrogate's) Fourier spectrum ``{T: a_T}``."""
+    relevance = np.zeros(n)
+    for T, c in spectrum.items():
+        if T:
+            relevance[list(T)] += c * c
+    return np.sqrt(relevance)
+
+
+def player_decays(rho: float, gamma: float, relevance: np.ndarray | None, n: int) -> np.ndarray:
+    """``rho_k = rho (r_k / max r)^gamma`` (the same ``rho`` for every player when ``gamma = 0`` or without a
+    relevance)."""
+    if gamma == 0 or relevance is None or relevance.max() <= 0:
+        return np.full(n, rho)
+    return rho * (relevance / relevance.max()) ** gamma
+
+
+def design(S: np.ndarray, terms: list) -> np.ndarray:
+    """``chi_T(S)`` for every row ``S`` and term ``T`` (the empty term: 1): ``(rows, terms)`` of +-1."""
+    Z = signs(S)
+    out = np.empty((len(S), len(terms)))
+    for t, T in enumerate(terms):
+        out[:, t] = Z[:, T[0]] if len(T) == 1 else np.prod(Z[:, list(T)], axis=1)
+    return out
+
+
+def _loo(V, ev, VX, Vy, rows, lams, root_w) -> np.ndarray:
+    """For each noise ``lam`` in ``lams``: the weighted mean squared leave-one-out residual of the
+    universal-kriging fit over the units ``rows``, from the eigenpairs ``(ev, V)`` of the scaled kernel
+    ``D^1/2 K D^1/2`` (``D``: the pairs' weights, ``root_w`` their square roots), the rotated scaled design
+    ``VX = V' D^1/2 X`` and values ``Vy = V' D^1/2 y`` (noise ``lam / w_u`` on pair ``u``: the residual of pair
+    ``u`` is ``(P~ y~)_u / (P~_uu root_w_u)``); ``inf`` where ``X' A^-1 X`` is singular. All noises at once."""
+    lams = np.atleast_1d(np.asarray(lams, dtype=float))
+    d = 1.0 / (ev[None, :] + lams[:, None])  # (noises, units)
+    Vr = V[rows]
+    p_diag = d @ (Vr * Vr).T  # (noises, rows)
+    if VX.shape[1] == 0:
+        alpha = (d * Vy) @ Vr.T
+    else:
+        dVX = d[:, :, None] * VX[None]  # A^-1 X, rotated
+        gram = np.matmul(VX.T[None], dVX)  # X' A^-1 X, (noises, terms, terms)
+        try:
+            lower = np.linalg.cholesky(gram)
+        except np.linalg.LinAlgError:  # some noise leaves it singular: those score inf, one at a time
+            if len(lams) == 1:
+                return np.array([np.inf])
+            return np.concatenate([_loo(V, ev, VX, Vy, rows, lam, root_w) for lam in lams])
+        beta = np.linalg.solve(lower.transpose(0, 2, 1), np.linalg.solve(lower, ((d * Vy) @ VX)[:, :, None]))
+        alpha = (d * (Vy[None] - beta[:, :, 0] @ VX.T)) @ Vr.T
+        # L^-1 (A^-1 X)_rows': its squared column norms are w' (X' A^-1 X)^-1 w
+        half = np.linalg.solve(lower, np.matmul(Vr[None], dVX).transpose(0, 2, 1))
+        p_diag = p_diag - np.sum(half * half, axis=1)
+    w = root_w[rows] ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):  # p_diag <= 0 (a pair the fit cannot leave out): inf
+        scores = np.sum(w * (alpha / (p_diag * root_w[rows])) ** 2, axis=1) / np.sum(w)
+    return np.where(np.all(p_diag > 0, axis=1), scores, np.inf)
+
+
+@dataclass
+class Choice:
+    """The model :func:`select` chose: the key of its fixed terms, ``gamma``, ``rho``, ``noise``, its
+    leave-one-out ``score`` and the number of pairs it was chosen on."""
+
+    terms: object
+    gamma: float
+    rho: float
+    noise: float
+    score: float
+    units: int = 0
+
+
+def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np.ndarray | None, parity: str,
+           rng: np.random.Generator) -> Choice:
+    """The model with the smallest leave-one-pair-out error (module docstring). ``term_sets(scale)``: the
+    candidate fixed terms as ``[(key, terms), ...]`` for the budget times ``scale`` (the share of the pairs the
+    choice is made on); the first is fitted with every ``gamma`` and ``rho``, the others at the best of those.
+    The pair in row 0 is always kept."""
+    n = S.shape[1]
+    units = len(S)
+    if units > SELECT_UNITS:
+        keep = np.concatenate([[0], np.sort(rng.choice(np.arange(1, units), SELECT_UNITS - 1, replace=False))])
+        S, y, w = S[keep], y[keep], w[keep]
+    candidates = [(key, design(S, terms)) for key, terms in term_sets(len(S) / units) if len(terms) < len(S) - 2]
+    rows = np.arange(len(S))
+    root_w = np.sqrt(w)
+    powers = RELEVANCE_POWERS if relevance is not None and relevance.max() > 0 else (0.0,)
+    eigen = {}
+    best = Choice(candidates[0][0] if candidates else None, 0.0, DECAYS[0], float(NOISES[0]), np.inf, len(S))
+
+    def consider(key, X: np.ndarray, gamma: float, rho: float) -> None:
+        nonlocal best
+        ev, V, Vy, at_zero = eigen[gamma, rho]
+        scores = _loo(V, ev, V.T @ (root_w[:, None] * X), Vy, rows, NOISES * at_zero, root_w)
+        j = int(np.argmin(scores))
+        if scores[j] < best.score:
+            best = Choice(key, gamma, rho, float(NOISES[j]), float(scores[j]), len(S))
+
+    for gamma in powers:
+        for rho in DECAYS:
+            decays = player_decays(rho, gamma, relevance, n)
+            K = walsh_kernel(S, S, decays, parity)
+            ev, V = np.linalg.eigh(root_w[:, None] * K * root_w[None, :])
+            eigen[gamma, rho] = (np.maximum(ev, 0.0), V, V.T @ (root_w * y), kernel_at_zero(decays, parity))
+            if candidates:
+                consider(*candidates[0], gamma, rho)
+    for key, X in candidates[1:]:
+        consider(key, X, best.gamma, best.rho)
+    return best
+
+
+@dataclass
+class Fit:
+    """A universal-kriging fit: the fixed terms' ``beta``, the pairs' ``alpha``, the factor of
+    ``A = K + noise``, the design ``X``, ``(X' A^-1 X)^-1`` and the process variance estimate ``scale``."""
+
+    beta: np.ndarray
+    alpha: np.ndarray
+    factor: tuple
+    X: np.ndarray
+    gram_inverse: np.ndarray
+    scale: float
+
+
+def fit(S: np.ndarray, y: np.ndarray, X: np.ndarray, rho, noise: float, parity: str, *,
+        weights: np.ndarray | None = None) -> Fit:
+    """The universal-kriging fit of ``y`` on the pairs ``S`` (one Cholesky factorisation)."""
+    import scipy.linalg
+
+    rho = np.broadcast_to(np.asarray(rho, dtype=float), (S.shape[1],))
+    A = walsh_kernel(S, S, rho, parity)
+    A[np.diag_indices_from(A)] += noise * kernel_at_zero(rho, parity) / (1.0 if weights is None else weights)
+    factor = scipy.linalg.cho_factor(A, lower=True, check_finite=False)
+    a_y = scipy.linalg.cho_solve(factor, y, check_finite=False)
+    if X.shape[1]:
+        W = scipy.linalg.cho_solve(factor, X, check_finite=False)
+        gram_inverse = np.linalg.pinv(X.T @ W, hermitian=True)  # pseudo-inverse: terms the sample cannot separate
+        beta = gram_inverse @ (W.T @ y)
+        alpha = a_y - W @ beta
+    else:
+        gram_inverse, beta, alpha = np.zeros((0, 0)), np.zeros(0), a_y
+    scale = float(y @ alpha) / max(len(y) - X.shape[1], 1)  # process variance (REML-type estimate)
+    return Fit(beta, alpha, factor, X, gram_inverse, scale)
+
+
+def readout(fitted: Fit, membership: np.ndarray, G: np.ndarray, prior: np.ndarray | None):
+    """Values ``membership' beta + G' alpha`` of a linear index of the posterior mean (``membership``: the
+    index's weights on the fixed terms, ``(terms, outputs)``; ``G``: on the kernel sections ``k(., S_u)``,
+    ``(units, outputs)``) and, with its prior variances ``prior``, its posterior standard deviations (None
+    without)."""
+    import scipy.linalg
+
+    values = membership.T @ fitted.beta + G.T @ fitted.alpha
+    if prior is None:
+        return values, None
+    AG = scipy.linalg.cho_solve(fitted.factor, G, check_finite=False)
+    var = prior - np.sum(G * AG, axis=0)
+    if fitted.X.shape[1]:
+        R = membership - fitted.X.T @ AG  # (terms, outputs)
+        var = var + np.sum(R * (fitted.gram_inverse @ R), axis=0)
+    return values, np.sqrt(np.maximum(var, 0.0) * max(fitted.scale, 0.0))
