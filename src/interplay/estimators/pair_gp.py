@@ -1,0 +1,245 @@
+"""Order-2 SII and BII from Gaussian-process fits of the game's odd and even parts (``method="gp"``).
+
+A pair's SII or BII depends only on the even part ``(v(S) + v(N - S)) / 2`` of the game, a single player's only
+on the odd part (:mod:`._walsh_gp`). In the Walsh basis (:mod:`.spectral`'s closed forms), with ``K = {a, b}``:
+
+    BII_K = 4 a_K,          SII_K = 4 sum_{T >= K, |T| even} a_T / (|T| - 1),
+
+and the singletons are the Banzhaf values ``2 a_i`` (BII) or the Shapley values (SII, OddGP of :mod:`.odd_gp`).
+Both parts are fitted on one leverage sample of complementary pairs (:mod:`._leverage`): the odd part by OddGP,
+the even part by the same model with even sets, the constant and the surrogate's largest even interactions
+(pairs and sets of four) as fixed terms (none beyond the constant, or up to 0.1 or 0.2 of the budget, chosen by
+leave-one-pair-out error with ``gamma``, ``rho`` and the noise; :func:`._walsh_gp.select`). The posterior mean's
+pair indices have closed forms in the kernel sections ``k(., S_u)`` (``z = +-1`` the memberships of ``S_u``,
+``w_T`` the prior weights of :mod:`._walsh_gp`):
+
+- BII: ``4 w_ab z_a z_b``;
+- SII: ``4 rho_a rho_b z_a z_b int_0^1 [prod_{k != a, b} (1 + t rho_k z_k) + prod_{k != a, b} (1 - t rho_k z_k)] / 2
+  dt / prod_k (1 + rho_k)`` (``1 / (|U| + 1) = int_0^1 t^|U| dt``; Gauss-Legendre, exact);
+
+and prior variances ``16 w_ab`` (BII) and ``16 q_a q_b sum_{m even} P_-ab(m) / (m + 1)^2`` (SII; ``q = rho / (1 +
+rho)``, ``P_-ab`` the Poisson-binomial distribution of the other ``q_k``). Biased (regularised fits), exact at
+full budget (exact enumeration). Standard errors: posterior standard deviations (model-based) while the
+pairs times the sampled pairs stay within :data:`MAX_SE_CELLS` (else none, said in ``info``).
+
+Cost: the leverage sample, ``2 + 2 * floor((budget - 2) / 2)`` evaluations (at most ``2**n``); one surrogate fit;
+two model choices (one eigendecomposition of at most ``SELECT_UNITS`` pairs per ``(gamma, rho)``) and two
+Cholesky factorisations of the sampled pairs; the SII readout ``O(units n^3)`` over the Gauss-Legendre nodes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_choice, check_int
+from ..games import Game
+from ..results import Interactions
+from ._registry import register
+from ._sampling import resolve_budget
+from ._surrogate import resolve_surrogate
+from ._walsh_gp import (design, feature_relevance, fit, node_products, player_decays, poisson_binomial, readout,
+                        select, signs, without_each)
+from .kernel import minimum_budget
+from .leverage import draw_leverage_sample, sample_info
+from .odd import surrogate_spectrum
+from .odd_gp import complementary_pairs, odd_gp_fit
+
+INDICES = ("sii", "bii")
+EVEN_RATIOS = (0.0, 0.1, 0.2)  # fixed even terms: the constant; + the surrogate's top even sets up to 0.1 / 0.2 budget
+MAX_SE_CELLS = 4_000_000  # standard errors while pairs x sampled pairs stay within this
+
+
+def rank_even_terms(spectrum: dict, max_size: int = 4) -> list[tuple[int, ...]]:
+    """The even sets of size 2..``max_size`` with a nonzero coefficient in ``spectrum``, largest first."""
+    even = {T: c for T, c in spectrum.items() if len(T) >= 2 and len(T) % 2 == 0 and len(T) <= max_size}
+    return [T for T, c in sorted(even.items(), key=lambda kv: (-abs(kv[1]), kv[0])) if abs(c) > 0]
+
+
+def even_terms(budget: int, ranked: list, ratio: float | None) -> list:
+    """The constant and the surrogate's first even interactions up to ``ratio * budget`` terms in all (none
+    when ``ratio`` is None: too few pairs for even the constant)."""
+    if ratio is None:
+        return []
+    return [()] + ranked[:max(0, int(np.ceil(ratio * budget)) - 1)]
+
+
+def _even_term_sets(budget: int, ranked: list):
+    def sets(scale: float):
+        scaled = max(2, int(budget * scale))
+        out, sizes = [], set()
+        for ratio in EVEN_RATIOS:
+            terms = even_terms(scaled, ranked, ratio)
+            if len(terms) not in sizes:
+                sizes.add(len(terms))
+                out.append((ratio, terms))
+        return out
+    return sets
+
+
+def pair_index(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs ``a < b`` in the order of ``itertools.combinations``."""
+    return np.triu_indices(n, 1)
+
+
+def sii_pair_weights(S: np.ndarray, rho) -> np.ndarray:
+    """``(units, pairs)``: SII of each pair ``a < b`` in the game ``k(., S_u)`` of the even kernel (module
+    docstring)."""
+    Z = signs(S)
+    n = Z.shape[1]
+    rho = np.broadcast_to(np.asarray(rho, dtype=float), (n,))
+    a, b = pair_index(n)
+    t, weights, plus, minus = node_products(S, rho)
+    out = np.zeros((len(S), len(a)))
+    for j, tj in enumerate(t):
+        up = rho * Z / (1.0 + tj * rho * Z)  # rho_a z_a / (1 + t rho_a z_a): a's own factor divided out
+        down = rho * Z / (1.0 - tj * rho * Z)
+        out += weights[j] * 2.0 * (plus[:, j, None] * up[:, a] * up[:, b] + minus[:, j, None] * down[:, a] * down[:, b])
+    return out
+
+
+def sii_pair_values(S: np.ndarray, rho, alpha: np.ndarray) -> np.ndarray:
+    """``sum_u alpha_u sii_pair_weights(S, rho)[u]`` without the ``(units, pairs)`` matrix: ``(n, n)``, symmetric,
+    zero diagonal."""
+    Z = signs(S)
+    n = Z.shape[1]
+    rho = np.broadcast_to(np.asarray(rho, dtype=float), (n,))
+    t, weights, plus, minus = node_products(S, rho)
+    out = np.zeros((n, n))
+    for j, tj in enumerate(t):
+        up = rho * Z / (1.0 + tj * rho * Z)
+        down = rho * Z / (1.0 - tj * rho * Z)
+        out += weights[j] * 2.0 * ((up * (alpha * plus[:, j])[:, None]).T @ up
+                                   + (down * (alpha * minus[:, j])[:, None]).T @ down)
+    np.fill_diagonal(out, 0.0)
+    return out
+
+
+def sii_prior_variance(rho) -> np.ndarray:
+    """Prior variance of each pair's SII (``a < b``): ``16 q_a q_b sum_{m even} P_-ab(m) / (m + 1)^2``."""
+    rho = np.asarray(rho, dtype=float)
+    q = rho / (1.0 + rho)
+    a, b = pair_index(len(q))
+    others = without_each(without_each(poisson_binomial(q), q), q)  # (n, n, n - 1): without a, then b
+    m = np.arange(others.shape[2])
+    sums = others[a, b] @ np.where(m % 2 == 0, 1.0 / (m + 1.0) ** 2, 0.0)
+    return 16.0 * q[a] * q[b] * sums
+
+
+def _even_readout(index: str, S: np.ndarray, terms: list, decays: np.ndarray, std_errors: bool):
+    """``(membership, G or None, prior or None)`` of the pairs' SII or BII (module docstring); ``G`` is built
+    only for standard errors."""
+    n = S.shape[1]
+    a, b = pair_index(n)
+    position = {(int(i), int(j)): p for p, (i, j) in enumerate(zip(a, b))}
+    membership = np.zeros((len(terms), len(a)))
+    for t, T in enumerate(terms):
+        if index == "bii" and len(T) == 2:
+            membership[t, position[T]] = 4.0
+        elif index == "sii" and len(T) >= 2:
+            for i in range(len(T)):
+                for j in range(i + 1, len(T)):
+                    membership[t, position[T[i], T[j]]] = 4.0 / (len(T) - 1)
+    if not std_errors:
+        return membership, None, None
+    if index == "bii":
+        w_pair = decays[a] * decays[b] / np.prod(1.0 + decays)
+        Z = signs(S)
+        return membership, 4.0 * w_pair * Z[:, a] * Z[:, b], 16.0 * w_pair
+    return membership, sii_pair_weights(S, decays), sii_prior_variance(decays)
+
+
+def _pair_values(index: str, S: np.ndarray, decays: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    """The kernel part of the pairs' index, ``(pairs,)``, without the ``(units, pairs)`` weights."""
+    a, b = pair_index(S.shape[1])
+    if index == "bii":
+        Z = signs(S)
+        coef = (Z * alpha[:, None]).T @ Z * (np.outer(decays, decays) / np.prod(1.0 + decays))
+        return 4.0 * coef[a, b]
+    return sii_pair_values(S, decays, alpha)[a, b]
+
+
+SAMPLINGS = ("auto", "sizes", "uniform")
+
+
+def _sample(game: Game, budget: int, rng: np.random.Generator, sampling: str):
+    """``(rows, values, S, y_odd, y_even, w, info)``: the sampled coalitions and ``[v(empty), v(N), v(rows)...]``,
+    and each complementary pair once (as its member holding player 0, the grand pair first) with its odd and
+    even parts and weight. ``"sizes"``: the leverage sample (sizes in equal shares, Horvitz-Thompson weights of
+    the Shapley kernel's regression); ``"uniform"``: uniform coalitions (BII's measure), equal weights."""
+    n = game.n_players
+    if sampling == "sizes":
+        sample, values, _, budget = draw_leverage_sample(game, budget, rng, method="gp")
+        S, y_odd, y_even, w = complementary_pairs(game, sample, values, n)
+        return sample.coalitions, values, S, y_odd, y_even, w, sample_info(sample, budget)
+    from .spectral import draw_uniform_pairs
+
+    rows = draw_uniform_pairs(n, 2 * ((min(budget, 2**n if n < 63 else budget) - 2) // 2), rng)
+    ends = np.zeros((2, n), dtype=bool)
+    ends[1] = True
+    values = np.asarray(game(np.concatenate([ends, rows])), dtype=float)
+    holds = rows[:, 0]
+    S = np.concatenate([ends[1:], rows[holds]])
+    first = np.concatenate([[values[1]], values[2:][holds]])
+    second = np.concatenate([[values[0]], values[2:][~holds]])  # pairs are adjacent rows, each in one order
+    info = {"budget": budget, "paired": True, "n_sampled_pairs": len(S) - 1}
+    return rows, values, S, (first - second) / 2.0, (first + second) / 2.0, np.ones(len(S)), info
+
+
+@register("interactions", "gp")
+def gp_interactions(game: Game, *, index: str = "sii", order: int = 2, budget: int | None = None,
+                    rng: np.random.Generator, surrogate="auto", sampling: str = "auto",
+                    std_errors: bool = True) -> Interactions:
+    """Order-1 and order-2 SII or BII by Gaussian-process fits of the odd and even parts (module docstring);
+    cost ``min(budget, 2**n)`` evaluations (up to one less when the budget is odd). ``sampling``: ``"sizes"``
+    (the leverage sample, the default for SII) or ``"uniform"`` (uniform coalitions, the default for BII)."""
+    check_choice(index, "index", INDICES)
+    check_choice(sampling, "sampling", SAMPLINGS)
+    n = game.n_players
+    order = check_int(order, "order", minimum=1, maximum=min(n, 2))
+    budget = resolve_budget(budget, n, minimum_budget(n), "gp")
+    if n < 63 and budget >= 2**n:
+        from .exact import exact_interactions
+
+        result = exact_interactions(game, index=index, order=order, budget=budget)
+        return Interactions(result.values, index, order, result.baseline, game.feature_names,
+                            result.n_evaluations, "gp", {k: 0.0 for k in result.values} if std_errors else None,
+                            {"budget": budget, "enumerated": True})
+    if sampling == "auto":
+        sampling = "sizes" if index == "sii" else "uniform"
+    kind = resolve_surrogate(surrogate)
+    rows, values, S, y_odd, y_even, w, info = _sample(game, budget, rng, sampling)
+    spectrum, seconds = surrogate_spectrum(kind, rows, values, rng) if kind is not None else (None, 0.0)
+    single = "shapley" if index == "sii" else "banzhaf"
+    out, odd_info = odd_gp_fit(S, y_odd, w, values[1] - values[0], budget, spectrum, rng,
+                               std_errors=bool(std_errors), readouts=(single,))
+    estimate = {(i,): float(v) for i, v in enumerate(out[single][0])}
+    errors = None if not std_errors else {(i,): float(e) for i, e in enumerate(out[single][1])}
+    info.update(sampling=sampling, surrogate=kind if isinstance(kind, str) or kind is None else type(kind).__name__,
+                surrogate_seconds=seconds, odd=odd_info)
+    if order == 2:
+        ranked = rank_even_terms(spectrum) if spectrum is not None else []
+        relevance = feature_relevance(spectrum, n) if spectrum is not None else None
+        choice = select(S, y_even, w, _even_term_sets(budget, ranked), relevance, "even", rng)
+        terms = even_terms(budget, ranked, choice.terms)
+        decays = player_decays(choice.rho, choice.gamma, relevance, n)
+        fitted = fit(S, y_even, design(S, terms), decays, choice.noise, "even", weights=w)
+        a, b = pair_index(n)
+        with_errors = bool(std_errors) and len(S) * len(a) <= MAX_SE_CELLS
+        membership, G, prior = _even_readout(index, S, terms, decays, with_errors)
+        pairs = membership.T @ fitted.beta + _pair_values(index, S, decays, fitted.alpha)  # the same with or
+        pair_errors = readout(fitted, membership, G, prior)[1] if with_errors else None  # without errors
+        estimate.update({(int(i), int(j)): float(v) for i, j, v in zip(a, b, pairs)})
+        if errors is not None:
+            if pair_errors is None:
+                info["std_errors"] = (f"pairs: not computed ({len(a)} pairs x {len(S)} sampled pairs exceed "
+                                      f"{MAX_SE_CELLS:,})")
+                errors.update({(int(i), int(j)): float("nan") for i, j in zip(a, b)})
+            else:
+                errors.update({(int(i), int(j)): float(e) for i, j, e in zip(a, b, pair_errors)})
+        info["even"] = {"decay": choice.rho, "relevance_power": choice.gamma, "noise": choice.noise,
+                        "loo": choice.score, "n_terms": len(terms), "selection_units": choice.units}
+    return Interactions(estimate, index, order, float(values[0]), game.feature_names, len(values), "gp", errors,
+                        info)
+
+
+gp_interactions.indices = INDICES
