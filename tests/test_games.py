@@ -98,7 +98,7 @@ def test_exact_limits_and_unknown_methods():
     big = ip.Game(lambda s: s.sum(axis=1) * 1.0, 21)
     with pytest.raises(ValueError, match="max_players=20.*sampling method"):
         ip.shapley(big, method="exact")
-    assert ip.shapley(big, budget=100).method == "odd"  # auto: a sampler, not an error
+    assert ip.shapley(big, budget=100).method == "odd_gp"  # auto: a sampler, not an error
     with pytest.raises(ValueError, match="method: expected one of"):
         ip.shapley(ip.Game(lambda s: s.sum(axis=1) * 1.0, 3), method="nope")
     with pytest.raises(ValueError, match="index: expected one of"):

@@ -275,12 +275,12 @@ def test_auto_enumerates_when_the_budget_covers_every_coalition():
     result = ip.shapley(game)
     assert result.method == "exact" and "2**8" in result.info["auto"]["reason"]
     np.testing.assert_allclose(result.values, ip.shapley(random_game(8, random_state=0), method="exact").values)
-    assert ip.shapley(random_game(9, random_state=0), budget=100).method == "odd"
+    assert ip.shapley(random_game(9, random_state=0), budget=100).method == "odd_gp"
 
 
 def test_auto_chooses_a_sampler_per_kind_and_drops_options_it_cannot_use():
     game = random_game(14, random_state=0)
-    assert ip.shapley(game, budget=300, random_state=0).info["auto"]["chosen"] == "odd"
+    assert ip.shapley(game, budget=300, random_state=0).info["auto"]["chosen"] == "odd_gp"
     assert ip.bivariate(game, budget=100, random_state=0).method == "spectral"
     assert ip.bivariate(game, budget=20 * 14, random_state=0).method == "spectral"
     assert ip.banzhaf(game, budget=300, random_state=0).method == "proxy"
@@ -413,16 +413,16 @@ def test_surrogate_sii_beats_permutation_and_is_exact_at_full_budget():
 
 def test_auto_interaction_choices():
     game = random_game(14, random_state=0)
-    for index, chosen in (("sii", "spectral"), ("bii", "regression"), ("fsii", "regression"),
-                          ("stii", "permutation")):
+    for index, order, chosen in (("sii", 2, "gp"), ("bii", 2, "gp"), ("sii", 1, "gp"), ("bii", 3, "regression"),
+                                 ("sii", 3, "permutation"), ("fsii", 2, "regression"), ("stii", 2, "permutation")):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            result = ip.interactions(game, index=index, budget=800, random_state=0)
-        assert result.info["auto"]["chosen"] == chosen, index
-    with warnings.catch_warnings():  # below twice the BII regression's minimum (1 + n + C(n, 2) + 1): spectral
+            result = ip.interactions(game, index=index, order=order, budget=800, random_state=0)
+        assert result.info["auto"]["chosen"] == chosen, (index, order)
+    with warnings.catch_warnings():  # pairs at any budget from the pair GP's 2n: gp
         warnings.simplefilter("ignore")
-        low = ip.interactions(game, index="bii", budget=60, random_state=0)
-    assert low.info["auto"]["chosen"] == "spectral" and low.n_evaluations == 60
+        low = ip.interactions(game, index="bii", budget=28, random_state=0)
+    assert low.info["auto"]["chosen"] == "gp" and low.n_evaluations == 28
 
 
 def test_tree_method_reads_a_dataframe_fitted_xgboost():

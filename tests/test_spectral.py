@@ -163,19 +163,17 @@ def test_bad_options_are_refused(options, match):
         ip.interactions(random_game(12, random_state=0), method="spectral", **options)
 
 
-def test_auto_uses_it_for_pairwise_sii_and_low_budget_bii():
+def test_auto_uses_the_pair_gp_for_pairs_and_msr_below_its_minimum():
     game = random_game(14, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sii = ip.interactions(game, index="sii", budget=300, random_state=0)
         bii_low = ip.interactions(game, index="bii", budget=150, random_state=0)
         bii_high = ip.interactions(game, index="bii", budget=800, random_state=0)
-    assert sii.info["auto"]["chosen"] == "spectral"
-    assert bii_low.info["auto"]["chosen"] == "spectral"
-    assert bii_high.info["auto"]["chosen"] == "regression"
+    assert sii.info["auto"]["chosen"] == bii_low.info["auto"]["chosen"] == bii_high.info["auto"]["chosen"] == "gp"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        tiny = ip.interactions(game, index="bii", budget=20, random_state=0)  # below spectral's 2n + 4
+        tiny = ip.interactions(game, index="bii", budget=20, random_state=0)  # below the GP's (and spectral's) 2n
     assert tiny.info["auto"]["chosen"] == "msr" and tiny.n_evaluations == 20
 
 

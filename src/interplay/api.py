@@ -36,9 +36,10 @@ def _enumerates(kind: str, method: str, game, budget, options: dict) -> bool:
 # Samplers ``method="auto"`` picks when enumeration is out of reach, by kind (and index), with the reason it
 # gives; measured in benchmarks/results/sota.md. A choice is used only if it is registered.
 _AUTO_SAMPLERS = {
-    "shapley": ("odd", "OddSHAP (leverage sample, odd regression with surrogate-selected interactions): "
-                       "1-170x below KernelSHAP's error at budgets >= 10n in benchmarks/results/sota.md; "
-                       "method='odd_gp' has less error in 32 of 40 cells there but about twice the computation"),
+    "shapley": ("odd_gp", "OddGP (leverage sample; the odd part fitted by OddSHAP's terms plus a Gaussian process "
+                          "over every odd interaction, prior weights from a tree surrogate's relevance of each "
+                          "player): the least error of interplay's and shapiq 1.8's samplers in "
+                          "benchmarks/results/sota.md"),
     "banzhaf": ("proxy", "a tree surrogate's exact Banzhaf values plus maximum sample reuse on the "
                          "cross-fitted residual (kept only when its standard errors are smaller)"),
     "bivariate": ("polynomial", "no tree library installed: a second-order polynomial fitted on a leverage "
@@ -71,7 +72,10 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
     resolved = default_budget(n) if budget is None else budget
     if n <= _MAX_ENUMERATED and 2**n <= resolved:
         return "exact", f"all 2**{n} = {2**n} coalitions fit the budget ({resolved}): exact enumeration"
-    if kind == "interactions":
+    if kind == "interactions" and index in ("sii", "bii") and order <= 2 and _pair_gp_fits(n, resolved):
+        choice = ("gp", "Gaussian-process fits of the odd and even parts on one sample of complementary pairs, "
+                        "read in closed form (benchmarks/results/sota.md)")
+    elif kind == "interactions":
         choice = _AUTO_INTERACTIONS.get(index)
         if choice is not None and choice[0] == "spectral" and order != 2:
             choice = ("permutation", "permutation sampling of windows (unbiased)")
@@ -111,6 +115,15 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
     if name not in available_methods(kind):
         raise ValueError(f"method='auto': the sampler {name!r} for {kind} is not registered")
     return name, f"{2**n if n < 64 else 'over 2**63'} coalitions exceed the budget ({resolved}): {name}, {reason}"
+
+
+def _pair_gp_fits(n: int, budget: int) -> bool:
+    """The pair GP needs a tree surrogate for its relevance weights and fixed terms (measured with one) and
+    ``2n`` evaluations."""
+    from .estimators._surrogate import resolve_surrogate
+    from .estimators.kernel import minimum_budget
+
+    return budget >= minimum_budget(n) and resolve_surrogate("auto") is not None
 
 
 def _resolve_auto(kind: str, method: str, game, options: dict, fixed: dict) -> tuple[str, dict, dict | None]:
