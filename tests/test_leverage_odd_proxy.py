@@ -281,8 +281,10 @@ def test_auto_enumerates_when_the_budget_covers_every_coalition():
 def test_auto_chooses_a_sampler_per_kind_and_drops_options_it_cannot_use():
     game = random_game(14, random_state=0)
     assert ip.shapley(game, budget=300, random_state=0).info["auto"]["chosen"] == "odd_gp"
-    assert ip.bivariate(game, budget=100, random_state=0).method == "spectral"
-    assert ip.bivariate(game, budget=20 * 14, random_state=0).method == "spectral"
+    assert ip.bivariate(game, budget=100, random_state=0).method == "gp"
+    assert ip.bivariate(game, budget=20 * 14, random_state=0).method == "gp"
+    with pytest.raises(ValueError, match="budget: method='gp' needs at least 28"):
+        ip.bivariate(game, budget=20, random_state=0)
     assert ip.banzhaf(game, budget=300, random_state=0).method == "proxy"
     result = ip.shapley(random_game(8, random_state=0), terms_ratio=0.1)  # for OddSHAP; exact takes none
     assert result.method == "exact" and result.info["auto"]["ignored_options"] == ["terms_ratio"]
@@ -293,7 +295,8 @@ def test_auto_chooses_a_sampler_per_kind_and_drops_options_it_cannot_use():
     ("banzhaf", "msr", {}), ("banzhaf", "sampling", {}), ("interactions", "msr", {"index": "bii"}),
     ("interactions", "permutation", {"index": "sii"}), ("bivariate", "permutation", {}),
     ("bivariate", "kernel", {}), ("shapley", "exact", {}), ("interactions", "proxy", {"index": "bii"}),
-    ("bivariate", "spectral", {}), ("interactions", "spectral", {"index": "sii"}), ("shapley", "odd_gp", {})])
+    ("bivariate", "spectral", {}), ("interactions", "spectral", {"index": "sii"}), ("shapley", "odd_gp", {}),
+    ("interactions", "gp", {"index": "sii"}), ("interactions", "gp", {"index": "bii"}), ("bivariate", "gp", {})])
 def test_every_method_takes_std_errors_false(kind, method, extra):
     game = random_game(9, random_state=0)
     budget = None if method == "exact" else 300

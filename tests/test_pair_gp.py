@@ -176,3 +176,94 @@ def test_bad_options_are_named():
         ip.interactions(game, index="stii", method="gp", budget=100)
     with pytest.raises(ValueError, match="order"):
         ip.interactions(game, index="sii", order=3, method="gp", budget=100)
+
+
+# ------------------------------------------------------------------------------------------- Bivariate Shapley
+@pytest.mark.parametrize("parity", ["odd", "even"])
+def test_bivariate_weights_are_the_exact_matrix_of_each_kernel_section(parity):
+    from interplay.estimators import bivariate_gp
+    from interplay.estimators.spectral import bivariate_from_fourier
+
+    n = 7
+    rng = np.random.default_rng(1)
+    S = rng.random((3, n)) < 0.5
+    rho = _decays(n, seed=4)
+    W = bivariate_gp.bivariate_weights(S, rho, parity)
+    for u in range(len(S)):
+        game = ip.Game(lambda C, u=u: _walsh_gp.walsh_kernel(C, S[u:u + 1], rho, parity)[:, 0], n)
+        np.testing.assert_allclose(W[u].reshape(n, n), ip.bivariate(game, method="exact").adjacency, atol=1e-14)
+    alpha = rng.normal(size=len(S))
+    np.testing.assert_allclose(bivariate_gp.bivariate_values(S, rho, parity, alpha).ravel(), alpha @ W, atol=1e-14)
+    brute = sum(bivariate_from_fourier({T: 1.0}, n)[0] ** 2 * _weight(T, rho) for T in _sets(n, parity) if T)
+    np.testing.assert_allclose(bivariate_gp.bivariate_prior_variance(rho, parity).reshape(n, n), brute,
+                               rtol=1e-12, atol=1e-300)
+
+
+def test_bivariate_matrix_is_that_of_the_fitted_functions():
+    """Odd and even fits with fixed terms: the matrix equals exact enumeration of the sum of the fitted parts."""
+    from interplay.estimators import bivariate_gp
+
+    n = 7
+    rng = np.random.default_rng(3)
+    S = np.unique(rng.random((30, n)) < 0.5, axis=0)[:16]
+    parts = []
+    for parity, terms in (("odd", [(0,), (1,), (2, 3, 4)]), ("even", [(), (0, 1), (2, 3, 5, 6)])):
+        rho = _decays(n, seed=len(terms) + (parity == "odd"))
+        fitted = _walsh_gp.fit(S, rng.normal(size=len(S)), _walsh_gp.design(S, terms), rho, 1e-3, parity)
+        parts.append(_walsh_gp.Part(parity, S, terms, rho, None, fitted))
+
+    def fitted_game(C):
+        return sum(_walsh_gp.walsh_kernel(C, S, p.decays, p.parity) @ p.fitted.alpha
+                   + _walsh_gp.design(C, p.terms) @ p.fitted.beta for p in parts)
+
+    exact = ip.bivariate(ip.Game(fitted_game, n), method="exact").adjacency
+    matrices = [bivariate_gp._part_matrix(p, True) for p in parts]
+    np.testing.assert_allclose(matrices[0][0] + matrices[1][0], exact, atol=1e-11)
+    assert all(np.all(np.isfinite(var)) and np.all(var >= 0) for _, var in matrices)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_bivariate_exact_at_full_budget_and_budgets(seed):
+    n = 6
+    exact = ip.bivariate(random_game(n, random_state=seed), method="exact")
+    full = ip.bivariate(random_game(n, random_state=seed), method="gp", budget=2**n, random_state=seed)
+    np.testing.assert_allclose(full.adjacency, exact.adjacency, atol=1e-10)
+    np.testing.assert_allclose(full.univariate.values, exact.univariate.values, atol=1e-10)
+    for budget in (30, 31, 200):
+        game = random_game(11, random_state=seed)
+        result = ip.bivariate(game, method="gp", budget=budget, random_state=seed)
+        assert game.n_evaluations == result.n_evaluations <= budget and result.n_evaluations >= budget - 1
+
+
+def test_bivariate_univariate_values_are_oddgps_and_batch_size_does_not_matter():
+    """The same seed draws the same sample: the matrix's Shapley values are OddGP's, bit for bit."""
+    n = 11
+    fn = random_game(n, random_state=2)._value_fn
+    results = [ip.bivariate(ip.Game(fn, n, batch_size=b), method="gp", budget=300, random_state=7)
+               for b in (None, 1, 37)]
+    for other in results[1:]:
+        np.testing.assert_array_equal(other.adjacency, results[0].adjacency)
+    shapley = ip.shapley(ip.Game(fn, n), method="odd_gp", budget=300, random_state=7)
+    np.testing.assert_array_equal(results[0].univariate.values, shapley.values)
+
+
+def test_bivariate_beats_algorithm_2_on_a_sparse_game_and_reports_errors(monkeypatch):
+    from interplay.estimators import bivariate_gp
+
+    n = 16
+    soum = UnanimitySum.random(n, n_terms=12, max_size=4, random_state=7)
+    truth = ip.bivariate(soum.game(), method="exact").adjacency
+    off = ~np.eye(n, dtype=bool)
+    errs = {"gp": [], "kernel": []}
+    for method in errs:
+        for s in range(3):
+            r = ip.bivariate(soum.game(), method=method, budget=10 * n, random_state=s)
+            errs[method].append(np.mean((r.adjacency - truth)[off] ** 2))
+    assert np.mean(errs["gp"]) < np.mean(errs["kernel"]) / 4, errs
+    r = ip.bivariate(soum.game(), method="gp", budget=10 * n, random_state=0)
+    assert r.std_errors.shape == (n, n) and np.all(np.isfinite(r.std_errors)) and np.all(np.diag(r.std_errors) == 0)
+    off_errors = ip.bivariate(soum.game(), method="gp", budget=10 * n, random_state=0, std_errors=False)
+    assert off_errors.std_errors is None and np.array_equal(off_errors.adjacency, r.adjacency)
+    monkeypatch.setattr(bivariate_gp, "MAX_SE_CELLS", 10)
+    capped = ip.bivariate(soum.game(), method="gp", budget=10 * n, random_state=0)
+    assert capped.std_errors is None and "not computed" in capped.info["std_errors"]

@@ -244,4 +244,4 @@ def test_bivariate_standard_errors_budget_and_auto(monkeypatch):
     big = ip.bivariate(soum.game(), method="spectral", budget=201, random_state=0, fit="refit")
     assert big.std_errors is None and "not computed" in big.info["std_errors"]
     chosen = ip.bivariate(soum.game(), budget=201, random_state=0)
-    assert chosen.info["auto"]["chosen"] == "spectral"
+    assert chosen.info["auto"]["chosen"] == "gp"

@@ -108,9 +108,8 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
             from .estimators._surrogate import resolve_surrogate
 
             if resolve_surrogate("auto") is not None:
-                choice = ("spectral", "a sparse Fourier fit on a tree surrogate's largest terms (or its whole "
-                                      "spectrum, by cross-validation), read in closed form "
-                                      "(benchmarks/results/sota.md)")
+                choice = ("gp", "Gaussian-process fits of the odd and even parts on one leverage sample of "
+                                "complementary pairs, the matrix read in closed form (benchmarks/results/sota.md)")
     name, reason = choice
     if name not in available_methods(kind):
         raise ValueError(f"method='auto': the sampler {name!r} for {kind} is not registered")

@@ -6,7 +6,7 @@ from . import banzhaf_sampling, interaction_sampling, shear, structured  # noqa:
 from . import interaction_regression  # noqa: F401  (FSII / FBII / BII by least squares)
 from . import leverage, odd, odd_gp, proxy  # noqa: F401  (Leverage SHAP, OddSHAP, OddGP, regression-adjusted)
 from . import spectral  # noqa: F401  (sparse Fourier regression on a surrogate's support: SII, BII)
-from . import pair_gp  # noqa: F401  (Gaussian-process fits of the odd and even parts: SII, BII pairs)
+from . import bivariate_gp, pair_gp  # noqa: F401  (Gaussian-process fits of the odd and even parts: pairs, matrix)
 from ._registry import available_methods, get_estimator, register
 
 __all__ = ["available_methods", "get_estimator", "register"]

@@ -267,3 +267,35 @@ def readout(fitted: Fit, membership: np.ndarray, G: np.ndarray, prior: np.ndarra
         R = membership - fitted.X.T @ AG  # (terms, outputs)
         var = var + np.sum(R * (fitted.gram_inverse @ R), axis=0)
     return values, np.sqrt(np.maximum(var, 0.0) * max(fitted.scale, 0.0))
+
+
+@dataclass
+class Part:
+    """One fitted part of the game (``parity`` odd or even) on the pairs ``S``: its fixed ``terms``, the players'
+    ``decays``, the chosen model and the fit."""
+
+    parity: str
+    S: np.ndarray
+    terms: list
+    decays: np.ndarray
+    choice: Choice
+    fitted: Fit
+
+    def info(self) -> dict:
+        """What ``info`` records of the part."""
+        c = self.choice
+        return {"decay": c.rho, "relevance_power": c.gamma, "noise": c.noise, "loo": c.score,
+                "n_terms": len(self.terms), "n_interaction_terms": sum(len(T) > 1 for T in self.terms),
+                "selection_units": c.units}
+
+
+def fit_part(S: np.ndarray, y: np.ndarray, w: np.ndarray, parity: str, term_sets, terms_for,
+             relevance: np.ndarray | None, rng: np.random.Generator) -> Part:
+    """Choose the model (:func:`select`; ``term_sets`` as there, ``terms_for(key)`` the fixed terms of the chosen
+    key on the whole sample) and fit it on every pair."""
+    n = S.shape[1]
+    choice = select(S, y, w, term_sets, relevance, parity, rng)
+    terms = terms_for(choice.terms)
+    decays = player_decays(choice.rho, choice.gamma, relevance, n)
+    fitted = fit(S, y, design(S, terms), decays, choice.noise, parity, weights=w)
+    return Part(parity, S, terms, decays, choice, fitted)

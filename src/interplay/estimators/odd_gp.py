@@ -62,9 +62,9 @@ from ..results import Attribution
 from ._registry import register
 from ._sampling import default_budget, kernel_solve
 from ._surrogate import resolve_surrogate
-from ._walsh_gp import (DECAYS, NOISES, RELEVANCE_POWERS, design, feature_relevance, fit,  # noqa: F401
-                        kernel_at_zero, node_products, player_decays, poisson_binomial, readout, select, signs,
-                        walsh_kernel, without_each)
+from ._walsh_gp import (DECAYS, NOISES, RELEVANCE_POWERS, Part, design, feature_relevance, fit,  # noqa: F401
+                        fit_part, kernel_at_zero, node_products, player_decays, poisson_binomial, readout,
+                        signs, walsh_kernel, without_each)
 from .leverage import draw_leverage_sample, sample_info
 from .odd import odd_shapley, rank_odd_terms, surrogate_spectrum
 
@@ -138,29 +138,31 @@ def term_sets(n: int, budget: int, ranked: list):
     return sets
 
 
-def odd_gp_fit(S: np.ndarray, y: np.ndarray, w: np.ndarray, total: float, budget: int, spectrum: dict | None,
-               rng: np.random.Generator, *, std_errors: bool, readouts=("shapley",)):
-    """OddGP on complementary pairs (:func:`complementary_pairs`: their members ``S``, odd parts ``y``, weights
-    ``w``): the chosen model's readouts (``"shapley"``: values shifted to sum to ``total = v(N) - v(empty)``,
-    ``"banzhaf"``) as ``{name: (values, std)}``, and what ``info`` records."""
+def fit_odd(S: np.ndarray, y: np.ndarray, w: np.ndarray, budget: int, spectrum: dict | None,
+            rng: np.random.Generator) -> Part:
+    """OddGP's model of the odd part on complementary pairs (:func:`complementary_pairs`: their members ``S``,
+    odd parts ``y``, weights ``w``; ``spectrum``: the tree surrogate's, or None)."""
     n = S.shape[1]
     ranked = rank_odd_terms(spectrum) if spectrum is not None else []
     relevance = feature_relevance(spectrum, n) if spectrum is not None else None
-    choice = select(S, y, w, term_sets(n, budget, ranked), relevance, "odd", rng)
-    terms = fixed_terms(n, budget, ranked, choice.terms)
-    decays = player_decays(choice.rho, choice.gamma, relevance, n)
-    fitted = fit(S, y, design(S, terms), decays, choice.noise, "odd", weights=w)
+    return fit_part(S, y, w, "odd", term_sets(n, budget, ranked), lambda key: fixed_terms(n, budget, ranked, key),
+                    relevance, rng)
+
+
+def odd_gp_fit(S: np.ndarray, y: np.ndarray, w: np.ndarray, total: float, budget: int, spectrum: dict | None,
+               rng: np.random.Generator, *, std_errors: bool, readouts=("shapley",)):
+    """:func:`fit_odd` and the fit's readouts (``"shapley"``: values shifted to sum to ``total = v(N) -
+    v(empty)``, ``"banzhaf"``) as ``{name: (values, std)}``, with what ``info`` records."""
+    n = S.shape[1]
+    part = fit_odd(S, y, w, budget, spectrum, rng)
     out = {}
     for name in readouts:
-        membership, G, prior = _odd_readout(name, S, terms, decays, n, std_errors)
-        values, std = readout(fitted, membership, G, prior)
+        membership, G, prior = _odd_readout(name, S, part.terms, part.decays, n, std_errors)
+        values, std = readout(part.fitted, membership, G, prior)
         if name == "shapley":
             values = values + (total - values.sum()) / n  # efficiency, exactly
         out[name] = (values, std)
-    info = {"decay": choice.rho, "relevance_power": choice.gamma, "noise": choice.noise, "loo": choice.score,
-            "n_terms": len(terms), "n_interaction_terms": sum(len(T) > 1 for T in terms),
-            "selection_units": choice.units}
-    return out, info
+    return out, part.info()
 
 
 def _odd_readout(name: str, S: np.ndarray, terms: list, decays: np.ndarray, n: int, std_errors: bool):

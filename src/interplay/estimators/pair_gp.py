@@ -37,8 +37,8 @@ from ..results import Interactions
 from ._registry import register
 from ._sampling import resolve_budget
 from ._surrogate import resolve_surrogate
-from ._walsh_gp import (design, feature_relevance, fit, node_products, player_decays, poisson_binomial, readout,
-                        select, signs, without_each)
+from ._walsh_gp import (Part, feature_relevance, fit_part, node_products, poisson_binomial, readout, signs,
+                        without_each)
 from .kernel import minimum_budget
 from .leverage import draw_leverage_sample, sample_info
 from .odd import surrogate_spectrum
@@ -74,6 +74,15 @@ def _even_term_sets(budget: int, ranked: list):
                 out.append((ratio, terms))
         return out
     return sets
+
+
+def fit_even(S: np.ndarray, y: np.ndarray, w: np.ndarray, budget: int, spectrum: dict | None,
+             rng: np.random.Generator) -> Part:
+    """The model of the even part on complementary pairs (members ``S``, even parts ``y``, weights ``w``)."""
+    ranked = rank_even_terms(spectrum) if spectrum is not None else []
+    relevance = feature_relevance(spectrum, S.shape[1]) if spectrum is not None else None
+    return fit_part(S, y, w, "even", _even_term_sets(budget, ranked), lambda key: even_terms(budget, ranked, key),
+                    relevance, rng)
 
 
 def pair_index(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -217,12 +226,8 @@ def gp_interactions(game: Game, *, index: str = "sii", order: int = 2, budget: i
     info.update(sampling=sampling, surrogate=kind if isinstance(kind, str) or kind is None else type(kind).__name__,
                 surrogate_seconds=seconds, odd=odd_info)
     if order == 2:
-        ranked = rank_even_terms(spectrum) if spectrum is not None else []
-        relevance = feature_relevance(spectrum, n) if spectrum is not None else None
-        choice = select(S, y_even, w, _even_term_sets(budget, ranked), relevance, "even", rng)
-        terms = even_terms(budget, ranked, choice.terms)
-        decays = player_decays(choice.rho, choice.gamma, relevance, n)
-        fitted = fit(S, y_even, design(S, terms), decays, choice.noise, "even", weights=w)
+        part = fit_even(S, y_even, w, budget, spectrum, rng)
+        terms, decays, fitted = part.terms, part.decays, part.fitted
         a, b = pair_index(n)
         with_errors = bool(std_errors) and len(S) * len(a) <= MAX_SE_CELLS
         membership, G, prior = _even_readout(index, S, terms, decays, with_errors)
@@ -236,8 +241,7 @@ def gp_interactions(game: Game, *, index: str = "sii", order: int = 2, budget: i
                 errors.update({(int(i), int(j)): float("nan") for i, j in zip(a, b)})
             else:
                 errors.update({(int(i), int(j)): float(e) for i, j, e in zip(a, b, pair_errors)})
-        info["even"] = {"decay": choice.rho, "relevance_power": choice.gamma, "noise": choice.noise,
-                        "loo": choice.score, "n_terms": len(terms), "selection_units": choice.units}
+        info["even"] = part.info()
     return Interactions(estimate, index, order, float(values[0]), game.feature_names, len(values), "gp", errors,
                         info)
 
