@@ -69,6 +69,11 @@ def bivariate_values(S: np.ndarray, rho, parity: str, alpha: np.ndarray) -> np.n
     return out
 
 
+def _outer(weights: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """``weights_u left[u, i] right[u, j]``: ``(units, n, n)``."""
+    return weights[:, None, None] * left[:, :, None] * right[:, None, :]
+
+
 def bivariate_weights(S: np.ndarray, rho, parity: str) -> np.ndarray:
     """``(units, n * n)``: the matrix of each kernel section ``k(., S_u)``, row-major (for standard errors)."""
     Z = signs(S)
@@ -78,8 +83,8 @@ def bivariate_weights(S: np.ndarray, rho, parity: str) -> np.ndarray:
     sign = 1.0 if parity == "odd" else -1.0
     for t, plus, minus, Dp, Dm in _node_factors(S, rho):
         Cp, Cm = rho * Z * Dp, rho * Z * Dm
-        first = plus[:, None, None] * Dp[:, :, None] * Cp[:, None, :] + sign * minus[:, None, None] * Dm[:, :, None] * Cm[:, None, :]
-        second = plus[:, None, None] * Cp[:, :, None] * Cp[:, None, :] - sign * minus[:, None, None] * Cm[:, :, None] * Cm[:, None, :]
+        first = _outer(plus, Dp, Cp) + sign * _outer(minus, Dm, Cm)
+        second = _outer(plus, Cp, Cp) - sign * _outer(minus, Cm, Cm)
         out += (first if parity == "odd" else t * first) + (t * second if parity == "odd" else second)
     out[:, np.arange(n), np.arange(n)] = 0.0
     return out.reshape(units, n * n)
