@@ -1,4 +1,4 @@
-"""What standard errors cost: each Shapley sampler with ``std_errors=True`` and ``False`` on the same game and seeds.
+"""What standard errors cost: each sampler with ``std_errors=True`` and ``False`` on the same game and seeds.
 
 The game is a cheap network-like value function (``sum tanh(z W)``, 16 hidden units), so nearly all of a call is
 the library's own time; the table gives the wall time (median of ``--seeds`` seeds, one BLAS thread) of both
@@ -23,10 +23,14 @@ import interplay as ip
 
 ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = ((30, 600), (30, 1200), (100, 2000), (100, 4000))
-METHODS = ("odd_gp", "odd", "proxy", "leverage", "kernel")
+# (label, entry point, method, options): Shapley samplers, then the Gaussian-process pairs and matrix
+METHODS = (("odd_gp", "shapley", "odd_gp", {}), ("odd", "shapley", "odd", {}), ("proxy", "shapley", "proxy", {}),
+           ("leverage", "shapley", "leverage", {}), ("kernel", "shapley", "kernel", {}),
+           ("gp SII pairs", "interactions", "gp", {"index": "sii"}),
+           ("gp BII pairs", "interactions", "gp", {"index": "bii"}), ("gp bivariate", "bivariate", "gp", {}))
 
 
-def measure(n: int, budget: int, method: str, seeds: int) -> dict:
+def measure(n: int, budget: int, method: str, seeds: int, entry: str = "shapley", options: dict | None = None) -> dict:
     W = np.random.default_rng(n).normal(size=(n, 16))
 
     def value(Z):
@@ -38,7 +42,8 @@ def measure(n: int, budget: int, method: str, seeds: int) -> dict:
         for seed in range(seeds):
             game = ip.Game(value, n)
             start = time.perf_counter()
-            ip.shapley(game, method=method, budget=budget, random_state=seed, std_errors=se)
+            getattr(ip, entry)(game, method=method, budget=budget, random_state=seed, std_errors=se,
+                               **(options or {}))
             runs.append(time.perf_counter() - start)
         times[se] = float(np.median(runs))
     Z = np.random.default_rng(0).random((budget, n)) < 0.5
@@ -69,10 +74,10 @@ def main() -> None:
              f"{os.getloadavg()[0]:.1f} at the start; wall time, median over seeds, one BLAS thread.", "",
              "| method | n | budget | std_errors=True ms | std_errors=False ms | model ms | cost / own time |",
              "|---|---:|---:|---:|---:|---:|---:|"]
-    for method in METHODS:
+    for label, entry, method, options in METHODS:
         for n, budget in SETTINGS:
-            r = measure(n, budget, method, args.seeds)
-            lines.append(f"| {method} | {n} | {budget} | {r['on'] * 1e3:.1f} | {r['off'] * 1e3:.1f} | "
+            r = measure(n, budget, method, args.seeds, entry, options)
+            lines.append(f"| {label} | {n} | {budget} | {r['on'] * 1e3:.1f} | {r['off'] * 1e3:.1f} | "
                          f"{r['model'] * 1e3:.2f} | **{r['share']:.2f}** |")
             print(lines[-1], flush=True)
     Path(args.out).write_text("\n".join(lines) + "\n")

@@ -500,3 +500,15 @@ def test_explainer_without_numba_samples_instead_of_the_tree_method(monkeypatch)
     model = sklearn.GradientBoostingRegressor(n_estimators=10, max_depth=2).fit(X, X[:, 0] * X[:, 1])
     result = ip.Explainer(model, X[:10]).shapley(X[:2])
     assert result.method == "exact"  # 2**5 coalitions fit the default budget; no tree algorithm asked for
+
+
+def test_auto_keeps_the_gp_readouts_of_order_n_cubed_to_moderate_n():
+    """SII pairs and the bivariate matrix of the GP cost O(pairs x n^3 / 2) to read: above 200 players auto
+    keeps the sparse Fourier fit; BII pairs (O(pairs x n^2)) stay with the GP."""
+    from interplay.api import auto_method
+
+    big, small = ip.Game(lambda Z: Z.sum(axis=1) * 1.0, 201), ip.Game(lambda Z: Z.sum(axis=1) * 1.0, 200)
+    assert auto_method("interactions", big, 5000, "sii")[0] == "spectral"
+    assert auto_method("interactions", big, 5000, "bii")[0] == "gp"
+    assert auto_method("bivariate", big, 5000)[0] == "spectral"
+    assert auto_method("interactions", small, 5000, "sii")[0] == auto_method("bivariate", small, 5000)[0] == "gp"

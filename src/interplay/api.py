@@ -72,7 +72,7 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
     resolved = default_budget(n) if budget is None else budget
     if n <= _MAX_ENUMERATED and 2**n <= resolved:
         return "exact", f"all 2**{n} = {2**n} coalitions fit the budget ({resolved}): exact enumeration"
-    if kind == "interactions" and index in ("sii", "bii") and order <= 2 and _pair_gp_fits(n, resolved):
+    if kind == "interactions" and index in ("sii", "bii") and order <= 2 and _pair_gp_fits(n, resolved, index):
         choice = ("gp", "Gaussian-process fits of the odd and even parts on one sample of complementary pairs, "
                         "read in closed form (benchmarks/results/sota.md)")
     elif kind == "interactions":
@@ -107,22 +107,30 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
         if kind == "bivariate":
             from .estimators._surrogate import resolve_surrogate
 
-            if resolve_surrogate("auto") is not None:
+            if resolve_surrogate("auto") is not None and n <= _GP_MAX_PLAYERS:
                 choice = ("gp", "Gaussian-process fits of the odd and even parts on one leverage sample of "
                                 "complementary pairs, the matrix read in closed form (benchmarks/results/sota.md)")
+            elif resolve_surrogate("auto") is not None:
+                choice = ("spectral", f"over {_GP_MAX_PLAYERS} players (the gp matrix's readout grows as n^3): a "
+                                      "sparse Fourier fit on a tree surrogate's largest terms, read in closed form")
     name, reason = choice
     if name not in available_methods(kind):
         raise ValueError(f"method='auto': the sampler {name!r} for {kind} is not registered")
     return name, f"{2**n if n < 64 else 'over 2**63'} coalitions exceed the budget ({resolved}): {name}, {reason}"
 
 
-def _pair_gp_fits(n: int, budget: int) -> bool:
+_GP_MAX_PLAYERS = 200  # the pair GP's SII and matrix readouts cost O(sampled pairs x n^3 / 2): above, the old choices
+
+
+def _pair_gp_fits(n: int, budget: int, index: str = "sii") -> bool:
     """The pair GP needs a tree surrogate for its relevance weights and fixed terms (measured with one) and
-    ``2n`` evaluations."""
+    ``2n`` evaluations; its SII (and the bivariate matrix) at most ``_GP_MAX_PLAYERS`` players (BII's readout is
+    ``O(sampled pairs x n^2)``)."""
     from .estimators._surrogate import resolve_surrogate
     from .estimators.kernel import minimum_budget
 
-    return budget >= minimum_budget(n) and resolve_surrogate("auto") is not None
+    return (budget >= minimum_budget(n) and resolve_surrogate("auto") is not None
+            and (index == "bii" or n <= _GP_MAX_PLAYERS))
 
 
 def _resolve_auto(kind: str, method: str, game, options: dict, fixed: dict) -> tuple[str, dict, dict | None]:
