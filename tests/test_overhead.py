@@ -98,7 +98,7 @@ def test_call_sizer_grows_while_calls_pay_then_settles():
     assert sizer.rows == 300 and sizer.settled
 
 
-@pytest.mark.parametrize("method", ["kernel", "permutation"])
+@pytest.mark.parametrize("method", ["kernel", "permutation", "auto"])
 def test_shapley_and_bivariate_of_a_row_share_their_samples(data, method):
     background, X = data
     w = np.linspace(-1.0, 1.0, D)
