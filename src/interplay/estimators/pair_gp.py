@@ -19,8 +19,10 @@ pair indices have closed forms in the kernel sections ``k(., S_u)`` (``z = +-1``
 
 and prior variances ``16 w_ab`` (BII) and ``16 q_a q_b sum_{m even} P_-ab(m) / (m + 1)^2`` (SII; ``q = rho / (1 +
 rho)``, ``P_-ab`` the Poisson-binomial distribution of the other ``q_k``). Biased (regularised fits), exact at
-full budget (exact enumeration). Standard errors: posterior standard deviations (model-based) while the
-pairs times the sampled pairs stay within :data:`MAX_SE_CELLS` (else none, said in ``info``).
+full budget (exact enumeration). Standard errors: posterior standard deviations (model-based: 95% intervals
+covered 0.87 (BII) and 0.90 (SII) of the pairs on sparse games of 10 players at budget 150, 15 seeds, but only
+about half on unstructured random games, whose spectrum the prior does not expect) while the pairs times the
+sampled pairs stay within :data:`MAX_SE_CELLS` (else NaN, said in ``info``).
 
 Cost: the leverage sample, ``2 + 2 * floor((budget - 2) / 2)`` evaluations (at most ``2**n``); one surrogate fit;
 two model choices (one eigendecomposition of at most ``SELECT_UNITS`` pairs per ``(gamma, rho)``) and two
