@@ -47,8 +47,8 @@ def test_kernel_is_the_weighted_sum_over_odd_walsh_terms(n, rho, per_player):
     S, S2 = rng.random((9, n)) < 0.5, rng.random((9, n)) < 0.5
     decays = _decays(n, rho, per_player)
     brute = sum(_weight(T, decays) * np.outer(_chi(S, T), _chi(S2, T)) for T in _odd_terms(n))
-    np.testing.assert_allclose(odd_gp.walsh_kernel(S, S2, decays), brute, rtol=1e-12, atol=1e-15)
-    assert odd_gp.kernel_at_zero(decays) == pytest.approx(sum(_weight(T, decays) for T in _odd_terms(n)),
+    np.testing.assert_allclose(_walsh_gp.walsh_kernel(S, S2, decays), brute, rtol=1e-12, atol=1e-15)
+    assert _walsh_gp.kernel_at_zero(decays) == pytest.approx(sum(_weight(T, decays) for T in _odd_terms(n)),
                                                           rel=1e-12)
 
 
@@ -59,7 +59,7 @@ def test_one_rho_for_all_players_is_the_hamming_distance_kernel():
     S, S2 = rng.random((6, n)) < 0.5, rng.random((7, n)) < 0.5
     h = (S[:, None, :] != S2[None, :, :]).sum(axis=2)
     r = (1 - rho) / (1 + rho)
-    np.testing.assert_allclose(odd_gp.walsh_kernel(S, S2, rho), (r ** h - r ** (n - h)) / 2, rtol=1e-12)
+    np.testing.assert_allclose(_walsh_gp.walsh_kernel(S, S2, rho), (r ** h - r ** (n - h)) / 2, rtol=1e-12)
 
 
 @pytest.mark.parametrize("n", [4, 6, 9])
@@ -93,7 +93,7 @@ def test_closed_form_values_are_those_of_the_fitted_function(n, rho, with_terms,
     phi, std, beta, alpha = odd_gp.gp_fit(S, y, terms, decays, 1e-3, return_fit=True)
 
     def fitted(C):
-        out = odd_gp.walsh_kernel(C, S, decays) @ alpha
+        out = _walsh_gp.walsh_kernel(C, S, decays) @ alpha
         return out + (_features(C, terms) @ beta if terms else 0.0)
 
     exact = ip.shapley(ip.Game(fitted, n), method="exact").values
@@ -110,7 +110,7 @@ def test_shapley_weights_of_a_kernel_section_for_many_players():
     S = rng.random((3, n)) < 0.5
     G = odd_gp.shapley_weights(S, decays)
     ends = np.array([np.ones(n, bool), np.zeros(n, bool)])
-    K = odd_gp.walsh_kernel(ends, S, decays)
+    K = _walsh_gp.walsh_kernel(ends, S, decays)
     np.testing.assert_allclose(G.sum(axis=1), K[0] - K[1], rtol=1e-10)
 
 
@@ -121,16 +121,16 @@ def test_fit_interpolates_without_noise_and_posterior_shrinks_with_data():
     S = S[S[:, 0]]
     y = rng.normal(size=len(S))
     _, _, beta, alpha = odd_gp.gp_fit(S, y, [], 0.3, 1e-12, return_fit=True)
-    K = odd_gp.walsh_kernel(S, S, 0.3)
+    K = _walsh_gp.walsh_kernel(S, S, 0.3)
     np.testing.assert_allclose(K @ alpha, y, atol=1e-6)
 
 
 def test_relevance_is_each_players_share_of_the_spectrum():
     spectrum = {(): 5.0, (0,): 3.0, (0, 2): 4.0, (1, 2, 3): -1.0}
-    np.testing.assert_allclose(odd_gp.feature_relevance(spectrum, 5), [5.0, 1.0, np.sqrt(17.0), 1.0, 0.0])
-    np.testing.assert_allclose(odd_gp.player_decays(0.2, 1.0, np.array([5.0, 1.0, 0.0]), 3), [0.2, 0.04, 0.0])
-    np.testing.assert_allclose(odd_gp.player_decays(0.2, 0.0, np.array([5.0, 1.0, 0.0]), 3), [0.2, 0.2, 0.2])
-    np.testing.assert_allclose(odd_gp.player_decays(0.2, 1.0, np.zeros(3), 3), [0.2, 0.2, 0.2])
+    np.testing.assert_allclose(_walsh_gp.feature_relevance(spectrum, 5), [5.0, 1.0, np.sqrt(17.0), 1.0, 0.0])
+    np.testing.assert_allclose(_walsh_gp.player_decays(0.2, 1.0, np.array([5.0, 1.0, 0.0]), 3), [0.2, 0.04, 0.0])
+    np.testing.assert_allclose(_walsh_gp.player_decays(0.2, 0.0, np.array([5.0, 1.0, 0.0]), 3), [0.2, 0.2, 0.2])
+    np.testing.assert_allclose(_walsh_gp.player_decays(0.2, 1.0, np.zeros(3), 3), [0.2, 0.2, 0.2])
 
 
 def _sparse_game(n, seed):
@@ -152,8 +152,8 @@ def test_efficiency_holds_exactly_and_info_says_what_was_chosen():
     assert result.values.sum() == pytest.approx(total, abs=1e-12)
     for key in ("decay", "relevance_power", "noise", "loo", "n_terms", "surrogate_seconds"):
         assert key in result.info
-    assert result.info["decay"] in odd_gp.DECAYS
-    assert result.info["relevance_power"] in odd_gp.RELEVANCE_POWERS
+    assert result.info["decay"] in _walsh_gp.DECAYS
+    assert result.info["relevance_power"] in _walsh_gp.RELEVANCE_POWERS
 
 
 def test_more_accurate_than_oddshap_on_sparse_games():

@@ -175,6 +175,24 @@ def _loo(V, ev, VX, Vy, rows, lams, root_w) -> np.ndarray:
     return np.where(np.all(p_diag > 0, axis=1), scores, np.inf)
 
 
+def budget_term_sets(budget: int, ratios: tuple, terms_for, minimum: int, whole_sample_only: tuple = ()):
+    """``term_sets`` for :func:`select`: for each ratio the fixed terms ``terms_for(scaled budget, ratio)`` (each
+    size once), the budget scaled by the share of the pairs the choice is made on (at least ``minimum``); the
+    ratios in ``whole_sample_only`` only while the choice sees every pair."""
+    def sets(scale: float):
+        scaled = max(minimum, int(budget * scale))
+        out, sizes = [], set()
+        for ratio in ratios:
+            if ratio in whole_sample_only and scale < 1:
+                continue
+            terms = terms_for(scaled, ratio)
+            if len(terms) not in sizes:
+                sizes.add(len(terms))
+                out.append((ratio, terms))
+        return out
+    return sets
+
+
 @dataclass
 class Choice:
     """The model :func:`select` chose: the key of its fixed terms, ``gamma``, ``rho``, ``noise``, its

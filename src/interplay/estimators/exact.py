@@ -231,3 +231,11 @@ def exact_bivariate(game: Game, *, budget: int | None = None, rng=None,
     return BivariateExplanation(adjacency, univariate, game.feature_names, 2**n, "exact")
 
 
+def enumerated_interactions(game: Game, index: str, order: int, budget: int, method: str,
+                            std_errors: bool) -> Interactions:
+    """A sampler's result when its budget covers all ``2**n`` coalitions: the exact index, under the sampler's
+    name, with zero standard errors (None without them) and ``info["enumerated"]``."""
+    result = exact_interactions(game, index=index, order=order, budget=budget)
+    return Interactions(result.values, index, order, result.baseline, game.feature_names, result.n_evaluations,
+                        method, {k: 0.0 for k in result.values} if std_errors else None,
+                        {"budget": budget, "enumerated": True})

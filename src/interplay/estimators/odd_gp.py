@@ -62,9 +62,8 @@ from ..results import Attribution
 from ._registry import register
 from ._sampling import default_budget, kernel_solve
 from ._surrogate import resolve_surrogate
-from ._walsh_gp import (DECAYS, NOISES, RELEVANCE_POWERS, Part, design, feature_relevance, fit,  # noqa: F401
-                        fit_part, kernel_at_zero, node_products, player_decays, poisson_binomial, readout,
-                        signs, walsh_kernel, without_each)
+from ._walsh_gp import (Part, budget_term_sets, design, feature_relevance, fit, fit_part, node_products,
+                        poisson_binomial, readout, signs, without_each)
 from .leverage import draw_leverage_sample, sample_info
 from .odd import odd_shapley, rank_odd_terms, surrogate_spectrum
 
@@ -124,18 +123,8 @@ def term_sets(n: int, budget: int, ranked: list):
     terms at all only while the choice is made on every pair: on a subset, the ``n`` singletons look costlier
     than they are on the whole sample (on the 100-player tree games at 80n, choosing "none" on 250 of 4,000
     pairs had 1.2-1.5x the error of keeping the singletons)."""
-    def sets(scale: float):
-        scaled = max(2 * n, int(budget * scale))
-        out, sizes = [], set()
-        for ratio in TERM_RATIOS:
-            if ratio is None and scale < 1:
-                continue
-            terms = fixed_terms(n, scaled, ranked, ratio)
-            if len(terms) not in sizes:
-                sizes.add(len(terms))
-                out.append((ratio, terms))
-        return out
-    return sets
+    return budget_term_sets(budget, TERM_RATIOS, lambda scaled, ratio: fixed_terms(n, scaled, ranked, ratio), 2 * n,
+                            whole_sample_only=(None,))
 
 
 def fit_odd(S: np.ndarray, y: np.ndarray, w: np.ndarray, budget: int, spectrum: dict | None,

@@ -37,10 +37,11 @@ from .._validation import check_choice, check_int
 from ..games import Game
 from ..results import Interactions
 from ._registry import register
+from .exact import enumerated_interactions
 from ._sampling import resolve_budget
 from ._surrogate import resolve_surrogate
-from ._walsh_gp import (Part, feature_relevance, fit_part, node_products, poisson_binomial, readout, signs,
-                        without_each)
+from ._walsh_gp import (Part, budget_term_sets, feature_relevance, fit_part, node_products, poisson_binomial,
+                        readout, signs, without_each)
 from .kernel import minimum_budget
 from .leverage import draw_leverage_sample, sample_info
 from .odd import surrogate_spectrum
@@ -65,26 +66,13 @@ def even_terms(budget: int, ranked: list, ratio: float | None) -> list:
     return [()] + ranked[:max(0, int(np.ceil(ratio * budget)) - 1)]
 
 
-def _even_term_sets(budget: int, ranked: list):
-    def sets(scale: float):
-        scaled = max(2, int(budget * scale))
-        out, sizes = [], set()
-        for ratio in EVEN_RATIOS:
-            terms = even_terms(scaled, ranked, ratio)
-            if len(terms) not in sizes:
-                sizes.add(len(terms))
-                out.append((ratio, terms))
-        return out
-    return sets
-
-
 def fit_even(S: np.ndarray, y: np.ndarray, w: np.ndarray, budget: int, spectrum: dict | None,
              rng: np.random.Generator) -> Part:
     """The model of the even part on complementary pairs (members ``S``, even parts ``y``, weights ``w``)."""
     ranked = rank_even_terms(spectrum) if spectrum is not None else []
     relevance = feature_relevance(spectrum, S.shape[1]) if spectrum is not None else None
-    return fit_part(S, y, w, "even", _even_term_sets(budget, ranked), lambda key: even_terms(budget, ranked, key),
-                    relevance, rng)
+    term_sets = budget_term_sets(budget, EVEN_RATIOS, lambda scaled, ratio: even_terms(scaled, ranked, ratio), 2)
+    return fit_part(S, y, w, "even", term_sets, lambda key: even_terms(budget, ranked, key), relevance, rng)
 
 
 def pair_index(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -209,12 +197,7 @@ def gp_interactions(game: Game, *, index: str = "sii", order: int = 2, budget: i
     order = check_int(order, "order", minimum=1, maximum=min(n, 2))
     budget = resolve_budget(budget, n, minimum_budget(n), "gp")
     if n < 63 and budget >= 2**n:
-        from .exact import exact_interactions
-
-        result = exact_interactions(game, index=index, order=order, budget=budget)
-        return Interactions(result.values, index, order, result.baseline, game.feature_names,
-                            result.n_evaluations, "gp", {k: 0.0 for k in result.values} if std_errors else None,
-                            {"budget": budget, "enumerated": True})
+        return enumerated_interactions(game, index, order, budget, "gp", bool(std_errors))
     if sampling == "auto":
         sampling = "sizes" if index == "sii" else "uniform"
     kind = resolve_surrogate(surrogate)

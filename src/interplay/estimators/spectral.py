@@ -50,6 +50,7 @@ from .._validation import check_choice, check_int
 from ..games import Game
 from ..results import Attribution, BivariateExplanation, Interactions
 from ._registry import register
+from .exact import enumerated_interactions
 from ._sampling import _keys, resolve_budget
 from ._surrogate import fit_surrogate, fourier_spectrum, resolve_surrogate
 
@@ -362,12 +363,7 @@ def spectral_interactions(game: Game, *, index: str = "bii", order: int = 2, bud
         sampling = "sizes" if index == "sii" else "uniform"
     budget = resolve_budget(budget, n, minimum_budget(n), "spectral")
     if n < 63 and budget >= 2**n:
-        from .exact import exact_interactions
-
-        result = exact_interactions(game, index=index, order=order, budget=budget)
-        return Interactions(result.values, index, order, result.baseline, game.feature_names,
-                            result.n_evaluations, "spectral", {k: 0.0 for k in result.values} if std_errors else None,
-                            {"budget": budget, "enumerated": True})
+        return enumerated_interactions(game, index, order, budget, "spectral", bool(std_errors))
     fitted = fit_spectrum(game, budget, rng, surrogate=surrogate, energy=energy, terms_ratio=terms_ratio,
                           sampling=sampling, fit=fit, low_order=order, std_errors=bool(std_errors))
     estimate = index_from_fourier(fitted.coefficients, index, order, n)
