@@ -88,6 +88,17 @@ def node_products(S: np.ndarray, rho) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return t, weights / 2.0, np.exp(base + linear), np.exp(base - linear)
 
 
+def node_factors(S: np.ndarray, rho):
+    """Per Gauss-Legendre node of :func:`node_products`: ``(t, w P+ / 2, w P- / 2, D+, D-)`` with
+    ``D+-[u, k] = 1 / (1 +- t rho_k z_uk)``, the factor that divides player ``k``'s own term out of ``P+-``."""
+    Z = signs(S)
+    rho = np.broadcast_to(np.asarray(rho, dtype=float), (Z.shape[1],))
+    t, weights, plus, minus = node_products(S, rho)
+    for j, tj in enumerate(t):
+        yield (tj, weights[j] * plus[:, j] / 2.0, weights[j] * minus[:, j] / 2.0, 1.0 / (1.0 + tj * rho * Z),
+               1.0 / (1.0 - tj * rho * Z))
+
+
 def poisson_binomial(q: np.ndarray) -> np.ndarray:
     """Distribution of the number of successes of independent Bernoulli(``q_k``) trials: ``(len(q) + 1,)``."""
     pmf = np.zeros(len(q) + 1)

@@ -32,7 +32,7 @@ from ..results import Attribution, BivariateExplanation
 from ._registry import register
 from ._sampling import resolve_budget
 from ._surrogate import resolve_surrogate
-from ._walsh_gp import Part, node_products, poisson_binomial, readout, signs, without_each
+from ._walsh_gp import Part, node_factors, poisson_binomial, readout, signs, without_each
 from .kernel import minimum_budget
 from .odd import surrogate_spectrum
 from .odd_gp import _odd_readout, fit_odd
@@ -42,16 +42,6 @@ from .spectral import bivariate_from_fourier
 MAX_SE_CELLS = 4_000_000  # standard errors while n^2 x sampled pairs stay within this
 
 
-def _node_factors(S: np.ndarray, rho):
-    """Per Gauss-Legendre node: ``(t, w / 2 * P+, w / 2 * P-, 1 / (1 + t rho z), 1 / (1 - t rho z))``."""
-    Z = signs(S)
-    rho = np.broadcast_to(np.asarray(rho, dtype=float), (Z.shape[1],))
-    t, weights, plus, minus = node_products(S, rho)
-    for j, tj in enumerate(t):
-        yield tj, weights[j] * plus[:, j] / 2.0, weights[j] * minus[:, j] / 2.0, \
-            1.0 / (1.0 + tj * rho * Z), 1.0 / (1.0 - tj * rho * Z)
-
-
 def bivariate_values(S: np.ndarray, rho, parity: str, alpha: np.ndarray) -> np.ndarray:
     """``sum_u alpha_u adjacency(k(., S_u))`` for the part's kernel (module docstring): ``(n, n)``, zero diagonal."""
     Z = signs(S)
@@ -59,7 +49,7 @@ def bivariate_values(S: np.ndarray, rho, parity: str, alpha: np.ndarray) -> np.n
     rho = np.broadcast_to(np.asarray(rho, dtype=float), (n,))
     out = np.zeros((n, n))
     sign = 1.0 if parity == "odd" else -1.0  # the odd part's A is even (E), the even part's odd (O)
-    for t, plus, minus, Dp, Dm in _node_factors(S, rho):
+    for t, plus, minus, Dp, Dm in node_factors(S, rho):
         Cp, Cm = rho * Z * Dp, rho * Z * Dm
         ap, am = alpha * plus, alpha * minus
         first = (Dp * ap[:, None]).T @ Cp + sign * (Dm * am[:, None]).T @ Cm  # sum_u P(t) / own_i * rho_j z_j / own_j
@@ -81,7 +71,7 @@ def bivariate_weights(S: np.ndarray, rho, parity: str) -> np.ndarray:
     rho = np.broadcast_to(np.asarray(rho, dtype=float), (n,))
     out = np.zeros((units, n, n))
     sign = 1.0 if parity == "odd" else -1.0
-    for t, plus, minus, Dp, Dm in _node_factors(S, rho):
+    for t, plus, minus, Dp, Dm in node_factors(S, rho):
         Cp, Cm = rho * Z * Dp, rho * Z * Dm
         first = _outer(plus, Dp, Cp) + sign * _outer(minus, Dm, Cm)
         second = _outer(plus, Cp, Cp) - sign * _outer(minus, Cm, Cm)

@@ -37,11 +37,11 @@ from .._validation import check_choice, check_int
 from ..games import Game
 from ..results import Interactions
 from ._registry import register
-from .exact import enumerated_interactions
 from ._sampling import resolve_budget
 from ._surrogate import resolve_surrogate
-from ._walsh_gp import (Part, budget_term_sets, feature_relevance, fit_part, node_products, poisson_binomial,
-                        readout, signs, without_each)
+from ._walsh_gp import (Part, budget_term_sets, feature_relevance, fit_part, node_factors, poisson_binomial, readout,
+                        signs, without_each)
+from .exact import enumerated_interactions
 from .kernel import minimum_budget
 from .leverage import draw_leverage_sample, sample_info
 from .odd import surrogate_spectrum
@@ -82,17 +82,14 @@ def pair_index(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def sii_pair_weights(S: np.ndarray, rho) -> np.ndarray:
     """``(units, pairs)``: SII of each pair ``a < b`` in the game ``k(., S_u)`` of the even kernel (module
-    docstring)."""
+    docstring): per node ``4 (w P+ / 2) C+_a C+_b + 4 (w P- / 2) C-_a C-_b`` with ``C+- = rho z D+-``."""
     Z = signs(S)
-    n = Z.shape[1]
-    rho = np.broadcast_to(np.asarray(rho, dtype=float), (n,))
-    a, b = pair_index(n)
-    t, weights, plus, minus = node_products(S, rho)
+    rho = np.broadcast_to(np.asarray(rho, dtype=float), (Z.shape[1],))
+    a, b = pair_index(Z.shape[1])
     out = np.zeros((len(S), len(a)))
-    for j, tj in enumerate(t):
-        up = rho * Z / (1.0 + tj * rho * Z)  # rho_a z_a / (1 + t rho_a z_a): a's own factor divided out
-        down = rho * Z / (1.0 - tj * rho * Z)
-        out += weights[j] * 2.0 * (plus[:, j, None] * up[:, a] * up[:, b] + minus[:, j, None] * down[:, a] * down[:, b])
+    for _, plus, minus, Dp, Dm in node_factors(S, rho):
+        up, down = rho * Z * Dp, rho * Z * Dm  # rho_a z_a with a's own factor divided out
+        out += 4.0 * (plus[:, None] * up[:, a] * up[:, b] + minus[:, None] * down[:, a] * down[:, b])
     return out
 
 
@@ -102,13 +99,10 @@ def sii_pair_values(S: np.ndarray, rho, alpha: np.ndarray) -> np.ndarray:
     Z = signs(S)
     n = Z.shape[1]
     rho = np.broadcast_to(np.asarray(rho, dtype=float), (n,))
-    t, weights, plus, minus = node_products(S, rho)
     out = np.zeros((n, n))
-    for j, tj in enumerate(t):
-        up = rho * Z / (1.0 + tj * rho * Z)
-        down = rho * Z / (1.0 - tj * rho * Z)
-        out += weights[j] * 2.0 * ((up * (alpha * plus[:, j])[:, None]).T @ up
-                                   + (down * (alpha * minus[:, j])[:, None]).T @ down)
+    for _, plus, minus, Dp, Dm in node_factors(S, rho):
+        up, down = rho * Z * Dp, rho * Z * Dm
+        out += 4.0 * ((up * (alpha * plus)[:, None]).T @ up + (down * (alpha * minus)[:, None]).T @ down)
     np.fill_diagonal(out, 0.0)
     return out
 
