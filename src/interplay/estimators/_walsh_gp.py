@@ -310,10 +310,12 @@ def readout(fitted: Fit, membership: np.ndarray, G: np.ndarray, prior: np.ndarra
     values = membership.T @ fitted.beta + G.T @ fitted.alpha
     if prior is None:
         return values, None
-    AG = scipy.linalg.cho_solve(fitted.factor, G, check_finite=False)
-    var = prior - np.sum(G * AG, axis=0)
+    lower = fitted.factor[0]  # A = L L': G' A^-1 G and X' A^-1 G from one triangular solve with G
+    half = scipy.linalg.solve_triangular(lower, G, lower=True, check_finite=False)
+    var = prior - np.sum(half * half, axis=0)
     if fitted.X.shape[1]:
-        R = membership - fitted.X.T @ AG  # (terms, outputs)
+        X_half = scipy.linalg.solve_triangular(lower, fitted.X, lower=True, check_finite=False)
+        R = membership - X_half.T @ half  # (terms, outputs)
         var = var + np.sum(R * (fitted.gram_inverse @ R), axis=0)
     return values, np.sqrt(np.maximum(var, 0.0) * max(fitted.scale, 0.0))
 

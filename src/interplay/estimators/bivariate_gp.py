@@ -42,40 +42,40 @@ from .spectral import bivariate_from_fourier
 MAX_SE_CELLS = 4_000_000  # standard errors while n^2 x sampled pairs stay within this
 
 
-def bivariate_values(S: np.ndarray, rho, parity: str, alpha: np.ndarray) -> np.ndarray:
-    """``sum_u alpha_u adjacency(k(., S_u))`` for the part's kernel (module docstring): ``(n, n)``, zero diagonal."""
+def _terms(S: np.ndarray, rho, parity: str):
+    """Per Gauss-Legendre node, the matrix of each kernel section as a sum of outer products ``left[u, i]
+    right[u, j]`` (module docstring; ``C+- = rho z D+-``): for the odd part ``A = int E``, ``B = int t O``, for the
+    even part ``A = int t O``, ``B = int E``."""
     Z = signs(S)
-    n = Z.shape[1]
-    rho = np.broadcast_to(np.asarray(rho, dtype=float), (n,))
-    out = np.zeros((n, n))
-    sign = 1.0 if parity == "odd" else -1.0  # the odd part's A is even (E), the even part's odd (O)
+    rho = np.broadcast_to(np.asarray(rho, dtype=float), (Z.shape[1],))
+    sign = 1.0 if parity == "odd" else -1.0  # E adds the P- products, O subtracts them
     for t, plus, minus, Dp, Dm in node_factors(S, rho):
         Cp, Cm = rho * Z * Dp, rho * Z * Dm
-        ap, am = alpha * plus, alpha * minus
-        first = (Dp * ap[:, None]).T @ Cp + sign * (Dm * am[:, None]).T @ Cm  # sum_u P(t) / own_i * rho_j z_j / own_j
-        second = (Cp * ap[:, None]).T @ Cp - sign * (Cm * am[:, None]).T @ Cm
-        out += (first if parity == "odd" else t * first) + (t * second if parity == "odd" else second)
+        a, b = (1.0, t) if parity == "odd" else (t, 1.0)  # the weights of A's and B's integrands
+        yield [((a * plus)[:, None] * Dp, Cp), ((sign * a * minus)[:, None] * Dm, Cm),  # A's integrand
+               ((b * plus)[:, None] * Cp, Cp), ((-sign * b * minus)[:, None] * Cm, Cm)]  # B's integrand
+
+
+def bivariate_values(S: np.ndarray, rho, parity: str, alpha: np.ndarray) -> np.ndarray:
+    """``sum_u alpha_u adjacency(k(., S_u))`` for the part's kernel (module docstring): ``(n, n)``, zero diagonal;
+    ``O(units n^2)`` memory-light work per node."""
+    n = S.shape[1]
+    out = np.zeros((n, n))
+    for pairs in _terms(S, rho, parity):
+        for left, right in pairs:
+            out += (left * alpha[:, None]).T @ right
     np.fill_diagonal(out, 0.0)
     return out
 
 
-def _outer(weights: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """``weights_u left[u, i] right[u, j]``: ``(units, n, n)``."""
-    return weights[:, None, None] * left[:, :, None] * right[:, None, :]
-
-
 def bivariate_weights(S: np.ndarray, rho, parity: str) -> np.ndarray:
-    """``(units, n * n)``: the matrix of each kernel section ``k(., S_u)``, row-major (for standard errors)."""
-    Z = signs(S)
-    units, n = Z.shape
-    rho = np.broadcast_to(np.asarray(rho, dtype=float), (n,))
-    out = np.zeros((units, n, n))
-    sign = 1.0 if parity == "odd" else -1.0
-    for t, plus, minus, Dp, Dm in node_factors(S, rho):
-        Cp, Cm = rho * Z * Dp, rho * Z * Dm
-        first = _outer(plus, Dp, Cp) + sign * _outer(minus, Dm, Cm)
-        second = _outer(plus, Cp, Cp) - sign * _outer(minus, Cm, Cm)
-        out += (first if parity == "odd" else t * first) + (t * second if parity == "odd" else second)
+    """``(units, n * n)``: the matrix of each kernel section ``k(., S_u)``, row-major (for standard errors), by one
+    batched product of the stacked outer-product factors."""
+    units, n = S.shape
+    terms = [pair for pairs in _terms(S, rho, parity) for pair in pairs]
+    left = np.stack([lt for lt, _ in terms], axis=1)  # (units, terms, n)
+    right = np.stack([rt for _, rt in terms], axis=1)
+    out = np.matmul(left.transpose(0, 2, 1), right)
     out[:, np.arange(n), np.arange(n)] = 0.0
     return out.reshape(units, n * n)
 

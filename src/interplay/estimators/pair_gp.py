@@ -80,29 +80,35 @@ def pair_index(n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.triu_indices(n, 1)
 
 
-def sii_pair_weights(S: np.ndarray, rho) -> np.ndarray:
-    """``(units, pairs)``: SII of each pair ``a < b`` in the game ``k(., S_u)`` of the even kernel (module
-    docstring): per node ``4 (w P+ / 2) C+_a C+_b + 4 (w P- / 2) C-_a C-_b`` with ``C+- = rho z D+-``."""
+def _sii_terms(S: np.ndarray, rho):
+    """Per Gauss-Legendre node, the SII of each kernel section as ``sum left[u, a] right[u, b]`` (module
+    docstring): ``4 (w P+ / 2) C+_a C+_b + 4 (w P- / 2) C-_a C-_b`` with ``C+- = rho z D+-`` (``rho_a z_a``, ``a``'s
+    own factor divided out)."""
     Z = signs(S)
     rho = np.broadcast_to(np.asarray(rho, dtype=float), (Z.shape[1],))
-    a, b = pair_index(Z.shape[1])
-    out = np.zeros((len(S), len(a)))
     for _, plus, minus, Dp, Dm in node_factors(S, rho):
-        up, down = rho * Z * Dp, rho * Z * Dm  # rho_a z_a with a's own factor divided out
-        out += 4.0 * (plus[:, None] * up[:, a] * up[:, b] + minus[:, None] * down[:, a] * down[:, b])
-    return out
+        up, down = rho * Z * Dp, rho * Z * Dm
+        yield [((4.0 * plus)[:, None] * up, up), ((4.0 * minus)[:, None] * down, down)]
+
+
+def sii_pair_weights(S: np.ndarray, rho) -> np.ndarray:
+    """``(units, pairs)``: SII of each pair ``a < b`` in the game ``k(., S_u)`` of the even kernel, by one batched
+    product of the stacked factors of :func:`_sii_terms`."""
+    a, b = pair_index(S.shape[1])
+    terms = [pair for pairs in _sii_terms(S, rho) for pair in pairs]
+    left = np.stack([lt for lt, _ in terms], axis=1)  # (units, terms, n)
+    right = np.stack([rt for _, rt in terms], axis=1)
+    return np.matmul(left.transpose(0, 2, 1), right)[:, a, b]
 
 
 def sii_pair_values(S: np.ndarray, rho, alpha: np.ndarray) -> np.ndarray:
     """``sum_u alpha_u sii_pair_weights(S, rho)[u]`` without the ``(units, pairs)`` matrix: ``(n, n)``, symmetric,
     zero diagonal."""
-    Z = signs(S)
-    n = Z.shape[1]
-    rho = np.broadcast_to(np.asarray(rho, dtype=float), (n,))
+    n = S.shape[1]
     out = np.zeros((n, n))
-    for _, plus, minus, Dp, Dm in node_factors(S, rho):
-        up, down = rho * Z * Dp, rho * Z * Dm
-        out += 4.0 * ((up * (alpha * plus)[:, None]).T @ up + (down * (alpha * minus)[:, None]).T @ down)
+    for pairs in _sii_terms(S, rho):
+        for left, right in pairs:
+            out += (left * alpha[:, None]).T @ right
     np.fill_diagonal(out, 0.0)
     return out
 
