@@ -126,10 +126,15 @@ def surrogate_spectrum(kind, coalitions: np.ndarray, values: np.ndarray, rng: np
     return spectrum, time.perf_counter() - start
 
 
+def rank_terms(spectrum: dict[tuple[int, ...], float], sizes) -> list[tuple[int, ...]]:
+    """The sets whose size is in ``sizes`` with a nonzero coefficient in ``spectrum``, largest first."""
+    kept = {T: c for T, c in spectrum.items() if len(T) in sizes and c != 0}
+    return [T for T, _ in sorted(kept.items(), key=lambda kv: (-abs(kv[1]), kv[0]))]
+
+
 def rank_odd_terms(spectrum: dict[tuple[int, ...], float], max_size: int = 5) -> list[tuple[int, ...]]:
     """The odd sets of size 3..``max_size`` with a nonzero coefficient in ``spectrum``, largest first."""
-    odd = {T: c for T, c in spectrum.items() if len(T) >= 3 and len(T) % 2 == 1 and len(T) <= max_size}
-    return [T for T, c in sorted(odd.items(), key=lambda kv: (-abs(kv[1]), kv[0])) if abs(c) > 0]
+    return rank_terms(spectrum, range(3, max_size + 1, 2))
 
 
 def ranked_odd_terms(kind, sample: KernelSample, values: np.ndarray, rng: np.random.Generator,

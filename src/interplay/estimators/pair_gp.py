@@ -44,7 +44,7 @@ from ._walsh_gp import (Part, budget_term_sets, feature_relevance, fit_part, nod
 from .exact import enumerated_interactions
 from .kernel import minimum_budget
 from .leverage import draw_leverage_sample, sample_info
-from .odd import surrogate_spectrum
+from .odd import rank_terms, surrogate_spectrum
 from .odd_gp import complementary_pairs, odd_gp_fit
 
 INDICES = ("sii", "bii")
@@ -54,8 +54,7 @@ MAX_SE_CELLS = 4_000_000  # standard errors while pairs x sampled pairs stay wit
 
 def rank_even_terms(spectrum: dict, max_size: int = 4) -> list[tuple[int, ...]]:
     """The even sets of size 2..``max_size`` with a nonzero coefficient in ``spectrum``, largest first."""
-    even = {T: c for T, c in spectrum.items() if len(T) >= 2 and len(T) % 2 == 0 and len(T) <= max_size}
-    return [T for T, c in sorted(even.items(), key=lambda kv: (-abs(kv[1]), kv[0])) if abs(c) > 0]
+    return rank_terms(spectrum, range(2, max_size + 1, 2))
 
 
 def even_terms(budget: int, ranked: list, ratio: float | None) -> list:
