@@ -512,3 +512,30 @@ def test_auto_keeps_the_gp_readouts_of_order_n_cubed_to_moderate_n():
     assert auto_method("interactions", big, 5000, "bii")[0] == "gp"
     assert auto_method("bivariate", big, 5000)[0] == "spectral"
     assert auto_method("interactions", small, 5000, "sii")[0] == auto_method("bivariate", small, 5000)[0] == "gp"
+
+
+@pytest.mark.parametrize("kind", ["extra_trees", "boosting"])
+def test_fourier_spectrum_of_trees_fitted_on_real_inputs_matches_brute_force(kind):
+    """Trees fitted on real-valued inputs and read on 0/1 inputs: nodes whose children agree, features split
+    again further down a path, leaves out of reach; the level-by-level walk must find the spectrum all the same."""
+    pytest.importorskip("numba")
+    from sklearn.ensemble import ExtraTreesRegressor, GradientBoostingRegressor
+
+    from interplay.estimators._surrogate import fourier_spectrum, surrogate_values
+    from interplay.trees import as_ensemble
+
+    n = 5
+    rng = np.random.default_rng(1)
+    X = rng.normal(0.5, 0.7, size=(300, n))
+    y = np.sin(3 * X[:, 0]) * X[:, 1] + (X[:, 2] > 0.3) * X[:, 3] + 0.1 * rng.normal(size=300)
+    model = (ExtraTreesRegressor(8, random_state=0) if kind == "extra_trees"
+             else GradientBoostingRegressor(n_estimators=20, max_depth=5, random_state=0)).fit(X, y)
+    ensemble = as_ensemble(model)
+    codes = np.arange(2**n)
+    every = ((codes[:, None] >> np.arange(n)) & 1).astype(bool)
+    f = surrogate_values(ensemble, every)
+    chi = np.where(every, 1.0, -1.0)
+    spectrum = fourier_spectrum(ensemble)
+    for size in range(n + 1):
+        for T in itertools.combinations(range(n), size):
+            assert abs(spectrum.get(T, 0.0) - np.mean(f * np.prod(chi[:, list(T)], axis=1))) < 1e-9

@@ -298,3 +298,28 @@ def test_xgboost_without_pyarrow(monkeypatch):
                                  tree_method="hist").fit(frame, X[:, 0])
     with pytest.raises(ImportError, match="pyarrow"):
         ip.Explainer(cat_model, frame.iloc[:10]).shapley(frame.iloc[:2], method="tree")
+
+
+@pytest.mark.parametrize("classes", [0, 2, 3])
+def test_xgboost_trees_read_all_at_once_equal_the_tree_by_tree_read(classes):
+    """Numeric XGBoost models are read in one pass over all trees; the arrays equal the tree-by-tree reader's."""
+    xgb = pytest.importorskip("xgboost")
+    import json
+
+    from interplay.trees import parsers
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 6))
+    y = X[:, 0] + X[:, 1] * X[:, 2]
+    model = (xgb.XGBRegressor(n_estimators=15, max_depth=4) if classes == 0 else
+             xgb.XGBClassifier(n_estimators=10, max_depth=3)).fit(X, y if classes == 0 else
+                                                                    np.digitize(y, np.linspace(-1, 1, classes - 1)))
+    ensemble = parsers.from_xgboost(model)
+    gbm = json.loads(bytes(model.get_booster().save_raw("json")))["learner"]["gradient_booster"]["model"]
+    builder = parsers._Builder(ensemble.value.shape[1])
+    for tree, group in zip(gbm["trees"], gbm["tree_info"]):
+        parsers._xgb_tree(builder, tree, int(group) if classes > 2 else -1, {})
+    reference = builder.build(6, base=ensemble.base)
+    for field in ("feature", "threshold", "left", "right", "default_left", "value", "cover", "roots", "decision",
+                  "tree_output"):
+        np.testing.assert_array_equal(getattr(ensemble, field), getattr(reference, field), err_msg=field)

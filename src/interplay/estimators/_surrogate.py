@@ -121,47 +121,79 @@ def _binary_children(ensemble) -> tuple[np.ndarray, np.ndarray]:
     return child0, child1
 
 
-def _leaves(ensemble):
-    """Every reachable leaf of every tree as ``(value, path features, path bits)`` for 0/1 inputs."""
+def _leaf_arrays(ensemble) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every reachable leaf of every tree for 0/1 inputs: values ``(L,)``, depths ``(L,)``, path features
+    ``(L, D)`` sorted within each path (-1 past a leaf's depth) and their bits ``(L, D)``.
+
+    All trees are walked at once, level by level: a node whose two children agree on 0/1 inputs passes its path
+    on, a node splitting on a feature already on its path follows that feature's bit, any other splits it in
+    two. Leaves come in the order of a depth-first walk of each tree (the 1-child first), so that sums over
+    them do not depend on the walk. Cost: one array pass per level over the frontier, no Python loop over nodes.
+    """
     child0, child1 = _binary_children(ensemble)
     feature, value = ensemble.feature, ensemble.value[:, 0]
-    out = []
-    for root in ensemble.roots.tolist():
-        stack = [(root, {})]
-        while stack:
-            node, path = stack.pop()
-            f = int(feature[node])
-            if f < 0:
-                out.append((float(value[node]), path))
-                continue
-            c0, c1 = int(child0[node]), int(child1[node])
-            if c0 == c1:
-                stack.append((c0, path))
-            elif f in path:
-                stack.append((c1 if path[f] else c0, path))
-            else:
-                stack.append((c0, {**path, f: False}))
-                stack.append((c1, {**path, f: True}))
-    return out
-
-
-def _leaf_arrays(ensemble) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The leaves of :func:`_leaves` as arrays: values ``(L,)``, depths ``(L,)``, path features ``(L, D)`` sorted
-    within each path (-1 past a leaf's depth) and their bits ``(L, D)``."""
-    leaves = _leaves(ensemble)
-    depth = np.fromiter((len(path) for _, path in leaves), dtype=np.int64, count=len(leaves))
-    width = int(depth.max()) if len(leaves) else 0
-    flat_features = np.fromiter((k for _, path in leaves for k in path), dtype=np.int64, count=int(depth.sum()))
-    flat_bits = np.fromiter((b for _, path in leaves for b in path.values()), dtype=bool, count=int(depth.sum()))
-    row = np.repeat(np.arange(len(leaves)), depth)
-    order = np.lexsort((flat_features, row))  # by leaf, then by feature
-    col = np.arange(len(row)) - np.repeat(np.cumsum(depth) - depth, depth)
-    features = np.full((len(leaves), width), -1, dtype=np.int64)
-    bits = np.zeros((len(leaves), width), dtype=bool)
-    features[row, col] = flat_features[order]
-    bits[row, col] = flat_bits[order]
-    values = np.fromiter((c for c, _ in leaves), dtype=float, count=len(leaves))
-    return values, depth, features, bits
+    nodes = np.asarray(ensemble.roots, dtype=np.int64)
+    tree = np.arange(len(nodes))
+    path = np.zeros((len(nodes), 0), dtype=np.int64)   # features in the order met, -1 past the depth
+    bits = np.zeros((len(nodes), 0), dtype=bool)
+    turns = np.zeros((len(nodes), 0), dtype=np.int8)   # 0: the 1-child (walked first), 1: the 0-child
+    done: list[tuple] = []
+    while len(nodes):
+        f = feature[nodes]
+        leaf = f < 0
+        if leaf.any():
+            done.append((value[nodes[leaf]], tree[leaf], path[leaf], bits[leaf], turns[leaf]))
+            keep = ~leaf
+            nodes, f, tree, path, bits, turns = nodes[keep], f[keep], tree[keep], path[keep], bits[keep], turns[keep]
+        if not len(nodes):
+            break
+        c0, c1 = child0[nodes], child1[nodes]
+        on_path = path == f[:, None]
+        known = on_path.any(axis=1)
+        bit = (bits & on_path).any(axis=1)
+        follow = (c0 == c1) | known
+        split = ~follow
+        depth = (path >= 0).sum(axis=1)
+        width = path.shape[1] + int(split.any())
+        pad = width - path.shape[1]
+        path = np.pad(path, ((0, 0), (0, pad)), constant_values=-1)
+        bits = np.pad(bits, ((0, 0), (0, pad)))
+        branch = turns.shape[1] + int(split.any())
+        turns = np.pad(turns, ((0, 0), (0, branch - turns.shape[1])), constant_values=-1)
+        rows = np.flatnonzero(split)
+        # a split node becomes two rows: its 1-child (bit True, turn 0) and its 0-child (bit False, turn 1)
+        ones = path[rows].copy(), bits[rows].copy(), turns[rows].copy()
+        zeros = path[rows].copy(), bits[rows].copy(), turns[rows].copy()
+        at = depth[rows]
+        slot = (turns[rows] >= 0).sum(axis=1)
+        for arrays, b in ((ones, True), (zeros, False)):
+            arrays[0][np.arange(len(rows)), at] = f[rows]
+            arrays[1][np.arange(len(rows)), at] = b
+            arrays[2][np.arange(len(rows)), slot] = 0 if b else 1
+        moved = np.where(known & (c0 != c1), np.where(bit, c1, c0), c0)[follow]
+        nodes = np.concatenate([moved, c1[rows], c0[rows]])
+        tree = np.concatenate([tree[follow], tree[rows], tree[rows]])
+        path = np.concatenate([path[follow], ones[0], zeros[0]])
+        bits = np.concatenate([bits[follow], ones[1], zeros[1]])
+        turns = np.concatenate([turns[follow], ones[2], zeros[2]])
+    if not done:
+        empty = np.zeros((0, 0), dtype=np.int64)
+        return np.zeros(0), np.zeros(0, dtype=np.int64), empty, empty.astype(bool)
+    width = max(d[2].shape[1] for d in done)
+    branch = max(d[4].shape[1] for d in done)
+    values = np.concatenate([d[0] for d in done])
+    trees = np.concatenate([d[1] for d in done])
+    path = np.concatenate([np.pad(d[2], ((0, 0), (0, width - d[2].shape[1])), constant_values=-1) for d in done])
+    bits = np.concatenate([np.pad(d[3], ((0, 0), (0, width - d[3].shape[1]))) for d in done])
+    turns = np.concatenate([np.pad(d[4], ((0, 0), (0, branch - d[4].shape[1])), constant_values=-1) for d in done])
+    order = np.lexsort(tuple(turns[:, k] for k in range(branch - 1, -1, -1)) + (trees,))  # depth-first order
+    values, path, bits = values[order], path[order], bits[order]
+    depth = (path >= 0).sum(axis=1)
+    by_feature = np.argsort(np.where(path >= 0, path, np.iinfo(np.int64).max), axis=1, kind="stable")
+    path = np.take_along_axis(path, by_feature, axis=1)
+    bits = np.take_along_axis(bits, by_feature, axis=1) & (path >= 0)
+    width = int(depth.max()) if len(depth) else 0  # levels where only other paths split add no column
+    return values, depth, path[:, :width], bits[:, :width]
 
 
 def _spectrum(ensemble, sizes=None, max_size: int | None = None) -> dict[tuple[int, ...], float]:
