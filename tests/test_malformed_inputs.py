@@ -136,3 +136,12 @@ def test_run(X, chunk_size):
             assert _names_parameter(exc, {"X", "chunk_size"}), repr(exc)
             return
     _check_result(result, X)
+
+
+@pytest.mark.parametrize("cell", [0j, np.inf, "x"])
+def test_explainer_names_X_for_a_bad_object_column(cell):
+    """An object column of a DataFrame (found by the property test above): the error names ``X``, not ``x``."""
+    explainer = ip.Explainer(model, pd.DataFrame(BACKGROUND, columns=NAMES))
+    X = pd.DataFrame({"a": pd.Series([cell, 1.0], dtype=object), "b": [0.0, 1.0], "c": [0.0, 2.0]})
+    with pytest.raises((TypeError, ValueError), match=r"^X: "):
+        explainer.shapley(X)

@@ -29,6 +29,7 @@ from ._validation import (
     check_feature_names,
     check_groups,
     check_int,
+    check_numeric_matrix,
     check_random_state,
     check_table,
     non_numeric_columns,
@@ -232,6 +233,8 @@ class Explainer:
     def _rows(self, X: Any, name: str) -> np.ndarray:
         X = self._align_frame(X, name)
         rows, _, _ = check_table(X, name, n_columns=self.n_columns, raw=self.raw)
+        if not self.raw and rows.dtype == object:  # a frame's object columns: numbers now, errors named `name`
+            rows, _ = check_numeric_matrix(rows, name, n_columns=self.n_columns)
         return rows
 
     def _row(self, x: Any) -> np.ndarray:
