@@ -158,8 +158,7 @@ def _leaf_arrays(ensemble) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
         pad = width - path.shape[1]
         path = np.pad(path, ((0, 0), (0, pad)), constant_values=-1)
         bits = np.pad(bits, ((0, 0), (0, pad)))
-        branch = turns.shape[1] + int(split.any())
-        turns = np.pad(turns, ((0, 0), (0, branch - turns.shape[1])), constant_values=-1)
+        turns = np.pad(turns, ((0, 0), (0, pad)), constant_values=-1)  # as many columns as path, always
         rows = np.flatnonzero(split)
         # a split node becomes two rows: its 1-child (bit True, turn 0) and its 0-child (bit False, turn 1)
         ones = path[rows].copy(), bits[rows].copy(), turns[rows].copy()
@@ -180,13 +179,12 @@ def _leaf_arrays(ensemble) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
         empty = np.zeros((0, 0), dtype=np.int64)
         return np.zeros(0), np.zeros(0, dtype=np.int64), empty, empty.astype(bool)
     width = max(d[2].shape[1] for d in done)
-    branch = max(d[4].shape[1] for d in done)
     values = np.concatenate([d[0] for d in done])
     trees = np.concatenate([d[1] for d in done])
     path = np.concatenate([np.pad(d[2], ((0, 0), (0, width - d[2].shape[1])), constant_values=-1) for d in done])
     bits = np.concatenate([np.pad(d[3], ((0, 0), (0, width - d[3].shape[1]))) for d in done])
-    turns = np.concatenate([np.pad(d[4], ((0, 0), (0, branch - d[4].shape[1])), constant_values=-1) for d in done])
-    order = np.lexsort(tuple(turns[:, k] for k in range(branch - 1, -1, -1)) + (trees,))  # depth-first order
+    turns = np.concatenate([np.pad(d[4], ((0, 0), (0, width - d[4].shape[1])), constant_values=-1) for d in done])
+    order = np.lexsort(tuple(turns[:, k] for k in range(width - 1, -1, -1)) + (trees,))  # depth-first order
     values, path, bits = values[order], path[order], bits[order]
     depth = (path >= 0).sum(axis=1)
     by_feature = np.argsort(np.where(path >= 0, path, np.iinfo(np.int64).max), axis=1, kind="stable")
