@@ -98,6 +98,25 @@ def test_call_sizer_grows_while_calls_pay_then_settles():
     assert sizer.rows == 300 and sizer.settled
 
 
+@pytest.mark.parametrize("width, start", [(10, 1024), (100, 1024), (300, 436), (1000, 256), (5000, 256)])
+def test_call_sizer_starts_with_fewer_rows_when_they_are_wide(width, start):
+    """The first calls hold at most START_CELLS cells (1 MiB of float64), at least 256 rows; the size then
+    learned from the model is kept whatever the width of later calls."""
+    calls = []
+
+    def values_of(chunk):
+        calls.append(len(chunk))
+        return np.zeros(len(chunk))
+
+    sizer = CallSizer()
+    out = sizer.map(values_of, np.zeros((3000, 1)), width=width)
+    assert len(out) == 3000 and sizer.start == start and calls[0] == start
+    sizer.rows, sizer.settled = 4 * start, True  # learned: later calls keep it
+    calls.clear()
+    sizer.map(values_of, np.zeros((5000, 1)), width=1)
+    assert calls[0] == 4 * start
+
+
 @pytest.mark.parametrize("method", ["kernel", "permutation", "auto"])
 def test_shapley_and_bivariate_of_a_row_share_their_samples(data, method):
     background, X = data
@@ -212,18 +231,46 @@ def test_masks_of_size_are_every_coalition_in_lexicographic_order(n):
 
 @pytest.mark.parametrize("sizes_seed", [0, 1])
 def test_random_subsets_in_blocks_equal_one_draw(sizes_seed, monkeypatch):
-    """Keys drawn block by block into reused buffers: the same subsets as one draw of every key at once."""
+    """Keys drawn block by block: the same subsets as one draw of every key at once (32-bit integer keys)."""
     from interplay.estimators import _sampling
 
     n = 37
     sizes = np.random.default_rng(sizes_seed).integers(1, n, 500)
-    keys = np.random.default_rng(7).random((len(sizes), n))
+    keys = np.random.default_rng(7).integers(0, 2**32, size=(len(sizes), n), dtype=np.uint32)
     expected = keys <= np.take_along_axis(np.sort(keys, axis=1), (sizes - 1)[:, None], axis=1)
     for cells in (1, 100, 2**16):
         monkeypatch.setattr(_sampling, "SUBSET_BLOCK_CELLS", cells)
         subsets = _sampling._random_subsets(sizes, n, np.random.default_rng(7))
         np.testing.assert_array_equal(subsets, expected)
         np.testing.assert_array_equal(subsets.sum(axis=1), sizes)
+
+
+class _FewKeys:
+    """A generator whose integer keys take only ``levels`` values, so ties at the threshold are frequent."""
+
+    def __init__(self, seed: int, levels: int) -> None:
+        self.rng, self.levels = np.random.default_rng(seed), levels
+
+    def integers(self, low, high, size, dtype):
+        return self.rng.integers(0, self.levels, size=size).astype(dtype)
+
+
+def test_random_subsets_redraw_tied_rows_and_stay_uniform():
+    """With keys of 3 values most rows tie at their threshold: every row still has exactly its size, and each
+    of the C(4, 2) = 6 subsets of 2 of 4 players comes out about equally often (chi-square, 5 degrees of
+    freedom: 20.5 is its 0.999 quantile)."""
+    from interplay.estimators._sampling import _random_subsets
+
+    sizes = np.full(6000, 2)
+    subsets = _random_subsets(sizes, 4, _FewKeys(0, 3))
+    np.testing.assert_array_equal(subsets.sum(axis=1), sizes)
+    codes = subsets.astype(np.int64) @ (1 << np.arange(4))
+    counts = np.bincount(codes, minlength=16)[[3, 5, 6, 9, 10, 12]]
+    assert counts.sum() == len(sizes)
+    chi2 = ((counts - len(sizes) / 6) ** 2 / (len(sizes) / 6)).sum()
+    assert chi2 < 20.5, counts
+    mixed = _random_subsets(np.array([1, 3, 2, 2, 1]), 4, _FewKeys(1, 2))  # two levels: ties almost always
+    np.testing.assert_array_equal(mixed.sum(axis=1), [1, 3, 2, 2, 1])
 
 
 def test_stratified_variance_matches_the_per_stratum_formula():

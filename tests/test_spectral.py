@@ -219,7 +219,7 @@ def test_bivariate_more_accurate_than_algorithm_2_on_a_sparse_game():
     off = ~np.eye(n, dtype=bool)
     errs = {"spectral": [], "kernel": []}
     for method in errs:
-        for s in range(3):
+        for s in range(8):  # 3 seeds gave 3.8x to 7x depending on the random stream; 8 seeds 7.4x (30: 8x)
             r = ip.bivariate(soum.game(), method=method, budget=10 * n, random_state=s)
             errs[method].append(np.mean((r.adjacency - truth)[off] ** 2))
     assert np.mean(errs["spectral"]) < np.mean(errs["kernel"]) / 4, errs
