@@ -247,7 +247,7 @@ def _tree_methods(explainer: Any, method: str, index: str, detail: bool) -> dict
         return None
     if not installed("numba"):
         raise click.BadParameter(TREES_MISSING, param_hint="--method")
-    from .trees.explain import _checked_inputs, tree_choice
+    from .trees.explain import _checked_inputs, tree_choice, tree_rejection
 
     if method == "tree":
         try:
@@ -255,6 +255,9 @@ def _tree_methods(explainer: Any, method: str, index: str, detail: bool) -> dict
         except (TypeError, ValueError) as exc:
             raise click.BadParameter(f"the tree method cannot explain this model: {exc}", param_hint="--method")
     elif tree_choice(explainer) is None:
+        why = tree_rejection(explainer)
+        if why is not None:
+            click.echo(f"note: the exact tree algorithms are not used ({why}); sampling instead", err=True)
         return None
     methods = {"shapley": "tree"}
     if detail:

@@ -424,6 +424,20 @@ class Explainer:
         from .trees.explain import tree_choice
         return tree_choice(self, y)
 
+    def _tree_declined(self, method: str, y: Any, options: dict, result):
+        """``result`` (or a dict of them) of a sampler chosen by ``method="auto"`` for a tree model whose trees
+        could not be used, with why in ``info["auto"]["tree"]`` (e.g. a Pipeline the trees do not reproduce)."""
+        if method != "auto" or (set(options) - {"tree_path_dependent"}) or not installed("numba"):
+            return result
+        from .trees.explain import tree_rejection
+        why = tree_rejection(self, y)
+        if why is None:
+            return result
+
+        def noted(r):
+            return _with_info(r, auto={**r.info.get("auto", {}), "tree": f"not used: {why}"})
+        return {k: noted(r) for k, r in result.items()} if isinstance(result, dict) else noted(result)
+
     @staticmethod
     def _noted(result, reason: str):
         """``result`` (or a dict of them) with ``info["auto"]`` recording the tree choice."""
@@ -461,7 +475,7 @@ class Explainer:
         explanations = {output: self._explanation(results, rows, kind, method, budget,
                                                   [output] * len(rows) if self._multi_target else explained)
                         for output, results in per_output.items()}
-        return explanations if self._multi_target else explanations[None]
+        return self._tree_declined(method, y, options, explanations if self._multi_target else explanations[None])
 
     def _explanation(self, results: list, rows: np.ndarray, kind: str, method: str,
                      budget: int | None, targets: list) -> Explanation:
@@ -519,8 +533,9 @@ class Explainer:
             from .trees.explain import explain_interactions
             result = explain_interactions(self, x, index, order, y, budget=budget, **options)
             return self._noted(result, reason) if reason else result
-        return self._one("interactions", x, y, random_state, index=index, order=order, method=method,
-                         budget=budget, **options)
+        result = self._one("interactions", x, y, random_state, index=index, order=order, method=method,
+                           budget=budget, **options)
+        return self._tree_declined(method, y, options, result) if index in ("sii", "bii") and order == 2 else result
 
     def bivariate(self, x: Any, method: str = "auto", budget: int | None = None, random_state: Any = None,
                   y: Any = None, **options) -> BivariateExplanation | dict[Any, BivariateExplanation]:
@@ -530,7 +545,8 @@ class Explainer:
             from .trees.explain import explain_bivariate
             result = explain_bivariate(self, x, y, budget=budget, **options)
             return self._noted(result, reason) if reason else result
-        return self._one("bivariate", x, y, random_state, method=method, budget=budget, **options)
+        result = self._one("bivariate", x, y, random_state, method=method, budget=budget, **options)
+        return self._tree_declined(method, y, options, result)
 
     def __repr__(self) -> str:
         return (f"Explainer(model={self.model.name}, removal={self.removal!r}, output={self.output!r}, "

@@ -1,0 +1,85 @@
+"""method="auto" on tree models: the check that the trees reproduce the model, the constant read from XGBoost, and
+the note a result carries when the trees are not used."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import interplay as ip
+
+xgb = pytest.importorskip("xgboost")
+pytest.importorskip("numba")
+
+
+def _big_leaves():
+    """An XGBoost regressor whose first trees have leaves in the hundreds: its single-precision sums are off
+    by about 1e-4 from the exact ones."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 4))
+    y = 1000 * (X[:, 0] > 0) - 1000 * (X[:, 1] > 0) + X[:, 2]
+    model = xgb.XGBRegressor(n_estimators=200, max_depth=3, learning_rate=0.3, random_state=0, n_jobs=1)
+    return model.fit(X, y), X
+
+
+def test_xgboost_constant_is_read_to_single_precision():
+    """The constant is estimated from the first round only (one rounding), not from all 200 trees (whose
+    rounding put it 1.5e-4 off the model's base_score, and every base value with it)."""
+    from interplay.trees import as_ensemble
+
+    model, X = _big_leaves()
+    ensemble = as_ensemble(model)
+    params = json.loads(model.get_booster().save_config())["learner"]["learner_model_param"]
+    stored = float(str(params["base_score"]).strip("[]"))
+    assert abs(ensemble.base[0] - stored) <= 2.0**-22 * abs(stored)
+    # what the estimate from every tree would have been: far from it
+    zeros = np.zeros((1, 4))
+    everything = model.get_booster().predict(xgb.DMatrix(zeros), output_margin=True)[0]
+    assert abs(everything - (ensemble.predict(zeros)[0, 0] - ensemble.base[0]) - stored) > 1e-5
+
+
+def test_auto_uses_the_trees_of_a_many_tree_xgboost_model():
+    """Single-precision sums of a 200-tree booster differ from the exact ones by more than 1e-5 relative on
+    some rows: the check allows that rounding, so auto stays exact (it used to fall back to a sampler)."""
+    model, X = _big_leaves()
+    explainer = ip.Explainer(model, X[:32])
+    result = explainer.shapley(X[:3])
+    assert result.method == "tree" and result.info["auto"]["chosen"] == "tree"
+    totals = result.values.sum(axis=1) + result.base_values
+    np.testing.assert_allclose(totals, model.predict(X[:3]), atol=2e-3)  # the model's own float32 margin
+
+
+def test_auto_says_why_it_did_not_use_the_trees():
+    """A booster explained as a probability: the samplers run, and info["auto"]["tree"] says why not the
+    trees; a model that is not a tree ensemble has no such note."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 5))
+    model = xgb.XGBClassifier(n_estimators=20, max_depth=3, random_state=0).fit(X, (X[:, 0] > 0).astype(int))
+    result = ip.Explainer(model, X[:20], output="probability").shapley(X[:1], budget=64, random_state=0)
+    assert result.method != "tree"
+    note = result.info["auto"]["tree"]
+    assert note.startswith("not used: output:") and "log-odds" in note
+    graph = ip.Explainer(model, X[:20], output="probability").bivariate(X[0], budget=64, random_state=0)
+    assert graph.info["auto"]["tree"] == note
+    plain = ip.Explainer(lambda rows: rows[:, 0] * rows[:, 1], X[:20]).shapley(X[:1], budget=64, random_state=0)
+    assert "tree" not in plain.info.get("auto", {})
+
+
+def test_trees_that_do_not_reproduce_the_model_are_declined_with_the_gap():
+    """A model whose predictions are not its trees' (here bent by 0.01 x feature 0): auto samples, and the
+    note says that the trees do not reproduce it, with the two outputs."""
+    from sklearn.ensemble import GradientBoostingRegressor
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(200, 4))
+    model = GradientBoostingRegressor(n_estimators=10, random_state=0).fit(X, X[:, 0] + X[:, 1] ** 2)
+    unbent = model.predict
+    model.predict = lambda rows: unbent(rows) + 0.01 * np.asarray(rows)[:, 0]  # trees read from the arrays
+    result = ip.Explainer(model, X[:16]).shapley(X[:1], budget=40, random_state=0)
+    assert result.method == "exact"  # 2**4 coalitions: enumerated, not the trees
+    note = result.info["auto"]["tree"]
+    assert note.startswith("not used:") and "reproduce" in note, note
+    with pytest.raises(ValueError, match="reproduce"):
+        ip.Explainer(model, X[:16]).shapley(X[:1], method="tree")
