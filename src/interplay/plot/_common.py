@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 POSITIVE = "#e8384f"   # pushes the output up
@@ -111,16 +113,37 @@ def shade(numbers, categories=None):
     return np.clip((numbers - lo) / (hi - lo), 0.0, 1.0)
 
 
-def format_value(value) -> str:
-    """A feature value for a label: numbers with 4 significant digits, anything else as text."""
+def format_number(value: float, digits: int = 4, sign: bool = False) -> str:
+    """A finite number in plain notation: an integer value as an integer (``83311``, not ``8.331e+04``),
+    otherwise ``digits`` significant digits with the integer part kept whole and at least one decimal
+    (``1234.6``, ``0.1235``); scientific notation only below 1e-4 or from 1e15 on (integers) / 1e9 on (others).
+    ``sign``: a leading ``+`` on positive numbers."""
+    plus = "+" if sign else ""
+    value = float(value)
+    if not np.isfinite(value):
+        return f"{value:{plus}}"
+    size = abs(value)
+    if value == int(value) and size < 1e15:
+        return f"{int(value):{plus}d}"
+    if size < 1e-4 or size >= 1e9:
+        return f"{value:{plus}.{digits}g}"
+    decimals = max(digits - 1 - int(np.floor(np.log10(size))), 1)
+    text = f"{value:{plus}.{decimals}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "+0") else text
+
+
+def format_value(value, digits: int = 4) -> str:
+    """A feature value for a label (``"age = 27"``), the one formatter of every plot that writes
+    ``"name = value"``: numbers by :func:`format_number` (integers and integer-valued floats as integers, others
+    with ``digits`` significant digits, no scientific notation for ordinary magnitudes), missing values (None,
+    NaN) as ``"missing"``, anything else (a category) as its text."""
     if value is None:
         return "missing"
-    if is_number(value):
-        value = float(value)
-        if np.isnan(value):
-            return "missing"
-        return f"{value:.4g}"
-    return str(value)
+    if not is_number(value):
+        return str(value)
+    if np.isnan(float(value)):
+        return "missing"
+    return format_number(value, digits)
 
 
 def labelled(names, data):
@@ -135,3 +158,48 @@ def row_data(result):
     result = getattr(result, "univariate", result)
     data = getattr(result, "data", None)
     return None if data is None or isinstance(result, np.ndarray) else data
+
+
+def one_result(result, name: str, plot: str):
+    """``result`` unchanged, or a TypeError when it is a dict of results (one per class or output, as
+    ``Explainer.shapley`` returns for a multi-class model): the message names the parameter, the keys and how to
+    pick one class. ``name``: the parameter's name, ``plot``: the plot function's name."""
+    if not isinstance(result, Mapping):
+        return result
+    keys = [k.item() if isinstance(k, np.generic) else k for k in result]
+    example = f"ip.plot.{plot}({name}[{keys[0]!r}])" if keys else f"ip.plot.{plot}({name}[cls])"
+    raise TypeError(f"{name}: got a dict of {len(keys)} results, one per class or output (keys: {keys}); "
+                    f"{plot}() draws one: pick one class, e.g. {example}")
+
+
+def fit_texts(ax, texts, span, pad: float = 0.04):
+    """Set ``ax``'s x-limits to cover ``span`` (lo, hi in data units) and every text of ``texts`` (value labels
+    anchored at a data x, written left or right of it), plus ``pad`` of the axes' width on each side, so that
+    no label leaves the axes (where it would run into the tick labels). Text widths are measured with the
+    figure's renderer; the limits follow from the axes' width in pixels (a fixed point: the data per pixel
+    grows with the limits)."""
+    lo, hi = float(min(span)), float(max(span))
+    if not texts:
+        ax.set_xlim(*_padded(lo, hi, pad))
+        return ax
+    width = max(ax.get_window_extent().width, 1.0)
+    sides = [(float(t.get_position()[0]), t.get_window_extent().width, t.get_horizontalalignment()) for t in texts]
+    left, right = lo, hi
+    per_pixel = first = (hi - lo) / width if hi > lo else 1.0 / width
+    for _ in range(50):  # f(s) = hi(s) - lo(s) is increasing and flatter than s * width: iterate to its fixed point
+        right = max([hi] + [x + w * per_pixel for x, w, ha in sides if ha == "left"])
+        left = min([lo] + [x - w * per_pixel for x, w, ha in sides if ha == "right"])
+        wanted = (right - left) / (width * (1 - 2 * pad))
+        if wanted <= per_pixel * (1 + 1e-6) or wanted > 100 * first:  # fits (or labels wider than the axes)
+            break
+        per_pixel = wanted
+    ax.set_xlim(*_padded(left, right, pad))
+    return ax
+
+
+def _padded(lo: float, hi: float, pad: float) -> tuple[float, float]:
+    """``(lo, hi)`` widened by ``pad`` of the final width on each side (a unit range around a single point)."""
+    if hi <= lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    extra = (hi - lo) * pad / (1 - 2 * pad)
+    return lo - extra, hi + extra

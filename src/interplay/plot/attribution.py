@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import (NEGATIVE, NEUTRAL, POSITIVE, encode, labelled, new_axes, row_data, shade, top_order,
-                      value_cmap, values_and_names)
+from ._common import (NEGATIVE, NEUTRAL, POSITIVE, encode, fit_texts, format_number, format_value, labelled,
+                      new_axes, one_result, row_data, shade, top_order, value_cmap, values_and_names)
 
 
 def _bar_values(result, feature_names):
@@ -36,7 +36,7 @@ def bar(result, *, feature_names=None, max_features: int | None = 12, ax=None, t
     (its Shapley values), Interactions (the subsets with the largest ``|value|``, labelled ``"age x sex"``) or
     an array with ``feature_names``.
     """
-    values, labels, xlabel, signed = _bar_values(result, feature_names)
+    values, labels, xlabel, signed = _bar_values(one_result(result, "result", "bar"), feature_names)
     order = list(top_order(values, None))
     shown = order[:max_features] if max_features is not None else order
     rest = order[len(shown):]
@@ -51,11 +51,11 @@ def bar(result, *, feature_names=None, max_features: int | None = 12, ax=None, t
     ax.barh(range(len(bars)), [v for _, v in bars], color=colors)
     ax.set_yticks(range(len(bars)), [name for name, _ in bars])
     ax.axvline(0, color="#444", lw=0.8)
-    for k, (_, v) in enumerate(bars):
-        ax.text(v, k, f" {v:+.3g} " if signed else f" {v:.3g} ", va="center", ha="left" if v >= 0 else "right",
-                fontsize=8)
+    texts = [ax.text(v, k, f" {format_number(v, 3, sign=signed)} ", va="center", ha="left" if v >= 0 else "right",
+                     fontsize=8) for k, (_, v) in enumerate(bars)]
     ax.set_xlabel(xlabel)
-    ax.margins(x=0.2)
+    ends = [0.0] + [v for _, v in bars]
+    fit_texts(ax, texts, (min(ends), max(ends)))
     if title:
         ax.set_title(title)
     return ax
@@ -69,7 +69,7 @@ def waterfall(result, *, feature_names=None, max_features: int | None = 10, ax=N
     ``result``: an Attribution, an Explanation of one row (or pass ``expl[i]``), a BivariateExplanation (its
     Shapley values) or an array with ``feature_names``.
     """
-    values, names = values_and_names(result, feature_names)
+    values, names = values_and_names(one_result(result, "result", "waterfall"), feature_names)
     one = result[0] if hasattr(result, "base_values") else result
     labels = labelled(names, row_data(one))
     baseline = float(getattr(getattr(one, "univariate", one), "baseline", 0.0))
@@ -81,19 +81,20 @@ def waterfall(result, *, feature_names=None, max_features: int | None = 10, ax=N
         steps.append((f"{len(rest)} other features", float(values[rest].sum())))
     steps = steps[::-1]  # smallest first, so the running total ends at the prediction
     ax = new_axes(ax, (6.5, 0.4 * len(steps) + 1.5))
-    start = baseline
+    start, texts, ends = baseline, [], [baseline]
     for k, (name, value) in enumerate(steps):
         ax.barh(k, value, left=start, color=POSITIVE if value > 0 else NEGATIVE, height=0.7)
-        ax.text(start + value, k, f" {value:+.3g} ", va="center", ha="left" if value >= 0 else "right",
-                fontsize=8)
+        texts.append(ax.text(start + value, k, f" {format_number(value, 3, sign=True)} ", va="center",
+                             ha="left" if value >= 0 else "right", fontsize=8))
         if k + 1 < len(steps):
             ax.plot([start + value] * 2, [k + 0.35, k + 0.65], color="#666", lw=0.6)
         start += value
+        ends.append(start)
     ax.set_yticks(range(len(steps)), [s[0] for s in steps])
     ax.axvline(baseline, color="#888", lw=0.8, ls="--")
     ax.axvline(start, color="#222", lw=0.8)
-    ax.set_xlabel(f"output (baseline {baseline:.4g} -> {start:.4g})")
-    ax.margins(x=0.3)
+    ax.set_xlabel(f"output (baseline {format_number(baseline)} -> {format_number(start)})")
+    fit_texts(ax, texts, (min(ends), max(ends)))  # the bars' sticky edges would stop ax.margins at the bars
     if title:
         ax.set_title(title)
     return ax
@@ -119,7 +120,7 @@ def value_colorbar(ax, label: str = "feature value", categories=None, span=None)
     elif categories is not None and len(categories) > 12:  # the ends of the sorted categories
         bar.set_ticks([0, 1], labels=[str(categories[0]), str(categories[-1])])
     elif span is not None and span[1] > span[0]:
-        bar.set_ticks([0, 1], labels=[f"{span[0]:.4g}", f"{span[1]:.4g}"])
+        bar.set_ticks([0, 1], labels=[format_value(span[0]), format_value(span[1])])
     else:
         bar.set_ticks([0, 1], labels=["low", "high"])
     bar.set_label(label)
@@ -133,7 +134,7 @@ def beeswarm(explanation, *, max_features: int | None = 12, ax=None, title: str 
     5th and 95th percentiles; raw categories by their sorted position; missing values grey), jittered where
     dots pile up; a colour bar explains the colours; beyond ``max_features``, one grey line of the rows' summed
     values of the other features. ``explanation``: an Explanation (many rows)."""
-    if not hasattr(explanation, "base_values"):
+    if not hasattr(one_result(explanation, "explanation", "beeswarm"), "base_values"):
         raise TypeError(f"explanation: beeswarm draws many rows of an Explanation, got {type(explanation).__name__}"
                         "; use bar() or waterfall() for one row")
     values = np.asarray(explanation.values, dtype=float)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..results import _feature_index
-from ._common import encode, limits, new_axes, shade, value_cmap
+from ._common import encode, limits, new_axes, one_result, shade, value_cmap
 from .attribution import value_colorbar
 
 
@@ -75,7 +75,7 @@ def scatter(explanation, feature, *, color="auto", interactions=None, ax=None, t
     interaction values to choose it), a feature name or index, or None (one colour). Raw categorical values are
     placed at their sorted positions, slightly spread.
     """
-    if not hasattr(explanation, "base_values"):
+    if not hasattr(one_result(explanation, "explanation", "scatter"), "base_values"):
         raise TypeError(f"explanation: scatter draws many rows of an Explanation, got {type(explanation).__name__}")
     names = [str(n) for n in explanation.feature_names]
     j = _feature_index(feature, tuple(names))

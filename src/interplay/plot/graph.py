@@ -7,7 +7,7 @@ import textwrap
 import numpy as np
 
 from . import _analysis
-from ._common import NEGATIVE, POSITIVE, new_axes, plt
+from ._common import NEGATIVE, POSITIVE, new_axes, one_result, plt
 
 REDUNDANCY_EDGE = "#3d4650"
 GROUP_FILL = "#f4ead2"
@@ -52,11 +52,12 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
     ``max_edges`` (default ``2 n``) edges are drawn. ``gamma`` defaults to the graph's default (5 % of the largest
     ``|W|``; for a cohort graph, the edges redundant in most rows). ``summary`` (default: when this function makes
     the figure) writes :meth:`ExplanationGraph.describe` under the picture. ``layout="circular"`` puts the same
-    nodes and edges on a circle, ``"spring"`` (seeded by ``random_state``) where networkx's force layout puts them. The drawn arrows carry ``gid`` ``"redundancy-edge"`` / ``"strong-edge"``.
+    nodes and edges on a circle, ``"spring"`` (seeded by ``random_state``) where networkx's force layout puts
+    them. The drawn arrows carry ``gid`` ``"redundancy-edge"`` / ``"strong-edge"``.
     """
     from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
 
-    g = _analysis.as_graph(result, feature_names)
+    g = _analysis.as_graph(one_result(result, "result", "graph"), feature_names)
     names = [str(n) for n in g.feature_names]
     n = len(names)
     s = _analysis.analyse(g, gamma)
@@ -66,7 +67,7 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
 
     # ------------------------------------------------------------------ classes and positions
     n_layers = int(s.layer.max()) + 1
-    per_layer = [int(len({c for c, l in zip(s.component, s.layer) if l == k})) for k in range(n_layers)]
+    per_layer = [int(len({c for c, row in zip(s.component, s.layer) if row == k})) for k in range(n_layers)]
     width = (max(per_layer) + 0.5) * X_STEP
     classes: dict[int, list[int]] = {}
     for i, c in enumerate(s.component.tolist()):
@@ -163,7 +164,8 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
         ci, cj = int(comp[i]), int(comp[j])
         arrow = FancyArrowPatch(center[ci], center[cj], patchA=patches[ci], patchB=patches[cj],
                                 arrowstyle="-|>", mutation_scale=14, lw=0.8 + 3.2 * strength[i, j] / maxw,
-                                color=MAGNITUDE if magnitudes else POSITIVE if w[i, j] > 0 else NEGATIVE, alpha=0.75, shrinkA=3, shrinkB=3,
+                                color=MAGNITUDE if magnitudes else POSITIVE if w[i, j] > 0 else NEGATIVE,
+                                alpha=0.75, shrinkA=3, shrinkB=3,
                                 zorder=1, connectionstyle="arc3,rad=0.25")
         arrow.set_gid("strong-edge")
         ax.add_patch(arrow)
@@ -203,7 +205,7 @@ def gamma_sweep(result, *, gammas=None, feature_names=None, ax=None, title: str 
                 gamma: float | None = None):
     """Density of the redundancy graph ``H_gamma`` and the number of features in mutual-redundancy groups as
     gamma grows (Bivariate Shapley paper, App. A.2.4, Fig. 6); the default gamma is marked."""
-    g = _analysis.as_graph(result, feature_names)
+    g = _analysis.as_graph(one_result(result, "result", "gamma_sweep"), feature_names)
     w = np.asarray(g.weights)
     sweep = _analysis.gamma_sweep(w, gammas)
     ax = new_axes(ax, (6, 3.8))

@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import diverging_cmap, new_axes
+from ._common import diverging_cmap, new_axes, one_result
+
+MAX_INCHES = 12.0  # the heatmap's cells and labels fit in at most this many inches each way
 
 
-def heatmap(result, *, feature_names=None, ax=None, title: str | None = None, annotate: bool | None = None,
-            diagonal: bool = True):
-    """Pairwise matrix as a heatmap with a symmetric diverging colour scale (0 is white).
-
-    ``result``: Interactions (its ``matrix``: pairs off the diagonal, order-1 values on it), a
-    BivariateExplanation (its ``adjacency``: row i, column j = importance of j when i is present) or an
-    ``(n, n)`` array. ``diagonal=False`` blanks the diagonal. Values are written in the cells when
-    ``annotate`` (default: at most 12 features).
-    """
+def _matrix(result, feature_names):
+    """(square matrix, names, colour bar label) of a heatmap's ``result``."""
     if hasattr(result, "feature_names") and not hasattr(result, "adjacency") and not hasattr(result, "matrix"):
         raise TypeError(f"result: heatmap draws a pairwise matrix (Interactions, a BivariateExplanation or an "
                         f"(n, n) array), got {type(result).__name__}; use bar() or beeswarm()")
@@ -31,26 +26,76 @@ def heatmap(result, *, feature_names=None, ax=None, title: str | None = None, an
         label = "value"
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
         raise ValueError(f"matrix: expected a square (n, n) matrix, got shape {matrix.shape}")
+    if len(names) != len(matrix):
+        raise ValueError(f"feature_names: expected {len(matrix)} names, got {len(names)}")
+    return matrix.astype(float), [str(s) for s in names], label
+
+
+def strongest_features(matrix: np.ndarray, max_features: int | None) -> np.ndarray:
+    """Indices (in their original order) of the ``max_features`` features with the largest total ``|value|``
+    in their row and column (the diagonal counted once; NaN ignored); all of them when ``max_features`` is None
+    or not smaller than the number of features."""
     n = len(matrix)
-    shown = matrix.astype(float).copy()
+    if max_features is None or max_features >= n:
+        return np.arange(n)
+    if max_features < 1:
+        raise ValueError(f"max_features: expected a positive number or None, got {max_features}")
+    size = np.nan_to_num(np.abs(matrix))
+    total = size.sum(axis=0) + size.sum(axis=1) - np.diag(size)
+    return np.sort(np.argsort(-total, kind="stable")[:max_features])
+
+
+def _figsize(n: int) -> tuple[float, float]:
+    """About 0.45 inch per cell, at most :data:`MAX_INCHES` (plus room for labels and the colour bar)."""
+    side = min(0.45 * n, MAX_INCHES)
+    return side + 2.5, side + 1.8
+
+
+def _annotate(ax, shown: np.ndarray, limit: float) -> None:
+    """Each finite cell's value written in it (white on dark cells)."""
+    n = len(shown)
+    for i in range(n):
+        for j in range(n):
+            if np.isfinite(shown[i, j]):
+                cell = shown[i, j] if abs(shown[i, j]) > 1e-9 * limit else 0.0  # hide round-off
+                ax.text(j, i, f"{cell:.2g}", ha="center", va="center", fontsize=7,
+                        color="white" if abs(shown[i, j]) > 0.6 * limit else "#222")
+
+
+def heatmap(result, *, feature_names=None, max_features: int | None = 12, ax=None, title: str | None = None,
+            annotate: bool | None = None, diagonal: bool = True):
+    """Pairwise matrix as a heatmap with a symmetric diverging colour scale (0 is white).
+
+    ``result``: Interactions (its ``matrix``: pairs off the diagonal, order-1 values on it), a
+    BivariateExplanation (its ``adjacency``: row i, column j = importance of j when i is present) or an
+    ``(n, n)`` array. Only the ``max_features`` features with the largest total ``|value|`` (row and column)
+    are drawn, in their original order; the others are left out (the x label says how many; None: all). The
+    figure grows about 0.45 inch per feature up to :data:`MAX_INCHES`. ``diagonal=False`` blanks the
+    diagonal. Values are written in the cells when ``annotate`` (default: at most 12 features drawn).
+    """
+    matrix, names, label = _matrix(one_result(result, "result", "heatmap"), feature_names)
+    keep = strongest_features(matrix, max_features)
+    shown = matrix[np.ix_(keep, keep)].copy()
+    names = [names[i] for i in keep]
+    n = len(shown)
     if not diagonal:
         np.fill_diagonal(shown, np.nan)
-    ax = new_axes(ax, (0.45 * n + 2.5, 0.45 * n + 1.8))
+    ax = new_axes(ax, _figsize(n))
     limit = np.nanmax(np.abs(shown)) if np.isfinite(shown).any() else 1.0
     limit = limit or 1.0
     image = ax.imshow(shown, cmap=diverging_cmap(), vmin=-limit, vmax=limit)
-    ax.set_xticks(range(n), [str(s) for s in names], rotation=60, ha="right")
-    ax.set_yticks(range(n), [str(s) for s in names])
+    fontsize = float(np.clip(0.7 * 72 * min(0.45, MAX_INCHES / max(n, 1)), 4.0, 10.0))
+    crowded = n > 24  # slanted labels would run into each other
+    ax.set_xticks(range(n), names, rotation=90 if crowded else 60, ha="center" if crowded else "right",
+                  fontsize=fontsize)
+    ax.set_yticks(range(n), names, fontsize=fontsize)
+    if n < len(matrix):
+        ax.set_xlabel(f"{n} of {len(matrix)} features (largest total |value|; max_features={max_features})")
     ax.figure.colorbar(image, ax=ax, shrink=0.8, label=label)
     if annotate is None:
         annotate = n <= 12
     if annotate:
-        for i in range(n):
-            for j in range(n):
-                if np.isfinite(shown[i, j]):
-                    cell = shown[i, j] if abs(shown[i, j]) > 1e-9 * limit else 0.0  # hide round-off
-                    ax.text(j, i, f"{cell:.2g}", ha="center", va="center", fontsize=7,
-                            color="white" if abs(shown[i, j]) > 0.6 * limit else "#222")
+        _annotate(ax, shown, limit)
     if title:
         ax.set_title(title)
     return ax

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import diverging_cmap, new_axes
+from ._common import diverging_cmap, new_axes, one_result
 
 
 def _limit(values):
@@ -31,7 +31,7 @@ def text(result, values=None, *, ax=None, title: str | None = None, width: float
     carries its tokens in ``info["tokens"]``), or a list of tokens with ``values``.
     """
     if values is None:
-        result = _one_row(result, "text()")
+        result = _one_row(one_result(result, "result", "text"), "text()")
         tokens = (getattr(result, "info", None) or {}).get("tokens")
         if tokens is None:
             raise ValueError("result: carries no tokens (info['tokens']); pass a TextExplainer result, or "
@@ -84,13 +84,14 @@ def image(result, segments=None, values=None, *, ax=None, title: str | None = No
           boundaries: bool = True):
     """The image with each region (``segments[y, x]`` = region id, ids ``0..len(values)-1``) tinted by its
     attribution (red positive, blue negative, symmetric scale): the tint's opacity grows with ``|value|`` (up to
-    ``alpha``), so the image stays visible under weak regions; region boundaries drawn as thin lines between pixels; a colour bar.
+    ``alpha``), so the image stays visible under weak regions; region boundaries drawn as thin lines between
+    pixels; a colour bar.
 
     ``result``: a result of :class:`~interplay.ImageExplainer` (it carries ``info["image"]`` and
     ``info["segments"]``), or the image with ``segments`` and ``values``.
     """
     if segments is None and values is None:
-        result = _one_row(result, "image()")
+        result = _one_row(one_result(result, "result", "image"), "image()")
         info = getattr(result, "info", None) or {}
         if info.get("image") is None or info.get("segments") is None:
             raise ValueError("result: carries no image (info['image'], info['segments']); pass an ImageExplainer "
