@@ -83,3 +83,32 @@ def test_trees_that_do_not_reproduce_the_model_are_declined_with_the_gap():
     assert note.startswith("not used:") and "reproduce" in note, note
     with pytest.raises(ValueError, match="reproduce"):
         ip.Explainer(model, X[:16]).shapley(X[:1], method="tree")
+
+
+def test_values_outside_a_columns_categories_are_explained_as_missing_with_a_warning():
+    """A category the background's column does not have reaches the model as a missing value (pandas would
+    refuse it in the column's dtype): the user is told, by column and value, and no pandas deprecation
+    warning leaks; known categories give no warning."""
+    import warnings
+
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.normal(size=300), "c": pd.Categorical(rng.choice(list("xyz"), 300))})
+    model = xgb.XGBClassifier(n_estimators=10, enable_categorical=True, random_state=0)
+    model.fit(frame, (frame["a"] + (frame["c"] == "x") > 0.5).astype(int))
+    explainer = ip.Explainer(model, frame.iloc[:30])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        known = explainer.shapley(frame.iloc[:2], method="permutation", budget=20, random_state=0)
+    unseen = frame.iloc[:2].copy()
+    unseen["c"] = pd.Categorical(["mars", "x"])
+    missing = frame.iloc[:2].copy()
+    missing["c"] = pd.Categorical([np.nan, "x"], categories=frame["c"].cat.categories)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = explainer.shapley(unseen, method="permutation", budget=20, random_state=0)
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 1 and "'c': ['mars']" in messages[0] and messages[0].startswith("X:"), messages
+    as_missing = model.predict(missing, output_margin=True)  # what the explanation adds up to
+    np.testing.assert_allclose(result.values.sum(axis=1) + result.base_values, as_missing, atol=1e-5)
+    assert not np.array_equal(result.values[0], known.values[0])

@@ -235,7 +235,34 @@ class Explainer:
         rows, _, _ = check_table(X, name, n_columns=self.n_columns, raw=self.raw)
         if not self.raw and rows.dtype == object:  # a frame's object columns: numbers now, errors named `name`
             rows, _ = check_numeric_matrix(rows, name, n_columns=self.n_columns)
+        if self.raw and not self.__dict__.get("_rows_checked"):  # (each row of X again: checked with X)
+            self._warn_unknown_categories(rows, name)
         return rows
+
+    def _warn_unknown_categories(self, rows: np.ndarray, name: str) -> None:
+        """Warn when a categorical column holds values outside its categories (the background's dtype): the
+        model receives them as missing values, so the explanation is of the model's output for a missing
+        value, which need not be its output for the value itself (XGBoost sends an unseen category down
+        another branch than a missing one)."""
+        import warnings
+
+        import pandas as pd
+
+        dtypes, columns = self.model.dtypes, self.model.columns
+        if dtypes is None or columns is None or len(dtypes) != rows.shape[1]:
+            return
+        found = {}
+        for j, dtype in enumerate(dtypes):
+            if isinstance(dtype, pd.CategoricalDtype):
+                values = pd.Series(rows[:, j], dtype=object)
+                outside = values.notna().to_numpy() & (dtype.categories.get_indexer(values) < 0)
+                if outside.any():
+                    found[columns[j]] = sorted({str(v) for v in values[outside]})[:5]
+        if found:
+            listed = "; ".join(f"{column!r}: {values}" for column, values in found.items())
+            warnings.warn(f"{name}: values outside their column's categories ({listed}) reach the model as missing "
+                          "values, so they are explained as missing; the model's output for the values themselves "
+                          "may differ", UserWarning, stacklevel=4)
 
     def _row(self, x: Any) -> np.ndarray:
         rows = self._rows(x, "x")
@@ -459,6 +486,19 @@ class Explainer:
         if len(labels) != len(rows):
             raise ValueError(f"y: expected {len(rows)} labels (one per row of X), got {len(labels)}")
         seeds = _row_seeds(random_state, len(rows))
+        self.__dict__["_rows_checked"] = True
+        try:
+            per_output, explained = self._each_row(kind, rows, labels, seeds, method, budget, options, show)
+        finally:
+            self.__dict__.pop("_rows_checked", None)
+        explanations = {output: self._explanation(results, rows, kind, method, budget,
+                                                  [output] * len(rows) if self._multi_target else explained)
+                        for output, results in per_output.items()}
+        return self._tree_declined(method, y, options, explanations if self._multi_target else explanations[None])
+
+    def _each_row(self, kind: str, rows: np.ndarray, labels: list, seeds: list, method: str, budget: int | None,
+                  options: dict, show: Any) -> tuple[dict, list]:
+        """The per-row results of :meth:`_many`, by output, and the output each row's game explains."""
         per_output: dict[Any, list] = {}
         explained: list = []  # the output each row's game explains (e.g. its predicted class)
         for row, label, seed in tracked(zip(rows, labels, seeds), len(rows), f"explaining ({kind})", enabled=show):
@@ -472,10 +512,7 @@ class Explainer:
                                             random_state=np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key),
                                             **row_options)
                 per_output.setdefault(output if self._multi_target else None, []).append(result)
-        explanations = {output: self._explanation(results, rows, kind, method, budget,
-                                                  [output] * len(rows) if self._multi_target else explained)
-                        for output, results in per_output.items()}
-        return self._tree_declined(method, y, options, explanations if self._multi_target else explanations[None])
+        return per_output, explained
 
     def _explanation(self, results: list, rows: np.ndarray, kind: str, method: str,
                      budget: int | None, targets: list) -> Explanation:

@@ -57,7 +57,7 @@ class ModelFunction:
 
         if self.dtypes is not None and isinstance(rows, np.ndarray) and rows.ndim == 2:
             # raw rows (object array): each column back to its own dtype, built column-wise
-            return pd.DataFrame({c: pd.array(rows[:, j], dtype=dt)
+            return pd.DataFrame({c: _column(rows[:, j], dt)
                                  for j, (c, dt) in enumerate(zip(self.columns, self.dtypes))})
         frame = pd.DataFrame(rows, columns=list(self.columns))
         if frame.dtypes.eq(object).any():
@@ -191,3 +191,14 @@ def as_model(model: Any, *, classifier: bool | None = None) -> ModelFunction:
         "model: expected a callable on a 2-D array or an object with predict/predict_proba, "
         f"got {type(model).__name__}"
     )
+
+
+def _column(values: np.ndarray, dtype: Any) -> Any:
+    """One raw column in its dtype; a categorical column's values outside its categories become missing values
+    (as pandas has made them so far; it will refuse them in a future version)."""
+    import pandas as pd
+
+    if isinstance(dtype, pd.CategoricalDtype):
+        codes = dtype.categories.get_indexer(pd.Series(values, dtype=object))
+        return pd.Categorical.from_codes(codes, dtype=dtype)
+    return pd.array(values, dtype=dtype)
