@@ -112,3 +112,20 @@ def test_values_outside_a_columns_categories_are_explained_as_missing_with_a_war
     as_missing = model.predict(missing, output_margin=True)  # what the explanation adds up to
     np.testing.assert_allclose(result.values.sum(axis=1) + result.base_values, as_missing, atol=1e-5)
     assert not np.array_equal(result.values[0], known.values[0])
+
+
+def test_no_feature_name_warning_from_reading_a_dataframe_fitted_model():
+    """Reading a scikit-learn model fitted on a DataFrame checks it on plain arrays: scikit-learn's
+    "X does not have valid feature names" must not reach the user (it leaked once per Explainer)."""
+    import warnings
+
+    pd = pytest.importorskip("pandas")
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(200, 3)), columns=list("abc"))
+    model = GradientBoostingClassifier(n_estimators=10, random_state=0).fit(frame, (frame["a"] > 0).astype(int))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = ip.Explainer(model, frame.iloc[:20]).shapley(frame.iloc[:2])
+    assert result.method == "tree"

@@ -182,11 +182,22 @@ def from_sklearn_forest(model) -> TreeEnsemble:
 
 
 def _sklearn_raw(model):
+    """The model's raw score on a plain array (its check rows), without scikit-learn's warning that a model
+    fitted on a DataFrame gets an array (the rows are in its column order)."""
     if "HistGradientBoosting" in type(model).__name__ and hasattr(model, "_raw_predict"):
-        return lambda X: model._raw_predict(X)
-    if hasattr(model, "decision_function"):
-        return lambda X: model.decision_function(X)
-    return lambda X: model.predict(X)
+        raw = model._raw_predict
+    elif hasattr(model, "decision_function"):
+        raw = model.decision_function
+    else:
+        raw = model.predict
+
+    def score(X):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="X does not have valid feature names")
+            return raw(X)
+    return score
 
 
 def from_sklearn_gb(model) -> TreeEnsemble:
