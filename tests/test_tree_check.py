@@ -129,3 +129,26 @@ def test_no_feature_name_warning_from_reading_a_dataframe_fitted_model():
         warnings.simplefilter("error")
         result = ip.Explainer(model, frame.iloc[:20]).shapley(frame.iloc[:2])
     assert result.method == "tree"
+
+
+def test_histgradientboosting_on_text_categories_is_read_exactly():
+    """HistGradientBoosting fitted on a DataFrame whose categorical column holds text: its trees split on the
+    codes of its own encoder, which the raw rows are encoded to (the reader crashed on the text, and auto
+    silently sampled); tree values equal exact enumeration and add up to the model's raw score."""
+    pd = pytest.importorskip("pandas")
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(3)
+    colour = rng.choice(["red", "green", "blue", "?"], 400)
+    frame = pd.DataFrame({"a": rng.normal(size=400), "colour": pd.Categorical(colour),
+                          "b": rng.integers(0, 5, 400).astype(float)})
+    y = ((frame["a"] > 0) ^ np.isin(colour, ["red", "?"])).astype(int)
+    model = HistGradientBoostingClassifier(categorical_features="from_dtype", max_iter=20, random_state=0)
+    model.fit(frame, y)
+    explainer = ip.Explainer(model, frame.iloc[:12])
+    tree = explainer.shapley(frame.iloc[:4])
+    assert tree.method == "tree"
+    exact = explainer.shapley(frame.iloc[:4], method="exact")
+    np.testing.assert_allclose(tree.values, exact.values, atol=1e-12)
+    np.testing.assert_allclose(tree.values.sum(axis=1) + tree.base_values, model.decision_function(frame.iloc[:4]),
+                               atol=1e-12)

@@ -104,7 +104,23 @@ def _training_categories(source: Any, model, names: list | None = None) -> dict[
         except (AttributeError, TypeError, ValueError):
             return {}
         return {name: values.to_pylist() for name, values in arrays if values is not None}
-    return {}
+    return _hgb_text_categories(source)
+
+
+def _hgb_text_categories(source: Any) -> dict[str, list]:
+    """HistGradientBoosting fitted on a DataFrame: the categories of its categorical columns that are not
+    numbers (its trees split on their codes, the positions in these lists; numeric categories are split on
+    as values, see :func:`interplay.trees.parsers._hgb_columns`)."""
+    from .parsers import _text_categories
+
+    pre = getattr(source, "_preprocessor", None)
+    names = getattr(source, "feature_names_in_", None)
+    if pre is None or names is None or "HistGradientBoosting" not in type(source).__name__:
+        return {}
+    masks = {name: np.asarray(cols) for name, _, cols in pre.transformers_ if name != "remainder"}
+    columns = np.asarray(names)[np.flatnonzero(masks["encoder"])]
+    lists = pre.named_transformers_["encoder"].categories_
+    return {str(c): list(cats) for c, cats in zip(columns, lists) if _text_categories(cats)}
 
 
 def _category_codes(source: Any, model) -> Callable[[np.ndarray], np.ndarray]:

@@ -223,7 +223,17 @@ def _hgb_columns(model):
     cat_cols = np.flatnonzero(masks["encoder"])
     order = np.concatenate([cat_cols, np.flatnonzero(masks["numerical"])])
     cats = pre.named_transformers_["encoder"].categories_
-    return order, {k: np.asarray(c, float) for k, c in enumerate(cats)}
+    # text categories (a DataFrame's): the splits stay on codes, which the raw rows are encoded to
+    return order, {k: np.asarray(c, float) for k, c in enumerate(cats) if not _text_categories(c)}
+
+
+def _text_categories(categories) -> bool:
+    """Whether some category is not a number (HistGradientBoosting's encoder then keeps codes)."""
+    try:
+        np.asarray(categories, dtype=float)
+    except (TypeError, ValueError):
+        return True
+    return False
 
 
 def _hgb_raw_bitset(code_bits, raw_values, missing_left) -> np.ndarray:
@@ -270,8 +280,35 @@ def from_sklearn_hgb(model) -> TreeEnsemble:
                         default_left=nodes["missing_go_to_left"].astype(bool), value=nodes["value"],
                         cover=nodes["count"].astype(float), output=k if n_out > 1 else -1,
                         decision=np.where(cat, 3, 0), cat_bits=bits)
-    return _with_offset(builder, int(model.n_features_in_), _sklearn_raw(model), float32_inputs=False,
-                        output="margin", source=f"sklearn.{type(model).__name__}")
+    margin, codes = _hgb_margin(model, order)
+    return _with_offset(builder, int(model.n_features_in_), margin, float32_inputs=False,
+                        output="margin", source=f"sklearn.{type(model).__name__}", categories=codes)
+
+
+def _hgb_margin(model, order: np.ndarray):
+    """``(raw score of rows, {column: category count})``: with text categories (a DataFrame's), the rows hold
+    their codes, turned back into the categories (a DataFrame) before the model's call."""
+    pre = getattr(model, "_preprocessor", None)
+    names = getattr(model, "feature_names_in_", None)
+    if pre is None or names is None:
+        return _sklearn_raw(model), None
+    lists = pre.named_transformers_["encoder"].categories_
+    text = {int(order[k]): np.asarray(c, dtype=object) for k, c in enumerate(lists) if _text_categories(c)}
+    if not text:
+        return _sklearn_raw(model), None
+    raw = _sklearn_raw(model)
+
+    def margin(X):
+        import pandas as pd
+
+        frame = pd.DataFrame(np.asarray(X, dtype=float), columns=list(names))
+        for j, categories in text.items():
+            codes = frame.iloc[:, j].to_numpy()
+            valid = (codes >= 0) & (codes < len(categories)) & (codes == np.round(codes))
+            frame[names[j]] = pd.Series(np.where(valid, categories[np.where(valid, codes, 0).astype(int)], None),
+                                        dtype=object)
+        return raw(frame)
+    return margin, {j: len(c) for j, c in text.items()}
 
 
 # ---------------------------------------------------------------------------------------------- XGBoost
