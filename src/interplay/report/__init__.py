@@ -24,6 +24,8 @@ import base64
 import hashlib
 import html
 import json
+import math
+import numbers
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -56,12 +58,43 @@ def _json_for_html(obj: Any) -> str:
 
 
 def _floats(values) -> list:
-    arr = np.asarray(values)
-    if arr.dtype == object:  # raw categorical values (strings) have no position on a number line
-        arr = np.array([v if isinstance(v, (int, float, np.number)) else np.nan for v in arr.ravel()],
-                       dtype=float).reshape(arr.shape)
-    arr = arr.astype(float)
+    """Numbers (attributions, weights) as nested lists of floats, 0.0 where not finite (JSON has no NaN)."""
+    arr = np.asarray(values, dtype=float)
     return np.where(np.isfinite(arr), arr, 0.0).tolist()
+
+
+def _cell(value: Any) -> Any:
+    """One feature value for the page: a whole number exactly (as an int), any other number rounded to 6
+    significant digits (the page writes 4 in labels, as the plots do, and 6 on hover), None when missing (NaN,
+    None), and anything else (a category, a flag) as its text."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None:
+        return None
+    if isinstance(value, (bool, str)):
+        return str(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        value = float(value)
+        if math.isnan(value):
+            return None
+        if math.isinf(value):
+            return str(value)
+        if value.is_integer() and abs(value) < 2 ** 53:
+            return int(value)
+        rounded = float(f"{value:.6g}")
+        return value if rounded.is_integer() else rounded  # 2.5e9 + 0.5 stays a fraction (shown as one)
+    return str(value)
+
+
+def _cells(values: Any) -> list:
+    """Feature values (one row, or a table of rows) as nested lists of :func:`_cell` values: numbers stay
+    numbers and category names stay text, so the page shows ``city = Paris`` and ``fnlwgt = 77516``."""
+    arr = np.asarray(values, dtype=object)
+    if arr.ndim <= 1:
+        return [_cell(v) for v in arr.ravel()]
+    return [_cells(row) for row in arr]
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -185,7 +218,7 @@ def _row_payload(key: Any, entry: dict, names: list[str]) -> dict:
         payload["image"] = _image_payload(image, segments, len(attribution.values))
     data = entry.get("data")
     if data is not None:
-        payload["data"] = _floats(np.ravel(np.asarray(data)))
+        payload["data"] = _cells(np.ravel(np.asarray(data, dtype=object)))
     interactions = entry.get("interactions")
     if interactions is not None:
         payload["interactions"] = {"index": str(interactions.index), "method": str(interactions.method),
@@ -230,7 +263,7 @@ def build_report(results: Iterable[Any], *, title: str = "interplay report",
     }
     if summary is not None and len(summary) > 1:
         shown = slice(0, MAX_SUMMARY_ROWS)  # keeps the page light; the saved results hold every row
-        payload["summary"] = {"values": _floats(summary.values[shown]), "data": _floats(summary.data[shown]),
+        payload["summary"] = {"values": _floats(summary.values[shown]), "data": _cells(summary.data[shown]),
                               "feature_names": [str(n) for n in summary.feature_names],
                               "method": str(summary.method), "total_rows": len(summary)}
     data_block = _json_for_html(payload)

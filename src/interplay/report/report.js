@@ -27,6 +27,39 @@
     return Number(x.toPrecision(4)).toString();
   }
   function signed(x) { return (x > 0 ? "+" : "") + fmt(x); }
+  function plain(x, digits) {  // as the plots' format_number: whole numbers exactly, else `digits` significant
+    // digits in plain notation (the integer part kept whole), scientific only below 1e-4 or from 1e9 on
+    var a = Math.abs(x);
+    if (Number.isInteger(x) && a < 1e15) { return String(x); }
+    if (a < 1e-4 || a >= 1e9) {  // "1.5e-05", as Python writes it
+      return Number(x.toPrecision(digits)).toExponential().replace(/e([+-])(\d)$/, function (_, s, d) {
+        return "e" + s + "0" + d; });
+    }
+    var decimals = Math.max(digits - 1 - Math.floor(Math.log10(a)), 1);
+    var text = x.toFixed(decimals).replace(/0+$/, "").replace(/\.$/, "");
+    return text === "-0" ? "0" : text;
+  }
+  function fmtValue(v, digits) {  // a feature value: a category as its name, a number by plain(), null: missing
+    if (v === null || v === undefined) { return "missing"; }
+    if (typeof v !== "number") { return String(v); }
+    return isFinite(v) ? plain(v, digits || 4) : "n/a";
+  }
+  function shade(column) {  // one feature's values in [0, 1] for a colour (null when missing): numbers low to
+    // high; categories (any text in the column) by their position among the sorted distinct values
+    var known = column.filter(function (v) { return v !== null && v !== undefined; });
+    var text = known.some(function (v) { return typeof v !== "number"; });
+    if (text) {
+      var at = new Map();
+      known.forEach(function (v) { at.set(String(v), 0); });
+      var cats = Array.from(at.keys()).sort(), span = Math.max(cats.length - 1, 1);
+      cats.forEach(function (c, i) { at.set(c, i); });
+      return column.map(function (v) { return v === null || v === undefined ? null :
+        (cats.length > 1 ? at.get(String(v)) / span : 0.5); });
+    }
+    var lo = Math.min.apply(null, known), hi = Math.max.apply(null, known);
+    return column.map(function (v) { return typeof v !== "number" || !isFinite(v) ? null :
+      (hi > lo ? (v - lo) / (hi - lo) : 0.5); });
+  }
   function showTip(evt, text) {
     tip.textContent = text; tip.hidden = false;
     var x = evt.clientX + 14, y = evt.clientY + 12;
@@ -62,7 +95,7 @@
     var order = values.map(function (_, i) { return i; })
       .sort(function (a, b) { return Math.abs(values[b]) - Math.abs(values[a]); }).slice(0, 20);
     var labels = order.map(function (i) {
-      return data ? short(names[i]) + " = " + fmt(data[i]) : short(names[i]); });
+      return data ? short(names[i]) + " = " + short(fmtValue(data[i])) : short(names[i]); });
     var left = Math.min(300, Math.max(80, Math.max.apply(null, labels.map(function (s) { return 7.6 * s.length; })) + 14));
     var width = 660, row = 24, top = 8, pad = 64, plotW = width - left - 2 * pad;
     var height = top + row * order.length + 26;
@@ -79,7 +112,7 @@
       svg.appendChild(label);
       var rect = sv("rect", {x: v >= 0 ? zero : zero - w, y: y + 4, width: Math.max(w, 0.5), height: row - 8,
                              rx: 2, fill: v >= 0 ? POS : NEG});
-      hover(rect, function () { return names[f] + "\nvalue " + (data ? fmt(data[f]) : "n/a") +
+      hover(rect, function () { return names[f] + "\nvalue " + (data ? fmtValue(data[f], 6) : "n/a") +
         "\nattribution " + signed(v) + (stderr ? " \u00b1 " + fmt(stderr[f]) : ""); });
       svg.appendChild(rect);
       svg.appendChild(sv("text", {x: v >= 0 ? zero + w + 4 : zero - w - 4, y: y + row / 2 + 4,
@@ -444,16 +477,16 @@
                          "aria-label": "summary over rows"});
     svg.appendChild(sv("line", {x1: X0(0), x2: X0(0), y1: top, y2: height - 24, stroke: "#555"}));
     order.forEach(function (f, r) {
-      var y = top + r * row + row / 2, cmin = Infinity, cmax = -Infinity;
-      for (k = 0; k < m; k++) { cmin = Math.min(cmin, X[k][f]); cmax = Math.max(cmax, X[k][f]); }
+      var y = top + r * row + row / 2, T = shade(X.map(function (x) { return x[f]; }));
       svg.appendChild(sv("text", {x: left - 8, y: y + 4, "text-anchor": "end"}, short(names[f])));
       for (k = 0; k < m; k++) {
-        var t = cmax > cmin ? (X[k][f] - cmin) / (cmax - cmin) : 0.5;
+        var t = T[k];
         var jitter = (((k * 2654435761) % 1000) / 1000 - 0.5) * (row - 12);
         var c = sv("circle", {cx: X0(V[k][f]).toFixed(1), cy: (y + jitter).toFixed(1), r: 3,
-                              fill: t >= 0.5 ? mix("#b0b0b0", POS, 2 * t - 1) : mix("#b0b0b0", NEG, 1 - 2 * t),
+                              fill: t === null ? "#b0b0b0" : t >= 0.5 ? mix("#b0b0b0", POS, 2 * t - 1) :
+                                mix("#b0b0b0", NEG, 1 - 2 * t),
                               "fill-opacity": "0.85"});
-        (function (k, f) { hover(c, function () { return names[f] + " = " + fmt(X[k][f]) + "\nattribution " + signed(V[k][f]) +
+        (function (k, f) { hover(c, function () { return names[f] + " = " + fmtValue(X[k][f], 6) + "\nattribution " + signed(V[k][f]) +
                                                          "\n(row " + (D.rows[k] ? D.rows[k].label : k) + ")"; }); })(k, f);
         svg.appendChild(c);
       }

@@ -17,7 +17,7 @@ import numpy as np
 from .._optional import require
 from ..results import Attribution, BivariateExplanation, Explanation
 from ._store import Store
-from ._table import adjacency, matrix, value_columns
+from ._table import adjacency, concat, data_matrix, matrix, value_columns
 
 
 class Run:
@@ -55,12 +55,10 @@ class Run:
 
     def table(self, columns: Sequence[str] | None = None):
         """All finished rows as one pyarrow Table, sorted by ``row`` (see :mod:`interplay.runs._table`)."""
-        import pyarrow as pa
-
         tables = list(self.iter_tables(columns))
         if not tables:
             raise ValueError(f"out: the run in {self.path!r} has no finished chunk yet")
-        return pa.concat_tables(tables)
+        return concat(tables)
 
     def to_pandas(self, columns: Sequence[str] | None = None):
         """All finished rows as a pandas DataFrame indexed by ``row``."""
@@ -89,7 +87,7 @@ class Run:
         return Explanation(
             values=matrix(table, value_columns(names, "value")),
             base_values=table.column("base_value").to_numpy(),
-            data=matrix(table, value_columns(data_names, "data")) if stored else np.full(
+            data=data_matrix(table, value_columns(data_names, "data")) if stored else np.full(
                 (table.num_rows, len(data_names)), np.nan),
             feature_names=names, method=self.method, n_evaluations=table.column("n_evaluations").to_numpy(),
             std_errors=matrix(table, value_columns(names, "se")) if has_se else None, info=info,

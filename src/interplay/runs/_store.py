@@ -110,7 +110,8 @@ class Store:
             with open(path, encoding="utf-8") as fh:
                 manifest = json.load(fh)
         except (OSError, ValueError) as exc:
-            raise ValueError(f"out: unreadable manifest {path!r} ({exc}); move the folder away and start again") from None
+            raise ValueError(f"out: unreadable manifest {path!r} ({exc}); move the folder away and start "
+                             "again") from None
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             raise ValueError(f"out: {path!r} is not an interplay run manifest (format {FORMAT!r})")
         self._check_manifest(manifest, path)

@@ -2,13 +2,16 @@
 
 ``row`` (global index in the input), ``base_value`` (``v(empty)``), ``n_evaluations``, then ``value.<feature>``
 per feature, ``se.<feature>`` when the method reports standard errors, ``data.<feature>`` (the explained input,
-when stored) and, for ``kind="bivariate"``, ``adjacency.<i>-><j>`` for every ordered pair ``i != j`` (the weight
-of the explanation-graph edge ``i -> j``: importance of ``j`` when ``i`` is present).
+when stored: floats for numeric input; for raw input (a model that encodes its own categorical columns) each
+column as its values' type: integers, floats or booleans when every value of the chunk's column is one, else
+text, e.g. category names) and, for ``kind="bivariate"``, ``adjacency.<i>-><j>`` for every ordered pair
+``i != j`` (the weight of the explanation-graph edge ``i -> j``: importance of ``j`` when ``i`` is present).
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+import numbers
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -41,13 +44,53 @@ def to_table(result: dict, names: Sequence[str], data: np.ndarray | None, data_n
     columns.update(zip(value_columns(names, "value"), result["values"].T))
     if result["std_errors"] is not None:
         columns.update(zip(value_columns(names, "se"), result["std_errors"].T))
+    arrays = {k: pa.array(np.ascontiguousarray(v)) for k, v in columns.items()}
     if data is not None:
-        data = float_rows(data)  # raw rows: numbers where possible, NaN for categories (as Explanation.data)
-        columns.update(zip(value_columns(data_names or names, "data"), data.T))
+        arrays.update(zip(value_columns(data_names or names, "data"), data_arrays(data)))
     if result["adjacency"] is not None:
         i, j = pair_index(len(names))
-        columns.update(zip(adjacency_columns(names), result["adjacency"][:, i, j].T))
-    return pa.table({k: pa.array(np.ascontiguousarray(v)) for k, v in columns.items()})
+        arrays.update((k, pa.array(np.ascontiguousarray(v)))
+                      for k, v in zip(adjacency_columns(names), result["adjacency"][:, i, j].T))
+    return pa.table(arrays)
+
+
+def _kind(value: Any) -> str:
+    """The storage kind of one raw cell: ``"bool"``, ``"int"``, ``"float"`` or ``"text"``."""
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, (numbers.Integral, np.integer)):
+        return "int"
+    if isinstance(value, (numbers.Real, np.floating)):
+        return "float"
+    return "text"
+
+
+def _raw_array(column: np.ndarray):
+    """One raw (object) input column as a pyarrow array: booleans, integers or floats when every value is one
+    (integers and floats together: floats), else text (each value's ``str``; None stays null)."""
+    import pyarrow as pa
+
+    kinds = {_kind(v) for v in column if v is not None}
+    if kinds <= {"bool"} and kinds:
+        return pa.array([None if v is None else bool(v) for v in column], pa.bool_())
+    if kinds <= {"int"} and kinds:
+        try:
+            return pa.array([None if v is None else int(v) for v in column], pa.int64())
+        except OverflowError:  # beyond 64 bits: as text, exactly
+            return pa.array([None if v is None else str(v) for v in column], pa.string())
+    if kinds <= {"int", "float"}:
+        return pa.array(float_rows(column[:, None]).ravel(), pa.float64())
+    return pa.array([None if v is None else str(v) for v in column], pa.string())
+
+
+def data_arrays(data: np.ndarray) -> list:
+    """The explained rows ``(m, n_columns)`` as one pyarrow array per column: floats for a numeric matrix; for raw
+    rows (an object matrix), each column by :func:`_raw_array`, so category names are kept as text."""
+    import pyarrow as pa
+
+    if data.dtype != object:
+        return [pa.array(np.ascontiguousarray(col, dtype=float)) for col in data.T]
+    return [_raw_array(col) for col in data.T]
 
 
 def matrix(table, columns: Sequence[str]) -> np.ndarray:
@@ -55,6 +98,54 @@ def matrix(table, columns: Sequence[str]) -> np.ndarray:
     if not len(columns):
         return np.empty((table.num_rows, 0))
     return np.column_stack([table.column(c).to_numpy() for c in columns]).astype(float, copy=False)
+
+
+def data_matrix(table, columns: Sequence[str]) -> np.ndarray:
+    """The stored input columns of ``table`` as an ``(m, len(columns))`` array: floats when every column is
+    numeric floats (numeric input), else an object array of the values as stored (numbers, booleans and text,
+    e.g. category names; None where null)."""
+    if not len(columns):
+        return np.empty((table.num_rows, 0))
+    import pyarrow as pa
+
+    if all(pa.types.is_floating(table.schema.field(c).type) for c in columns):
+        return matrix(table, columns)
+    out = np.empty((table.num_rows, len(columns)), dtype=object)
+    for k, c in enumerate(columns):
+        out[:, k] = table.column(c).to_pylist()
+    return out
+
+
+def concat(tables: list):
+    """One pyarrow Table of parts whose columns may differ in type (a raw input column stored as numbers in one
+    chunk and as text in another): such a column becomes text (floats when all are numbers) in every part."""
+    import pyarrow as pa
+
+    schemas = [t.schema for t in tables]
+    if all(s.equals(schemas[0]) for s in schemas[1:]):
+        return pa.concat_tables(tables)
+    target = {}
+    for name in schemas[0].names:
+        types = {s.field(name).type for s in schemas if name in s.names}
+        if len(types) > 1:
+            numeric = all(pa.types.is_integer(t) or pa.types.is_floating(t) for t in types)
+            target[name] = pa.float64() if numeric else pa.string()
+    return pa.concat_tables([_cast(t, target) for t in tables])
+
+
+def _cast(table, target: dict):
+    """``table`` with the columns named in ``target`` cast to their type there (NaN to null for text)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for name, kind in target.items():
+        if name not in table.column_names or table.schema.field(name).type == kind:
+            continue
+        column = table.column(name)
+        if kind == pa.string() and pa.types.is_floating(column.type):
+            column = pc.if_else(pc.is_nan(column), pa.scalar(None, column.type), column)
+        table = table.set_column(table.column_names.index(name), name, column.cast(kind))
+    return table
 
 
 def adjacency(table, names: Sequence[str]) -> np.ndarray:
