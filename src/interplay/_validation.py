@@ -87,10 +87,12 @@ def check_feature_names(feature_names: Any, n: int, name: str = "feature_names")
     return names
 
 
-def check_numeric_matrix(X: Any, name: str, *, n_columns: int | None = None, allow_nan: bool = False) -> tuple[np.ndarray, tuple[str, ...] | None]:
+def check_numeric_matrix(X: Any, name: str, *, n_columns: int | None = None, allow_nan: bool = False,
+                         ) -> tuple[np.ndarray, tuple[str, ...] | None]:
     """Return ``X`` as a finite float ``(m, d)`` matrix and its column names when it is a DataFrame.
 
-    Non-numeric columns get an error that lists them.
+    Non-numeric columns get an error that lists them. ``allow_nan``: missing values (NaN, and ``None``/``pd.NA``
+    cells) are kept as NaN instead of refused; inf and complex values are refused either way.
     """
     columns = None
     if hasattr(X, "columns") and hasattr(X, "dtypes"):  # pandas DataFrame, without importing pandas
@@ -112,6 +114,8 @@ def check_numeric_matrix(X: Any, name: str, *, n_columns: int | None = None, all
     if arr.ndim == 1 and arr.size == 0:
         raise ValueError(f"{name}: expected a non-empty 2-D array (rows x features), got an empty sequence")
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        if arr.dtype == object:  # None and pd.NA cells are missing numbers: NaN (refused below unless allowed)
+            arr = np.where(missing_mask(arr), np.nan, arr)
         try:
             arr = arr.astype(float)
         except (TypeError, ValueError):
@@ -167,20 +171,22 @@ def _is_frame(X: Any) -> bool:
     return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "to_numpy")
 
 
-def check_table(X: Any, name: str, *, n_columns: int | None = None, raw: bool = False,
+def check_table(X: Any, name: str, *, n_columns: int | None = None, raw: bool = False, allow_missing: bool = False,
                 ) -> tuple[np.ndarray, tuple[str, ...] | None, tuple | None]:
     """Like :func:`check_numeric_matrix`, but a DataFrame (or array) with non-numeric columns is kept raw.
 
     Returns ``(array, columns, dtypes)``: a float matrix when every column is numeric and ``raw`` is false
     (the fast path), else an object matrix whose cells are the original values; ``dtypes`` are the
-    DataFrame's column dtypes (``None`` for arrays). Missing values in any column are an error.
+    DataFrame's column dtypes (``None`` for arrays). Missing values (NaN, ``None``, ``pd.NA``) are an error
+    unless ``allow_missing``: they are then kept, as NaN in numeric columns (whether the model takes them is
+    the caller's check, see :func:`missing_mask`); inf and complex values are refused either way.
     """
     if not _is_frame(X):
         arr = as_array(X, name)
         numeric = arr.dtype != object and (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool)
         if numeric or not raw:
             try:
-                matrix, columns = check_numeric_matrix(X, name, n_columns=n_columns)
+                matrix, columns = check_numeric_matrix(X, name, n_columns=n_columns, allow_nan=allow_missing)
                 return (matrix.astype(object) if raw else matrix), columns, None
             except TypeError:
                 if not raw:
@@ -192,24 +198,63 @@ def check_table(X: Any, name: str, *, n_columns: int | None = None, raw: bool = 
             raise ValueError(f"{name}: expected a non-empty 2-D table (rows x columns), got shape {arr.shape}")
         if n_columns is not None and arr.shape[1] != n_columns:
             raise ValueError(f"{name}: expected {n_columns} columns, got {arr.shape[1]}")
-        if any(v is None or (isinstance(v, float) and np.isnan(v)) for v in arr.ravel()):
-            raise ValueError(f"{name}: contains missing values; impute them first")
+        if not allow_missing and missing_mask(arr).any():
+            raise ValueError(f"{name}: missing values in columns {missing_columns(arr)}; impute them first")
         return arr, None, None
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
     columns = _unique_columns(X, name)
     all_numeric = all(is_numeric_dtype(dt) or is_bool_dtype(dt) for dt in X.dtypes)
     if all_numeric and not raw:
-        matrix, _ = check_numeric_matrix(X, name, n_columns=n_columns)
+        matrix, _ = check_numeric_matrix(X, name, n_columns=n_columns, allow_nan=allow_missing)
         return matrix, columns, None
     if n_columns is not None and len(columns) != n_columns:
         raise ValueError(f"{name}: expected {n_columns} columns, got {len(columns)}")
     if len(X) == 0:
         raise ValueError(f"{name}: expected at least one row, got none")
     missing = [str(c) for c in X.columns[X.isna().any().to_numpy()]]
-    if missing:
+    if missing and not allow_missing:
         raise ValueError(f"{name}: missing values in columns {missing}; impute them first")
-    return X.to_numpy(dtype=object), columns, tuple(X.dtypes)
+    table = X.to_numpy(dtype=object)
+    if missing:
+        _nan_in_numeric_columns(table, X.dtypes)
+    return table, columns, tuple(X.dtypes)
+
+
+def _nan_in_numeric_columns(table: np.ndarray, dtypes: Sequence) -> None:
+    """Missing cells (``pd.NA``, ``None``) of a raw table's numeric columns become NaN, in place: the one missing
+    number of interplay (and of the models: a float column cannot hold ``pd.NA``)."""
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    for j, dtype in enumerate(dtypes):
+        if is_numeric_dtype(dtype) and not is_bool_dtype(dtype):
+            column = table[:, j]
+            column[missing_mask(column)] = np.nan
+
+
+def is_missing(value: Any) -> bool:
+    """Whether one cell is a missing value: ``None``, NaN, ``pd.NA`` or ``pd.NaT`` (pandas is not imported)."""
+    if value is None:
+        return True
+    if isinstance(value, (float, np.floating)):
+        return bool(value != value)
+    return type(value).__name__ in ("NAType", "NaTType")
+
+
+def missing_mask(rows: np.ndarray) -> np.ndarray:
+    """Boolean mask of the missing cells of ``rows`` (a float or an object array, any shape)."""
+    rows = np.asarray(rows)
+    if rows.dtype.kind in "fc":
+        return np.isnan(rows)
+    if rows.dtype != object:
+        return np.zeros(rows.shape, dtype=bool)
+    return np.array([is_missing(v) for v in rows.ravel()], dtype=bool).reshape(rows.shape)
+
+
+def missing_columns(rows: np.ndarray, names: Sequence[str] | None = None) -> list:
+    """The columns of the 2-D ``rows`` that hold a missing value: their names (``names``), else indices."""
+    holes = np.flatnonzero(missing_mask(rows).reshape(len(rows), -1).any(axis=0))
+    return [str(names[j]) for j in holes] if names is not None else holes.tolist()
 
 
 def non_numeric_columns(X: Any) -> list[str]:

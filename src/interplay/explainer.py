@@ -16,6 +16,7 @@ explains several outputs with one set of model calls shared by all (:class:`~int
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Any, Sequence
 
 import numpy as np
@@ -32,6 +33,8 @@ from ._validation import (
     check_numeric_matrix,
     check_random_state,
     check_table,
+    missing_columns,
+    missing_mask,
     non_numeric_columns,
     one_target,
 )
@@ -48,6 +51,7 @@ from .removal import (
     reference_vector,
 )
 from .removal._columns import CallSizer
+from .removal.conditional import refuse_missing
 from .results import Attribution, BivariateExplanation, Explanation, Interactions
 
 
@@ -124,11 +128,12 @@ class Explainer:
                     "encoding inside the model (a Pipeline fitted on a DataFrame), or pass numeric data"
                 )
             try:
-                self.background, columns, dtypes = check_table(background, "background")
+                self.background, columns, dtypes = check_table(background, "background", allow_missing=True)
             except TypeError:  # an array of mixed values, for a model that takes DataFrames: keep it raw
                 if self.model.columns is None:
                     raise
-                self.background, columns, dtypes = check_table(background, "background", raw=True)
+                self.background, columns, dtypes = check_table(background, "background", raw=True,
+                                                               allow_missing=True)
             if columns is not None and self.model.columns is not None and columns != self.model.columns:
                 raise ValueError(f"background: columns {list(columns)} differ from the columns the model was "
                                  f"fitted on {list(self.model.columns)}")
@@ -165,7 +170,10 @@ class Explainer:
             self.reference = reference_vector(baseline, self.background, n_columns, groups=self.groups)
         elif baseline is not None:
             raise ValueError(f"baseline: only used with removal='baseline', got removal={self.removal!r}")
+        self._check_removed_values([self.model])
         self._set_unit()
+        if self._scores is not self.model:  # the raw score the games read (a booster's log-odds or margin)
+            self._check_removed_values([self._scores])
 
     def _set_unit(self) -> None:
         """Resolve ``output="auto"`` and the default ``target`` (see the class docstring), and the model whose
@@ -197,6 +205,50 @@ class Explainer:
         if probe is None:
             return None
         return int(self.model(probe).shape[1])
+
+    # ------------------------------------------------------------------ missing values
+    def _check_removed_values(self, models: list) -> None:
+        """Missing values among the values that replace removed features (the background rows, or the baseline
+        reference) are accepted when ``models`` take them (:meth:`_check_missing`); conditional removal
+        refuses them."""
+        rows, name = self.background, "background"
+        if self.removal == "baseline":
+            rows, name = np.asarray(self.reference)[None, :], "baseline"
+        if rows is None:
+            return
+        if self.removal == "conditional":
+            refuse_missing(rows, name, self.column_names)
+        self._check_missing(rows, name, models)
+
+    def _check_missing(self, rows: np.ndarray, name: str, models: list | None = None) -> None:
+        """Missing values in ``rows`` (parameter ``name``) are accepted when the model takes them, decided by its
+        behaviour: its outputs on the rows that hold them are finite (a call of those rows, in chunks of
+        ``max_rows``; not counted in ``n_calls``). Else a ValueError naming ``name``, the columns and why."""
+        holes = missing_mask(rows).any(axis=1)
+        if not holes.any():
+            return
+        with_missing = rows[holes]
+        for model in models or self._output_models():
+            for start in range(0, len(with_missing), self.max_rows):
+                problem = _missing_problem(model, with_missing[start:start + self.max_rows])
+                if problem is not None:
+                    raise ValueError(f"{name}: missing values in columns {missing_columns(rows, self.column_names)} "
+                                     f"and {problem}; impute them first (or use a model that handles missing "
+                                     "values)")
+
+    def _output_models(self) -> list:
+        """The model, and the raw score the games read when it is another function (a booster's margin)."""
+        scores = self.__dict__.get("_scores", self.model)
+        return [self.model] if scores is self.model else [self.model, scores]
+
+    @contextmanager
+    def _checked_rows(self):
+        """Rows parsed and checked once (unknown categories, missing values) are not checked again inside."""
+        self.__dict__["_rows_checked"] = True
+        try:
+            yield
+        finally:
+            self.__dict__.pop("_rows_checked", None)
 
     # ------------------------------------------------------------------ set-up helpers
     def _align_frame(self, data: Any, name: str = "x") -> Any:
@@ -231,12 +283,16 @@ class Explainer:
 
     # ------------------------------------------------------------------ games
     def _rows(self, X: Any, name: str) -> np.ndarray:
+        """``X`` as rows of the explainer's columns (float, or object when raw); missing values are kept when
+        the model takes them (:meth:`_check_missing`)."""
         X = self._align_frame(X, name)
-        rows, _, _ = check_table(X, name, n_columns=self.n_columns, raw=self.raw)
+        rows, _, _ = check_table(X, name, n_columns=self.n_columns, raw=self.raw, allow_missing=True)
         if not self.raw and rows.dtype == object:  # a frame's object columns: numbers now, errors named `name`
-            rows, _ = check_numeric_matrix(rows, name, n_columns=self.n_columns)
-        if self.raw and not self.__dict__.get("_rows_checked"):  # (each row of X again: checked with X)
-            self._warn_unknown_categories(rows, name)
+            rows, _ = check_numeric_matrix(rows, name, n_columns=self.n_columns, allow_nan=True)
+        if not self.__dict__.get("_rows_checked"):  # (each row of X again: checked with X)
+            if self.raw:
+                self._warn_unknown_categories(rows, name)
+            self._check_missing(rows, name)
         return rows
 
     def _warn_unknown_categories(self, rows: np.ndarray, name: str) -> None:
@@ -361,6 +417,7 @@ class Explainer:
         elif self.removal == "marginal":
             value_fn = marginal_value_function(predict, x, self.background, max_rows=self.max_rows, sizer=sizer)
         else:
+            refuse_missing(x[None, :], "x", self.column_names)
             value_fn = conditional_value_function(predict, x, self.background, n_neighbors=self.n_neighbors,
                                                   max_rows=self.max_rows, sizer=sizer)
         if self._column_feature is not None:
@@ -424,7 +481,7 @@ class Explainer:
         hess = self.model.hessian(x.astype(float), _torch_utility(transform))
         eta = np.abs(hess + hess.T)
         if scaled:
-            reference = self.reference if self.reference is not None else self.background.mean(axis=0)
+            reference = self.reference if self.reference is not None else np.nanmean(self.background, axis=0)
             distance = np.abs(x.astype(float) - np.asarray(reference, dtype=float))
             eta = distance[:, None] * eta * distance[None, :]
         if self.groups is not None:
@@ -479,18 +536,19 @@ class Explainer:
         reason = self._auto_tree(method, y, options)
         if method == "tree" or reason:  # exact tree algorithms (interplay.trees), no coalition sampling
             from .trees.explain import explain_rows
-            result = explain_rows(self, kind, X, y, budget=budget, **options)
+            rows = self._rows(X, "X")  # checked as on the sampling path (missing values: against the model)
+            with self._checked_rows():
+                result = explain_rows(self, kind, rows, y, budget=budget, **options)
             return self._noted(result, reason) if reason else result
         rows = self._rows(X, "X")
+        if self.removal == "conditional":
+            refuse_missing(rows, "X", self.column_names)
         labels = [None] * len(rows) if y is None else list(np.ravel(y))
         if len(labels) != len(rows):
             raise ValueError(f"y: expected {len(rows)} labels (one per row of X), got {len(labels)}")
         seeds = _row_seeds(random_state, len(rows))
-        self.__dict__["_rows_checked"] = True
-        try:
+        with self._checked_rows():
             per_output, explained = self._each_row(kind, rows, labels, seeds, method, budget, options, show)
-        finally:
-            self.__dict__.pop("_rows_checked", None)
         explanations = {output: self._explanation(results, rows, kind, method, budget,
                                                   [output] * len(rows) if self._multi_target else explained)
                         for output, results in per_output.items()}
@@ -568,7 +626,9 @@ class Explainer:
         reason = self._auto_tree(method, y, options) if index in ("sii", "bii") and order == 2 else None
         if method == "tree" or reason:
             from .trees.explain import explain_interactions
-            result = explain_interactions(self, x, index, order, y, budget=budget, **options)
+            x = self._rows(x, "x")  # checked as on the sampling path (missing values: against the model)
+            with self._checked_rows():
+                result = explain_interactions(self, x, index, order, y, budget=budget, **options)
             return self._noted(result, reason) if reason else result
         result = self._one("interactions", x, y, random_state, index=index, order=order, method=method,
                            budget=budget, **options)
@@ -580,7 +640,9 @@ class Explainer:
         reason = self._auto_tree(method, y, options)
         if method == "tree" or reason:
             from .trees.explain import explain_bivariate
-            result = explain_bivariate(self, x, y, budget=budget, **options)
+            x = self._rows(x, "x")  # checked as on the sampling path (missing values: against the model)
+            with self._checked_rows():
+                result = explain_bivariate(self, x, y, budget=budget, **options)
             return self._noted(result, reason) if reason else result
         result = self._one("bivariate", x, y, random_state, method=method, budget=budget, **options)
         return self._tree_declined(method, y, options, result)
@@ -588,6 +650,21 @@ class Explainer:
     def __repr__(self) -> str:
         return (f"Explainer(model={self.model.name}, removal={self.removal!r}, output={self.output!r}, "
                 f"target={_plain(self.target)!r}, n_features={self.n_features})")
+
+
+def _missing_problem(model: Any, rows: np.ndarray) -> str | None:
+    """Why ``model`` does not take ``rows`` (rows holding missing values), or None when its outputs are finite.
+
+    The model's own function is called (not counted in ``n_calls``) so that NaN outputs and errors are told
+    apart from the checks of a regular call."""
+    try:
+        out = np.asarray(model.fn(model._as_input(rows)), dtype=float)
+    except Exception as exc:  # noqa: BLE001 - whatever the model raises on missing values is the answer
+        text = str(exc).strip().splitlines()
+        return f"the model failed on those rows ({type(exc).__name__}: {text[0][:200] if text else ''})"
+    if not np.isfinite(out).all():
+        return "the model returned NaN or inf on those rows"
+    return None
 
 
 def _plain(value: Any) -> Any:

@@ -8,21 +8,33 @@ from typing import Callable
 
 import numpy as np
 
+from .._validation import missing_mask
+
 
 def numeric_columns(data: np.ndarray) -> np.ndarray:
     """Boolean mask of the columns of ``data`` whose values are all numbers (all of them for a float array).
 
-    In an object table, strings and booleans make a column categorical (it then takes modes, never means)."""
+    In an object table, strings and booleans make a column categorical (it then takes modes, never means);
+    missing values (NaN, ``None``, ``pd.NA``) do not decide, and a column of missing values only is not numeric
+    (its mode, a missing value, is then its reference under every baseline)."""
     if data.dtype != object:
         return np.ones(data.shape[1], dtype=bool)
     mask = np.zeros(data.shape[1], dtype=bool)
     for j in range(data.shape[1]):  # per column, once
+        column = data[:, j][~missing_mask(data[:, j])]
         try:
-            data[:, j].astype(float)
-            mask[j] = not any(isinstance(v, (str, bytes, bool, np.bool_)) for v in data[:, j])
+            column.astype(float)
+            mask[j] = len(column) > 0 and not any(isinstance(v, (str, bytes, bool, np.bool_)) for v in column)
         except (TypeError, ValueError):
             mask[j] = False
     return mask
+
+
+def float_column(values: np.ndarray) -> np.ndarray:
+    """A numeric column (see :func:`numeric_columns`) as floats, its missing values as NaN."""
+    if values.dtype != object:
+        return values.astype(float)
+    return np.where(missing_mask(values), np.nan, values).astype(float)
 
 
 def column_modes(data: np.ndarray) -> np.ndarray:
@@ -34,16 +46,36 @@ def column_modes(data: np.ndarray) -> np.ndarray:
 
 
 def joint_mode(block: np.ndarray) -> np.ndarray:
-    """The most frequent row of ``block`` (``(m, g)``): a valid joint value of a group of columns."""
+    """The most frequent row of ``block`` (``(m, g)``): a valid joint value of a group of columns.
+
+    Rows with a missing value count only when every row has one (then the mode holds missing values, as NaN)."""
+    holes = missing_mask(block).any(axis=1)
+    if holes.any():
+        if holes.all():
+            return _mode_with_missing(block)
+        block = block[~holes]
     if block.dtype != object:
         values, counts = np.unique(block, axis=0, return_counts=True)
         return values[np.argmax(counts)]
-    keys = [tuple(row) for row in block]  # categorical data: hashable values, once per background row
+    return np.array(_most_frequent_row(block), dtype=object)  # categorical data: hashable values
+
+
+def _mode_with_missing(block: np.ndarray) -> np.ndarray:
+    """:func:`joint_mode` of rows that all hold a missing value: missing values (any kind) count as one value."""
+    holes = missing_mask(block)
+    marked = np.where(holes, None, block).astype(object)  # None: the one hashable, comparable missing value
+    mode = _most_frequent_row(marked)
+    out = np.array([np.nan if v is None else v for v in mode], dtype=object)
+    return out if block.dtype == object else out.astype(block.dtype)
+
+
+def _most_frequent_row(block: np.ndarray) -> tuple:
+    """The most frequent row of an object ``block`` (hashable cells), first seen on ties."""
     counts: dict = {}
-    for key in keys:
+    for row in block:  # once per background row
+        key = tuple(row)
         counts[key] = counts.get(key, 0) + 1
-    best = max(counts, key=counts.get)
-    return np.array(best, dtype=object)
+    return max(counts, key=counts.get)
 
 
 class CallSizer:

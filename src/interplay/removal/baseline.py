@@ -4,6 +4,10 @@ The reference is a summary of the background (mean, median, mode), zero, or give
 columns always take their mode (also under ``"zero"``), and a group of columns that forms a one-hot block (or
 contains a categorical column) takes the block's most frequent joint value (except a 0/1 block under
 ``"zero"``, which stays zero), so every hybrid row is a valid input.
+Missing values (NaN, ``None``, ``pd.NA``) in the background are left out of every summary: ``"mean"`` and
+``"median"`` are those of a column's present values, a mode is that of the present values (of the rows with no
+missing value in a group), and a column (group) with no present value gets a missing reference value (NaN).
+A given vector may hold NaN (a missing value); the Explainer checks that the model takes it.
 Cost: one model row per coalition.
 """
 
@@ -15,17 +19,33 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ._columns import CallSizer, joint_mode, numeric_columns
+from ._columns import CallSizer, float_column, joint_mode, numeric_columns
 
 REFERENCES = ("mean", "median", "mode", "zero")
 
 
 def _is_binary_block(block: np.ndarray) -> bool:
+    """Whether every present value of ``block`` is 0 or 1 (a one-hot block, missing values aside)."""
     try:
-        values = np.unique(block.astype(float))
+        values = np.unique(np.concatenate([float_column(column) for column in block.T]))
     except (TypeError, ValueError):
         return False
-    return bool(np.isin(values, (0.0, 1.0)).all())
+    return bool(np.isin(values[~np.isnan(values)], (0.0, 1.0)).all())
+
+
+def _no_repeats(values: np.ndarray) -> bool:
+    """Whether the present values of a numeric column (at least two) are all distinct (its mode is arbitrary)."""
+    values = values[~np.isnan(values)]
+    return len(values) > 1 and len(np.unique(values)) == len(values)
+
+
+def _summary(column: np.ndarray, baseline: str) -> np.float64:
+    """``"mean"`` or ``"median"`` of a numeric column's present values (NaN when it has none)."""
+    values = float_column(column)
+    values = values[~np.isnan(values)]
+    if not len(values):
+        return np.float64(np.nan)
+    return values.mean() if baseline == "mean" else np.median(values)
 
 
 def reference_vector(baseline, background: np.ndarray | None, n_features: int,
@@ -44,8 +64,7 @@ def reference_vector(baseline, background: np.ndarray | None, n_features: int,
             raise ValueError(f"baseline={baseline!r} needs background data to compute it; pass background=")
         numeric = numeric_columns(background)
         if baseline == "mode":
-            continuous = [j for j in range(n_features) if numeric[j] and len(background) > 1
-                          and len(np.unique(background[:, j].astype(float))) == len(background)]
+            continuous = [j for j in range(n_features) if numeric[j] and _no_repeats(float_column(background[:, j]))]
             if continuous:
                 warnings.warn(f"baseline='mode': column(s) {continuous[:10]} have no repeated value, so their "
                               "mode is arbitrary (the smallest value); 'median' or 'mean' suits continuous columns",
@@ -57,10 +76,8 @@ def reference_vector(baseline, background: np.ndarray | None, n_features: int,
                 reference[j] = joint_mode(column[:, None])[0]
             elif baseline == "zero":
                 reference[j] = 0.0
-            elif baseline == "mean":
-                reference[j] = column.astype(float).mean()
-            else:
-                reference[j] = np.median(column.astype(float))
+            else:  # "mean" or "median"
+                reference[j] = _summary(column, baseline)
         for group in groups or ():
             group = list(group)
             joint = baseline == "mode" or not numeric[group].all() or (
@@ -72,8 +89,8 @@ def reference_vector(baseline, background: np.ndarray | None, n_features: int,
                            else float).ravel()
     if reference.shape != (n_features,):
         raise ValueError(f"baseline: expected a vector of {n_features} values, got shape {np.shape(baseline)}")
-    if reference.dtype != object and not np.isfinite(reference).all():
-        raise ValueError("baseline: contains NaN or inf")
+    if reference.dtype != object and np.isinf(reference).any():
+        raise ValueError("baseline: contains inf; expected finite values (or NaN for a missing value)")
     return reference
 
 

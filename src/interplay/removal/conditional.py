@@ -8,6 +8,10 @@ distribution whenever at least ``n_neighbors`` rows match). The model is average
 ``(x_S, b_{-S})`` of the kept rows ``b``. Categorical (non-numeric) columns contribute a 0/1 mismatch to the
 squared distance. ``predict`` may return ``(N,)`` or ``(N, T)``; the value function then returns ``(k,)`` or
 ``(k, T)``. Cost: at most ``len(background)`` model rows per coalition.
+
+Missing values (in ``x`` or the background) are refused: a distance over the present features of ``S`` would
+compare rows on different features, and a neighbour missing a feature of ``S`` matches no value of ``x``, so
+the conditional distribution has no single natural estimate here; marginal removal takes them.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Callable
 
 import numpy as np
 
+from .._validation import missing_columns
 from ._columns import CallSizer, numeric_columns
 
 
@@ -28,6 +33,8 @@ def conditional_value_function(predict: Callable[[np.ndarray], np.ndarray], x: n
                                *, n_neighbors: int | None = None, max_rows: int = 65536,
                                sizer: CallSizer | None = None) -> Callable[[np.ndarray], np.ndarray]:
     """Value function of conditional removal with ``n_neighbors`` nearest background rows (ties kept)."""
+    refuse_missing(background, "background")
+    refuse_missing(x[None, :], "x")
     m, d = background.shape
     k = default_n_neighbors(m) if n_neighbors is None else min(int(n_neighbors), m)
     squared = _squared_terms(x, background)  # (m, d)
@@ -51,6 +58,15 @@ def conditional_value_function(predict: Callable[[np.ndarray], np.ndarray], x: n
         return sizer.map(chunk_values, coalitions, rows_each=m, width=d)
 
     return value_fn
+
+
+def refuse_missing(rows: np.ndarray, name: str, names=None) -> None:
+    """A ``ValueError`` naming ``name`` when ``rows`` hold missing values (conditional removal cannot use them)."""
+    columns = missing_columns(rows, names)
+    if columns:
+        raise ValueError(f"{name}: missing values in columns {columns}; removal='conditional' finds neighbours by "
+                         "distances over the present features, which missing values leave undefined: use "
+                         "removal='marginal' (which passes them to the model) or impute them first")
 
 
 def _squared_terms(x: np.ndarray, background: np.ndarray) -> np.ndarray:

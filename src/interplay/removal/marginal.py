@@ -9,6 +9,8 @@ blocks built and read in cache for cheap models, large calls for models with a f
 may be an object array (raw categorical columns): each hybrid row takes whole values from ``x`` or from one
 background row, so every removed categorical feature keeps a valid value. ``predict`` may return ``(N,)`` or
 ``(N, T)`` (several outputs explained at once); the value function then returns ``(k,)`` or ``(k, T)``.
+Missing values (NaN in ``x`` or a background row) are passed to the model as they are: a hybrid row holds one
+where the value it takes is missing (the Explainer checks first that the model gives finite outputs on them).
 Cost: ``len(background)`` model rows per coalition.
 """
 
