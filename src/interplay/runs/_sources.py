@@ -103,9 +103,9 @@ class ArraySource(Source):
             stop = min(start + chunk_size, self.n_rows)
             part = self.frame.iloc[start:stop] if self.frame is not None else self.array[start:stop]
             if self.raw:  # the original values (the model encodes them), as the Explainer keeps them
-                rows, _, _ = check_table(part, "X", raw=True)
+                rows, _, _ = check_table(part, "X", raw=True, allow_missing=True)
             else:
-                rows, _ = check_numeric_matrix(part, "X")
+                rows, _ = check_numeric_matrix(part, "X", allow_nan=True)
             labels = None if self.labels is None else self.labels[start:stop]
             yield Chunk(start, np.ascontiguousarray(rows), labels)
 
@@ -191,9 +191,10 @@ class FileSource(Source):
             import pandas as pd
 
             frame = pd.DataFrame({name: col for name, col in zip(self.columns, cols)})
-            rows, _, _ = check_table(frame, "X", raw=True)
+            rows, _, _ = check_table(frame, "X", raw=True, allow_missing=True)
         else:
-            rows, _ = check_numeric_matrix(np.column_stack([np.asarray(c, dtype=float) for c in cols]), "X")
+            rows, _ = check_numeric_matrix(np.column_stack([np.asarray(c, dtype=float) for c in cols]), "X",
+                                           allow_nan=True)
         labels = None
         if self.label_column:
             labels = table.column(self.label_column).to_pylist()

@@ -120,7 +120,9 @@ def _hgb_text_categories(source: Any) -> dict[str, list]:
     masks = {name: np.asarray(cols) for name, _, cols in pre.transformers_ if name != "remainder"}
     columns = np.asarray(names)[np.flatnonzero(masks["encoder"])]
     lists = pre.named_transformers_["encoder"].categories_
-    return {str(c): list(cats) for c, cats in zip(columns, lists) if _text_categories(cats)}
+    # a column fitted with missing values has NaN as its last category (the missing direction): not a category
+    return {str(c): [v for v in cats if not (isinstance(v, float) and np.isnan(v))]
+            for c, cats in zip(columns, lists) if _text_categories(cats)}
 
 
 def _category_codes(source: Any, model) -> Callable[[np.ndarray], np.ndarray]:
