@@ -88,7 +88,8 @@ class Explainer:
         dict ``{output: result}`` and the model is called once for all of them. ``"predicted"``: each
         row's predicted class (one Explanation then mixes classes; ``info["targets"]`` says which).
     feature_names:
-        Names of the input columns (default: the background's columns, else ``x0..``).
+        Names of the input columns in the results (default: the background's columns, else the model's, else
+        ``x0..``). A DataFrame is still matched by its own column names (the background's or the model's).
     groups:
         Features made of several columns: a dict ``name -> columns`` or a list of lists of columns (names or
         indices). Ungrouped columns stay single features, after the groups. Values are reported per group.
@@ -145,8 +146,10 @@ class Explainer:
         if self.removal in ("marginal", "conditional") and self.background is None:
             raise ValueError(f"background: removal={self.removal!r} averages over background rows; pass "
                              "background= (e.g. a few hundred training rows), or use removal='baseline'")
-        if feature_names is None and columns is None:
+        if columns is None:
             columns = self.model.columns
+        # the data's own column names match DataFrames by name; feature_names only renames the results
+        self._input_columns = None if columns is None else tuple(str(c) for c in columns)
         names = feature_names if feature_names is not None else columns
         if n_columns is None and self.removal == "baseline" and baseline is not None and not isinstance(baseline, str):
             n_columns = len(np.ravel(baseline))
@@ -189,6 +192,9 @@ class Explainer:
         if self.target is None and n_classes is not None and self.output != "loss":
             labels = list(self.model.classes) if self.model.classes is not None else list(range(n_classes))
             self.target = labels[-1] if n_classes <= 2 else "all"
+        if n_classes is not None and self.model.classes is not None:  # a label the model lacks: refused now
+            for label in _labels(self.target):
+                self._class_column(label, n_classes, "target")
         self._scores = self.model
         self._unit = self.output
         if self.model.margin is not None and (self.output == "margin"
@@ -254,7 +260,7 @@ class Explainer:
     def _align_frame(self, data: Any, name: str = "x") -> Any:
         """``data`` with its columns matched by name to the explainer's input columns (see
         :func:`interplay._validation.column_order`)."""
-        return align_columns(data, self.column_names, name)
+        return align_columns(data, self._input_columns or self.column_names, name)
 
     def _set_groups(self) -> None:
         self.groups = None
@@ -385,8 +391,8 @@ class Explainer:
             return classes.index(label)
         if isinstance(label, (int, np.integer)) and 0 <= int(label) < n_outputs:
             return int(label)
-        known = list(classes) if classes is not None else list(range(n_outputs))
-        raise ValueError(f"{name}: expected a class label or output index in {known}, got {label!r}")
+        known = [_plain(c) for c in classes] if classes is not None else list(range(n_outputs))
+        raise ValueError(f"{name}: expected a class label or output index in {known}, got {_plain(label)!r}")
 
     def _check_row(self, x: Any) -> np.ndarray:
         x = self._row(x)
@@ -665,6 +671,13 @@ def _missing_problem(model: Any, rows: np.ndarray) -> str | None:
     if not np.isfinite(out).all():
         return "the model returned NaN or inf on those rows"
     return None
+
+
+def _labels(target: Any) -> list:
+    """The class labels a ``target`` names (none for ``None``, ``"all"`` and ``"predicted"``)."""
+    if target is None or (isinstance(target, str) and target in ("all", "predicted")):
+        return []
+    return list(target) if isinstance(target, (list, tuple, np.ndarray)) else [target]
 
 
 def _plain(value: Any) -> Any:

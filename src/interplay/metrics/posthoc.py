@@ -4,9 +4,11 @@ Post-hoc accuracy is the fraction of explained rows whose prediction is unchange
 (removed). Masking goes through each row's game: a masked row is the coalition of the features left present,
 and the game's value says whether the prediction survives. Two kinds of game work:
 
-- the probability of the class predicted on the full row (``Explainer(..., output="probability")``, whose
-  default target is the predicted class): for a binary classifier the prediction is kept iff ``v(S) >= 1/2``
-  (the default ``threshold``); use ``threshold=0`` for a log-odds game;
+- the probability of the class predicted on the full row (``Explainer(..., output="probability",
+  target="predicted")``; without ``target="predicted"`` a binary classifier's games explain its positive class,
+  whatever each row's prediction, and a row predicted negative counts as not kept even with nothing masked):
+  for a binary classifier the prediction is kept iff ``v(S) >= 1/2`` (the default ``threshold``); use
+  ``threshold=0`` for a log-odds game;
 - :func:`prediction_game`: ``v(S) = 1`` iff the class with the highest (removal-averaged) probability is still
   the class predicted on the full row, for any number of classes (``threshold=1/2`` again).
 
@@ -158,7 +160,7 @@ def prediction_game(explainer: Any, x: Any) -> Game:
     if getattr(getattr(explainer, "model", None), "kind", None) != "classifier":
         raise TypeError("explainer: prediction_game needs an interplay.Explainer of a classifier "
                         "(a model with predict_proba)")
-    row = np.asarray(x, dtype=float).reshape(1, -1)
+    row = explainer._row(x)[None, :]  # as the Explainer reads rows: raw categorical values kept
     probabilities = explainer.model(row)[0]
     predicted = int(np.argmax(probabilities))
     labels = explainer.model.classes or tuple(range(len(probabilities)))

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import align_columns, check_numeric_matrix, one_target
+from .._validation import check_numeric_matrix, one_target
 from ..results import Attribution, BivariateExplanation, Explanation, Interactions
 from .ensemble import TreeEnsemble
 from .inputs import TreeInputs, tree_inputs
@@ -188,7 +188,7 @@ def _background(explainer) -> np.ndarray:
 def _rows(explainer, X, name: str) -> np.ndarray:
     if explainer.raw:  # raw columns (categoricals): as on the sampling path
         return explainer._rows(X, name)
-    X = align_columns(X, explainer.column_names, name)  # matched by name, as on the sampling path
+    X = explainer._align_frame(X, name)  # matched by name, as on the sampling path
     rows, _ = check_numeric_matrix(X, name, n_columns=explainer.n_columns, allow_nan=True)  # trees take NaN
     return rows
 
