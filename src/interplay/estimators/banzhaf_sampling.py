@@ -28,9 +28,17 @@ DEFAULT_BUDGET_PER_PLAYER = 100
 
 
 def resolve_budget(budget: int | None, n: int, minimum: int, method: str) -> int:
-    """The budget to plan with: ``budget``, or ``DEFAULT_BUDGET_PER_PLAYER * n`` (at least ``minimum``)."""
+    """The budget to plan with: ``budget``, or ``DEFAULT_BUDGET_PER_PLAYER * n`` raised to ``minimum`` (with a
+    warning saying so: the default is then exceeded, e.g. Shapley-Taylor of order 3 on 16 players, 6,891)."""
     if budget is None:
-        return max(DEFAULT_BUDGET_PER_PLAYER * n, minimum)
+        default = DEFAULT_BUDGET_PER_PLAYER * n
+        if minimum > default:
+            import warnings
+
+            warnings.warn(f"budget: none given; method={method!r} needs at least {minimum} evaluations for {n} "
+                          f"players, more than the default {default}: {minimum} are used (pass budget= to choose)",
+                          UserWarning, stacklevel=4)
+        return max(default, minimum)
     budget = check_int(budget, "budget", minimum=1)
     if budget < minimum:
         raise ValueError(f"budget: method={method!r} needs at least {minimum} evaluations for {n} players, "
