@@ -232,3 +232,14 @@ def test_every_step_is_checked_before_any_work(tmp_path):
     ok = run("explain", tmp_path / "lin.skops", tmp_path / "wide.csv", "--out", tmp_path / "p",
              "--method", "antithetic", "--budget", "64", "--rows", "0-3")
     assert ok.exit_code == 0, ok.output
+
+
+def test_explain_with_a_faith_index(files, tmp_path):
+    """--index takes fsii (and fbii, ksii): the row's interaction file is written and the report built."""
+    d = files["dir"]
+    out = tmp_path / "faith"
+    result = run("explain", d / "model.skops", d / "data.csv", "--rows", "0", "--drop", "label",
+                 "--background", "10", "--index", "fsii", "--seed", "3", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert (out / "row-0-fsii.json").exists() and (out / "report.html").exists()
+    assert io.load(out / "row-0-fsii.json").index == "fsii"

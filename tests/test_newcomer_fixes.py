@@ -107,3 +107,19 @@ def test_interaction_errors_name_what_the_user_chose():
         ip.interactions(game, index="sti")
     with pytest.raises(ValueError, match="budget: method='auto' chose '[a-z_]+' here, and method="):
         ip.interactions(game, index="sii", budget=5)
+
+
+def test_third_order_results_keep_their_triples():
+    """top(size=4) of an order-3 result was silently empty and to_pandas() dropped the triples; the CLI's
+    --index takes every index the library computes."""
+    from interplay.cli import INDICES
+    from interplay.synthetic import UnanimitySum
+
+    result = ip.interactions(UnanimitySum.random(6, n_terms=8, max_size=3, random_state=0).game(), index="sii",
+                             order=3, method="exact")
+    with pytest.raises(ValueError, match="size: this result holds subsets of 1 to 3 features, got size=4"):
+        result.top(3, size=4)
+    table = result.to_pandas()
+    assert sorted(set(table["order"])) == [1, 2, 3] and len(table) == 6 + 15 + 20
+    assert result.to_pandas(tidy=False).shape == (6, 6)
+    assert {"fsii", "fbii", "ksii"} <= set(INDICES)

@@ -23,7 +23,7 @@ import numpy as np
 
 DATA_SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib")
-INDICES = ("sii", "bii", "stii", "moebius", "excess", "none")
+INDICES = ("sii", "bii", "stii", "fsii", "fbii", "ksii", "moebius", "excess", "none")
 MANIFEST = "manifest.json"  # which result files one `interplay explain` run wrote (read by `interplay report`)
 EXACT_AUTO_LIMIT = 14  # "auto" uses exact enumeration up to 2**14 coalitions per row
 CHUNK_SIZE = 256  # rows per chunk of the batch run (one Parquet part; the most a crash loses)

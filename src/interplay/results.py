@@ -180,15 +180,20 @@ class Interactions:
 
     def top(self, k: int = 10, size: int = 2) -> list[tuple[tuple[str, ...], float]]:
         """The ``k`` subsets of the given size with the largest absolute values, with feature names."""
+        if not 1 <= size <= self.order:
+            raise ValueError(f"size: this result holds subsets of 1 to {self.order} features, got size={size}")
         items = [(key, v) for key, v in self.values.items() if len(key) == size]
         items.sort(key=lambda kv: -abs(kv[1]))
         return [(tuple(self.feature_names[i] for i in key), v) for key, v in items[:k]]
 
-    def to_pandas(self, tidy: bool = False):
-        """The pairwise ``matrix`` as a DataFrame with feature names on both axes; ``tidy=True``: one row per
-        subset (columns ``features``, ``order``, ``value`` and ``std_error`` when estimated), every order kept."""
+    def to_pandas(self, tidy: bool | None = None):
+        """The pairwise ``matrix`` as a DataFrame with feature names on both axes; ``tidy=True`` (the default
+        above order 2, where a matrix would drop the larger subsets): one row per subset (columns ``features``,
+        ``order``, ``value`` and ``std_error`` when estimated), every order kept."""
         pd = _pandas()
         names = list(self.feature_names)
+        if tidy is None:
+            tidy = self.order > 2
         if not tidy:
             return pd.DataFrame(np.array(self.matrix), index=pd.Index(names, name="feature"),
                                 columns=pd.Index(names, name="feature"))
