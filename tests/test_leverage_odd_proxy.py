@@ -283,7 +283,7 @@ def test_auto_chooses_a_sampler_per_kind_and_drops_options_it_cannot_use():
     assert ip.shapley(game, budget=300, random_state=0).info["auto"]["chosen"] == "odd_gp"
     assert ip.bivariate(game, budget=100, random_state=0).method == "gp"
     assert ip.bivariate(game, budget=20 * 14, random_state=0).method == "gp"
-    with pytest.raises(ValueError, match="budget: method='gp' needs at least 28"):
+    with pytest.raises(ValueError, match="budget: method='auto' chose 'gp' here, and method='gp' needs at least 28"):
         ip.bivariate(game, budget=20, random_state=0)
     assert ip.banzhaf(game, budget=300, random_state=0).method == "proxy"
     result = ip.shapley(random_game(8, random_state=0), terms_ratio=0.1)  # for OddSHAP; exact takes none
@@ -417,7 +417,7 @@ def test_surrogate_sii_beats_permutation_and_is_exact_at_full_budget():
 def test_auto_interaction_choices():
     game = random_game(14, random_state=0)
     for index, order, chosen in (("sii", 2, "gp"), ("bii", 2, "gp"), ("sii", 1, "gp"), ("bii", 3, "regression"),
-                                 ("sii", 3, "permutation"), ("fsii", 2, "regression"), ("stii", 2, "permutation")):
+                                 ("sii", 3, "spectral"), ("fsii", 2, "regression"), ("stii", 2, "permutation")):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             result = ip.interactions(game, index=index, order=order, budget=800, random_state=0)
