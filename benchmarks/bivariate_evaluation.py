@@ -326,13 +326,13 @@ def sinks_sources(case: Case) -> list[dict]:
         for r in case.rows:
             g = r.graphs[name]
             gamma = g.gamma_for_density(DENSITY)
-            h = g.redundancy(gamma)
+            h = g.redundancy(gamma, exclude_no_effect=False)  # the paper's Def. 4.1-4.2 as written (its Table 2)
             sinks.append([g.index(f) for f in h.sinks()])
             sources.append([g.index(f) for f in h.sources()])
             gammas.append(gamma)
             rel.append(gamma / max(g.max_abs_weight(), 1e-300))
             dens.append(h.density)
-            paper_dens.append(g.redundancy(1e-5).density)
+            paper_dens.append(g.redundancy(1e-5, exclude_no_effect=False).density)
         # one call per row: rows may have different numbers of features (sentences), which the metrics'
         # many-game form does not take
         per_row = [metrics.posthoc_accuracy_sinks_sources([k], [a], [b]) for k, a, b in zip(keep, sinks, sources)]

@@ -44,7 +44,8 @@ def test_cli_tour_prints_each_step_and_writes_the_report(tmp_path):
     assert result.exit_code == 0, result.output
     text = result.output
     marks = ["== tabular ==  step 1 of 3", "row 1 of the test set", "Exact Shapley values", "Bivariate Shapley matrix",
-             "== text ==  step 2 of 3", "C-Shapley k=1", 'Sentence 2: "it is not a bad movie"', "mutually redundant (interchangeable) words: {it, is, a, movie}",
+             "== text ==  step 2 of 3", "C-Shapley k=1", 'Sentence 2: "it is not a bad movie"',
+             "no effect on the score (set aside): it, is, a, movie",
              "== image ==  step 3 of 3", "Exact Shapley values of P(", "== report ==", "Report: "]
     positions = [text.find(mark) for mark in marks]
     assert all(p >= 0 for p in positions), [m for m, p in zip(marks, positions) if p < 0]
@@ -94,10 +95,12 @@ def test_text_step_numbers_are_consistent(text_out):
     # "not" flips "bad": positive exactly, but C-Shapley with k=1 cannot see "bad" two words away
     phi, local = negated["shapley"], negated["c_shapley"]
     assert phi["2:not"] > 0.4 and phi["4:bad"] < 0 and local["2:not"] == 0 and local["4:bad"] < -0.3
-    # words VADER ignores are null players: mutually redundant, the sinks of H; the sentiment words its sources
-    assert negated["redundancy"].groups() == [["0:it", "1:is", "3:a", "5:movie"]]
+    # words VADER ignores are null players: no effect, set aside (by the letter of the paper's Def. 4.1 they would
+    # be one interchangeable group and the only sinks); the sentiment words are the sources of H
+    assert negated["redundancy"].no_effect == ("0:it", "1:is", "3:a", "5:movie")
+    assert negated["redundancy"].groups() == [] and negated["redundancy"].sinks() == []
     assert negated["redundancy"].sources() == ["2:not", "4:bad"]
-    assert worst["redundancy"].groups() == [["0:The", "1:movie", "2:is", "3:the"]]
+    assert worst["redundancy"].no_effect == ("0:The", "1:movie", "2:is", "3:the")
     assert worst["shapley"].ranking()[0] == "4:worst;"
     # report results carry the tokens and the sentence's own label
     labels = [r.info["row"] for r in out["report"]]

@@ -128,7 +128,7 @@ def test_large_closed_form_graph():
     for transform in ["softplus", "relu", "abs"]:
         np.testing.assert_allclose(graph.pagerank(transform).scores,
                                    _pagerank_by_solve(graph.weights, transform), atol=1e-9)
-    h = graph.redundancy(0.0)
+    h = graph.redundancy(0.0, exclude_no_effect=False)  # the paper's Def. 4.1 as written
     # the players in no term are null players: redundant given everyone
     null = [f"x{i}" for i in range(30) if all(i not in t for t in us.sets)]
     assert null and set(null) <= set(h.sinks())
@@ -148,7 +148,7 @@ def test_mean_graph():
     # linear in the game: the mean graph is the graph of the mean game
     avg = ip.Game(lambda s: np.mean([g._value_fn(s) for g in games], axis=0), 7, games[0].feature_names)
     np.testing.assert_allclose(mean.weights, ip.bivariate(avg).adjacency, atol=1e-12)
-    assert mean.redundancy(0.0).groups() == [["The", "movie", "is", "the"], ["worst", "awful"]]
+    assert mean.redundancy(0.0, exclude_no_effect=False).groups() == [["The", "movie", "is", "the"], ["worst", "awful"]]
     from_array = mean_graph(stack, feature_names=rows[0].feature_names, aggregate="signed")
     np.testing.assert_allclose(from_array.weights, mean.weights)
     assert from_array.univariate is None
@@ -214,7 +214,7 @@ def test_from_a_model_and_a_row():
                              feature_names=["income", "salary", "age", "id"])
     rows = [np.array([1.0, 1.0, 0.5, 7.0]), np.array([1.0, 0.6, 0.5, 7.0])]
     tied, untied = (explainer.bivariate(x).graph() for x in rows)
-    h = tied.redundancy()
+    h = tied.redundancy(exclude_no_effect=False)
     assert h.groups() == [["income", "salary"]]                  # equal values: interchangeable
     assert h.sources() == ["income", "salary", "age"] and h.sinks() == ["id"]
     h = untied.redundancy()
@@ -222,4 +222,4 @@ def test_from_a_model_and_a_row():
     assert "income" not in h.redundant_given("salary")
     assert untied.pagerank(personalization="univariate").order()[0] == "income"
     cohort = mean_graph([explainer.bivariate(x) for x in rows])
-    assert cohort.redundancy().sinks() == ["id"]
+    assert cohort.redundancy(exclude_no_effect=False).sinks() == ["id"]

@@ -167,7 +167,7 @@ def test_sentence_game_redundancy():
     graph = ip.bivariate(sentence_game()).graph()
     fillers = ["The", "movie", "is", "the"]
     for gamma in [0.0, None]:
-        h = graph.redundancy(gamma)
+        h = graph.redundancy(gamma, exclude_no_effect=False)  # the paper's definitions as written
         assert ["worst", "awful"] in h.groups()                     # interchangeable strong words
         assert h.sources() == ["worst", "awful"]                    # ... the only source of the condensation
         assert h.sinks() == fillers                                 # fillers end as sinks
@@ -202,7 +202,9 @@ def test_symmetric_graphs_have_no_directional_structure():
     assert graph.is_symmetric and graph.kind == "sii"
     np.testing.assert_allclose(graph.weights, interactions.matrix - np.diag(np.diag(interactions.matrix)))
     np.testing.assert_allclose(graph.univariate, ip.shapley(sentence_game()).values, atol=1e-12)
-    h = graph.redundancy(0.0)
+    with pytest.raises(ValueError, match="Bivariate Shapley"):  # a pair value near 0: effects add up
+        graph.redundancy(0.0)
+    h = RedundancyGraph.from_weights(graph.weights, 0.0, graph.feature_names)  # the paper's Section 5 comparison
     assert h.sources() == h.sinks() == list(SENTENCE)  # the condensation of a symmetric H has no edges
     assert _as_sets(h.components()) == _as_sets(nx.connected_components(h.to_networkx().to_undirected()))
     # the symmetric index cannot tell the interchangeable strong words apart from the fillers' zeros

@@ -197,7 +197,8 @@ def text_step(echo: Callable[[str], None], *, random_state: int = 0,
         echo("    mutually redundant (interchangeable) words: "
              + ("; ".join("{" + words(g) + "}" for g in groups) if groups else "none"))
         echo(f"    sources (no other word makes them redundant): {words(redundancy.sources())}")
-        echo(f"    sinks (make no other word redundant): {words(redundancy.sinks())}")
+        echo(f"    sinks (made redundant by another word, make none redundant): {words(redundancy.sinks())}")
+        echo(f"    no effect on the score (set aside): {words(redundancy.no_effect or [])}")
         echo(f"  {game.n_evaluations} coalitions evaluated for all of it ({n} words).")
 
         label = f'text {number}: "{sentence}"'

@@ -206,8 +206,11 @@ class Interactions:
 
     def graph(self):
         """Symmetric explanation graph of the pairwise values (``matrix`` off the diagonal; order-1 values as
-        ``univariate``): an :class:`interplay.graph.ExplanationGraph`, for the same analysis as Bivariate
-        Shapley (the Bivariate Shapley paper's Section 5 comparisons with SII, Shapley-Taylor, excess)."""
+        ``univariate``): an :class:`interplay.graph.ExplanationGraph` whose ``interaction_index`` is this index.
+        ``describe()`` names the strongest interactions; the redundancy analysis (``redundancy()``, ``sinks()``,
+        ``sources()``, ``no_effect()``) is refused, since a pair value near 0 means the two effects add up, not
+        that one feature replaces the other (that needs :meth:`BivariateExplanation.graph`). The Bivariate Shapley
+        paper's Section 5 structural comparison: ``RedundancyGraph.from_weights(graph.weights, gamma)``."""
         from .graph.explanation import from_interactions
 
         return from_interactions(self)
@@ -265,7 +268,8 @@ class BivariateExplanation:
 
     def graph(self):
         """The directed explanation graph G (edge ``i -> j`` weighted by ``adjacency[i, j]``, no self-loops): an
-        :class:`interplay.graph.ExplanationGraph` with ``.redundancy(gamma)``, ``.pagerank()``, ``.gamma_sweep()``."""
+        :class:`interplay.graph.ExplanationGraph` with ``.redundancy(gamma)`` (features with no effect set aside:
+        ``.no_effect()``), ``.describe()``, ``.pagerank()``, ``.gamma_sweep()``."""
         from .graph.explanation import from_bivariate
 
         return from_bivariate(self)

@@ -6,6 +6,14 @@ Default (``aggregate="abs"``): magnitudes are kept. The cohort's weight ``W(i, j
 are the mean ``|phi_r|``, and ``redundancy_share[i, j]`` is the share of rows in which the edge ``i -> j`` is a
 redundancy (``|W_r(i, j)| <= gamma_r``, each row's own default gamma unless ``gamma`` is given). The cohort's
 redundancy graph :meth:`ExplanationGraph.redundancy` then keeps the edges redundant in at least half the rows.
+The same rule as for one row sets features with no effect aside: ``no_effect_share[j]`` is the share of rows in
+which ``j`` has no effect (:func:`~interplay.graph.redundancy.no_effect_mask` at the row's gamma: ``|phi_r(j)|``
+and every ``|W_r(i, j)|`` at most ``gamma_r``), and the cohort's no-effect features are those with no effect in
+at least half the rows (known only when every row has univariate values).
+
+A cohort of symmetric interaction indices (rows from ``Interactions`` or their graphs) keeps the index in
+``info["interaction_index"]``: like a single row's, its graph describes interactions and refuses the redundancy
+analysis. Rows of different indices, or of an index and Bivariate Shapley, are refused.
 
 ``aggregate="signed"``: the signed means (Eq. 5-6 are linear in the utility, so this is the explanation graph of
 the rows' mean game). A feature that pushes the output up in half the rows and down in the others cancels out
@@ -22,7 +30,7 @@ import numpy as np
 
 from .._validation import check_choice
 from .explanation import ExplanationGraph, check_square
-from .redundancy import default_gamma, redundancy_adjacency
+from .redundancy import default_gamma, no_effect_mask, redundancy_adjacency
 
 AGGREGATES = ("abs", "signed")
 
@@ -47,9 +55,11 @@ class CohortAccumulator:
 
     ``aggregate``: ``"abs"`` (mean ``|W|``, mean ``|phi|``) or ``"signed"``; ``gamma``: the redundancy threshold of
     every row (None: each row's :func:`~interplay.graph.redundancy.default_gamma`, with its standard errors).
+    ``interaction_index``: the rows' symmetric interaction index, None for Bivariate Shapley rows.
     """
 
-    def __init__(self, n: int, *, aggregate: str = "abs", gamma: float | None = None) -> None:
+    def __init__(self, n: int, *, aggregate: str = "abs", gamma: float | None = None,
+                 interaction_index: str | None = None) -> None:
         self.aggregate = check_choice(aggregate, "aggregate", AGGREGATES)
         self.gamma = None if gamma is None else float(gamma)
         if self.gamma is not None and not (np.isfinite(self.gamma) and self.gamma >= 0):
@@ -62,6 +72,8 @@ class CohortAccumulator:
         self.gammas: list[float] = []
         self.univariate_total = np.zeros(n)
         self.univariate_count = 0
+        self.no_effect = np.zeros(n)
+        self.interaction_index = None if interaction_index is None else str(interaction_index)
 
     def add(self, weights, univariate=None, std_errors=None) -> None:
         """One row's ``(n, n)`` weights (its univariate values and standard errors when known)."""
@@ -69,17 +81,18 @@ class CohortAccumulator:
         if w.shape != (self.n, self.n):
             raise ValueError(f"explanations: every row must have {self.n} features, got shape {w.shape}")
         np.fill_diagonal(w, 0.0)
+        u = None if univariate is None else np.asarray(univariate, dtype=float)
         gamma = default_gamma(w, std_errors) if self.gamma is None else self.gamma
-        self.redundant += redundancy_adjacency(w, gamma)
+        self.redundant += redundancy_adjacency(w, gamma, u)
         self.gammas.append(gamma)
         value = np.abs(w) if self.aggregate == "abs" else w
         self.total += value
         self.squares += value * value
         self.count += 1
-        if univariate is not None:
-            u = np.asarray(univariate, dtype=float)
+        if u is not None:
             self.univariate_total += np.abs(u) if self.aggregate == "abs" else u
             self.univariate_count += 1
+            self.no_effect += no_effect_mask(w, u, gamma)
 
     def graph(self, feature_names=None, *, univariate_complete: bool | None = None) -> ExplanationGraph:
         """The cohort's :class:`ExplanationGraph` (``kind="cohort"`` for magnitudes, ``"mean"`` for signed)."""
@@ -96,12 +109,36 @@ class CohortAccumulator:
         univariate = self.univariate_total / m if complete and m > 0 else None
         share = self.redundant / m
         np.fill_diagonal(share, 0.0)
+        info = {"n_rows": m, "aggregate": self.aggregate,
+                "row_gamma": "default per row" if self.gamma is None else self.gamma,
+                "mean_row_gamma": float(np.mean(self.gammas))}
+        if self.interaction_index is not None:
+            info["interaction_index"] = self.interaction_index
         return ExplanationGraph(
             mean, feature_names, univariate=univariate, kind="cohort" if self.aggregate == "abs" else "mean",
-            std_errors=se, redundancy_share=share,
-            info={"n_rows": m, "aggregate": self.aggregate,
-                  "row_gamma": "default per row" if self.gamma is None else self.gamma,
-                  "mean_row_gamma": float(np.mean(self.gammas))})
+            std_errors=se, redundancy_share=share, info=info,
+            no_effect_share=self.no_effect / m if self.univariate_count == m else None)
+
+
+def _row_index(item) -> str | None:
+    """The symmetric interaction index of one row (None for Bivariate Shapley rows and bare matrices)."""
+    from ..results import Interactions
+
+    if isinstance(item, Interactions):
+        return str(item.index)
+    if isinstance(item, ExplanationGraph):
+        return item.interaction_index
+    return None
+
+
+def _cohort_index(explanations) -> str | None:
+    """The rows' common interaction index, None for Bivariate Shapley rows; mixed rows are refused."""
+    indices = {_row_index(item) for item in explanations}
+    if len(indices) > 1:
+        shown = sorted("bivariate" if i is None else i for i in indices)
+        raise ValueError(f"explanations: rows mix {', '.join(shown)}; a cohort graph needs one kind of explanation "
+                         "(Bivariate Shapley rows for redundancy, or one interaction index)")
+    return indices.pop() if indices else None
 
 
 def mean_graph(explanations, feature_names: Sequence[str] | None = None, *, aggregate: str = "abs",
@@ -113,7 +150,9 @@ def mean_graph(explanations, feature_names: Sequence[str] | None = None, *, aggr
     array of weight matrices. ``aggregate="abs"`` (default) keeps magnitudes: weights = mean ``|W|``,
     univariate = mean ``|phi|`` (when every row has them); ``"signed"``: the signed means. Either way:
     ``std_errors`` = standard error of the mean per edge (zeros when ``m = 1``), ``redundancy_share`` = share of
-    rows in which ``|W_r(i, j)| <= gamma`` (``gamma=None``: each row's default gamma), ``info["n_rows"] = m``.
+    rows in which ``|W_r(i, j)| <= gamma`` (``gamma=None``: each row's default gamma), ``no_effect_share`` = share
+    of rows in which a feature has no effect (when every row has univariate values), ``info["n_rows"] = m``.
+    Rows of a symmetric interaction index give ``info["interaction_index"]`` (see the module docstring).
     """
     check_choice(aggregate, "aggregate", AGGREGATES)
     if isinstance(explanations, np.ndarray):
@@ -121,8 +160,11 @@ def mean_graph(explanations, feature_names: Sequence[str] | None = None, *, aggr
         if stack.ndim != 3 or stack.shape[1] != stack.shape[2] or stack.shape[0] == 0:
             raise ValueError(f"explanations: expected an (m, n, n) array with m >= 1, got shape {stack.shape}")
         rows = [(w, None, None, None) for w in stack]
+        index = None
     else:
-        rows = [_as_row(item) for item in explanations]
+        items = list(explanations)
+        index = _cohort_index(items)
+        rows = [_as_row(item) for item in items]
         if not rows:
             raise ValueError("explanations: expected at least one row, got none")
         shapes = {w.shape for w, *_ in rows}
@@ -133,7 +175,7 @@ def mean_graph(explanations, feature_names: Sequence[str] | None = None, *, aggr
             if len(names) != 1:
                 raise ValueError("explanations: rows have different feature names; pass feature_names")
             feature_names = rows[0][1]
-    acc = CohortAccumulator(rows[0][0].shape[0], aggregate=aggregate, gamma=gamma)
+    acc = CohortAccumulator(rows[0][0].shape[0], aggregate=aggregate, gamma=gamma, interaction_index=index)
     complete = all(u is not None for _, _, u, _ in rows)
     for w, _, u, se in rows:
         if not np.isfinite(w).all():

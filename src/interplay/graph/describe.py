@@ -1,11 +1,24 @@
-"""A plain-language paragraph for one explanation graph (Bivariate Shapley paper, Section 4.1: mutual and
-directional redundancy, read off the redundancy graph ``H_gamma``).
+"""A plain-language paragraph for one explanation graph.
 
-For example, on the diabetes demo row: "Main drivers: bmi (+25.3), s5 (+19.9) and bp (-8.1). Once bmi is known,
-s1 and s2 add little. age, s3 and s4 are interchangeable: once one of them is known, the others add little. ..."
-Every statement is an edge or a component of ``H_gamma``: "once i is known, j adds little" is the edge
-``i -> j`` (``|W(i, j)| <= gamma``); "interchangeable" is a strongly connected component; "adds little whichever
-feature is known" is a feature with an edge from every other one. Cost: no model evaluations.
+A Bivariate Shapley graph is read through its redundancy graph ``H_gamma`` (Bivariate Shapley paper, Section
+4.1: mutual and directional redundancy). For example, on the diabetes demo row: "Main drivers: bmi (+25.3), s5
+(+19.9) and bp (-8.1). Once bmi is known, s1 and s2 add little. age, s3 and s4 are interchangeable: once one of
+them is known, the others add little. ..." The sentences:
+
+- "Main drivers": the features of largest ``|phi|`` (the univariate Shapley values, Section 3), with their
+  signs; what the prediction is made of. Without univariate values: the features most central in the graph
+  (PageRank, :meth:`ExplanationGraph.ranking`), labelled so.
+- "Once i is known, j adds little": the edge ``i -> j`` of ``H_gamma`` (``|W(i, j)| <= gamma``, Def. 4.1).
+- "interchangeable": a strongly connected component of ``H_gamma`` (mutual redundancy, Def. 4.2, Algorithm 3).
+- "No effect on this prediction": the features of :meth:`ExplanationGraph.no_effect` (``|phi|`` and the
+  importance given every other feature at most ``gamma``), kept out of the sentences above: by the letter of
+  Def. 4.1 every feature makes such a feature "redundant", which says nothing about either.
+
+A graph of a symmetric interaction index (SII, BII, Shapley-Taylor, ..., see
+:attr:`ExplanationGraph.interaction_index`) is not a redundancy graph: a pair value near 0 there means the two
+features' effects add up. Its paragraph names the main drivers, the strongest positive and negative pairs with
+their values and the features without a notable interaction (``|value| > gamma``, default 5 % of the
+strongest pair). Cost: no model evaluations.
 """
 
 from __future__ import annotations
@@ -13,6 +26,10 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
+
+#: How the paragraph names each interaction index.
+INDEX_NAMES = {"sii": "SII", "bii": "BII", "stii": "Shapley-Taylor", "fsii": "Faith-Shap", "fbii": "Faith-Banzhaf",
+               "ksii": "k-SII", "k-sii": "k-SII", "excess": "Shapley excess", "moebius": "Moebius"}
 
 
 def join(names: Sequence[str], limit: int = 6) -> str:
@@ -30,76 +47,230 @@ def _number(x: float) -> str:
     return f"{x:+.3g}"
 
 
+def _verb(items: Sequence, singular: str, plural: str) -> str:
+    return singular if len(items) == 1 else plural
+
+
+def _magnitudes(graph) -> bool:
+    """True for a cohort graph of magnitudes (mean ``|phi|``, mean ``|W|``): no signs to print."""
+    return graph.kind == "cohort"
+
+
+def _index_name(graph) -> str:
+    index = graph.interaction_index
+    return INDEX_NAMES.get(index.lower(), index)
+
+
+def _phi_order(graph) -> list[int]:
+    """Features by decreasing ``|phi|`` (ties keep the feature order); PageRank order without univariate values."""
+    if graph.univariate is None:
+        return [graph.index(f) for f in graph.ranking().order()]
+    return [int(i) for i in np.argsort(-np.abs(graph.univariate), kind="stable")]
+
+
+def drivers_sentence(graph, top: int, limit: int) -> str | None:
+    """The ``top`` features of largest ``|phi|`` with their values (the univariate Shapley values), largest first.
+
+    Features with ``|phi|`` 0 (up to round-off) are no drivers. Without univariate values: the ``top`` features of
+    the graph's PageRank ranking, labelled as the most central ones (not as drivers). For an interaction index
+    the order-1 values are labelled as the index's single-feature values (for Shapley-Taylor, Faith-Shap, k-SII
+    and Moebius they are not Shapley values: the pairs carry the rest).
+    """
+    names = graph.feature_names
+    if top <= 0:
+        return None
+    phi = graph.univariate
+    if phi is None:
+        central = graph.ranking().order()[:top]
+        return f"Most central in the graph (PageRank on |W|): {join(central, limit)}." if central else None
+    floor = 1e-9 * max(float(np.abs(phi).max()), 1e-300)
+    leaders = [i for i in _phi_order(graph) if abs(phi[i]) > floor][:top]
+    if not leaders:
+        return None
+    label = "Main drivers"
+    if graph.interaction_index is not None:  # order-1 terms: Shapley values for SII, not for Shapley-Taylor etc.
+        label = f"Largest single-feature values ({_index_name(graph)})"
+    if _magnitudes(graph):
+        return f"{label} (mean |value| over the rows): " + join(
+            [f"{names[i]} ({abs(phi[i]):.3g})" for i in leaders], limit) + "."
+    return f"{label}: " + join([f"{names[i]} ({_number(phi[i])})" for i in leaders], limit) + "."
+
+
 def describe(graph, gamma: float | None = None, *, top: int = 3, limit: int = 6) -> str:
     """One paragraph about an :class:`~interplay.graph.ExplanationGraph` at threshold ``gamma`` (None: its default).
 
-    Sentences, each omitted when empty: the ``top`` features of :meth:`ExplanationGraph.ranking`, largest first, with their
-    univariate values (those with a non-zero value); up to ``top`` statements "once i is known, j and k add little" (out-edges of ``H_gamma``
-    from the highest-ranked features, leaving out features of the same group and those that add little given
-    anything); the interchangeable groups; the features made redundant by every other feature; and the threshold
-    used. A cohort graph (``redundancy_share``) speaks of "in most rows" and of mean ``|value|``.
+    A Bivariate Shapley graph (or a cohort of them): :func:`describe_redundancy`. A graph of a symmetric
+    interaction index: :func:`describe_interactions` (``gamma``: the size above which a pair counts as an
+    interaction). ``top``: drivers named and statements made per kind; ``limit``: names per list.
     """
-    h = graph.redundancy(gamma)
-    names = list(graph.feature_names)
-    n = len(names)
+    if graph.interaction_index is not None:
+        return describe_interactions(graph, gamma, top=top, limit=limit)
+    return describe_redundancy(graph, gamma, top=top, limit=limit)
+
+
+# ------------------------------------------------------------------------------------------------ redundancy
+def _is_exact(graph, h, gamma, cohort: bool) -> bool:
+    """Whether every redundancy edge is an exact zero (then "adds nothing", else "adds little")."""
+    if h.gamma == 0:
+        return True
+    if gamma is not None or cohort:
+        return False
+    from .explanation import roundoff
+
     adjacency = np.asarray(h.adjacency)
-    ranking = graph.ranking()
-    order = [graph.index(f) for f in ranking.order()]
-    cohort = graph.redundancy_share is not None and gamma is None
-    exact = h.gamma == 0 or (gamma is None and not cohort and
-                             np.all(np.abs(graph.weights[adjacency]) <= 1e-9 * max(graph.max_abs_weight(), 1e-300)))
-    little = "nothing" if exact else "little"
-    sentences = []
+    return bool(np.all(np.abs(graph.weights[adjacency]) <= roundoff(graph.weights, graph.univariate)))
 
-    phi = graph.univariate
-    leaders = order[:max(0, top)]
-    if phi is not None:  # a feature with no value of its own is no driver
-        leaders = [i for i in leaders if abs(phi[i]) > 1e-9 * max(float(np.abs(phi).max()), 1e-300)]
-        leaders.sort(key=lambda i: -abs(phi[i]))  # the top-ranked features, named largest value first
-    if leaders:
-        if phi is None:
-            sentences.append(f"Most influential: {join([names[i] for i in leaders], limit)}.")
-        elif graph.kind == "cohort":
-            sentences.append("Main drivers (mean |value| over the rows): "
-                             + join([f"{names[i]} ({abs(phi[i]):.3g})" for i in leaders], limit) + ".")
-        else:
-            sentences.append("Main drivers: " + join([f"{names[i]} ({_number(phi[i])})" for i in leaders], limit)
-                             + ".")
 
-    null = [j for j in range(n) if n > 1 and adjacency[:, j].sum() == n - 1]
+def _once_sentences(graph, h, order, aside, top, limit, little, cohort) -> list[str]:
+    """Up to ``top`` "Once i is known, j and k add little" (out-edges of ``H_gamma``), drivers first, leaving out
+    features of i's own group and the features with no effect."""
+    names = graph.feature_names
+    adjacency = np.asarray(h.adjacency)
     component = {name: k for k, members in enumerate(h.components()) for name in members}
-    said = 0
+    sentences = []
     for i in order:
-        if said >= top:
+        if len(sentences) >= top:
             break
-        targets = [j for j in order if adjacency[i, j] and component[names[j]] != component[names[i]]
-                   and j not in null]
+        if i in aside:
+            continue
+        targets = [j for j in order if adjacency[i, j] and j not in aside
+                   and component[names[j]] != component[names[i]]]
         if targets:
-            verb = "adds" if len(targets) == 1 else "add"
-            sentences.append(f"Once {names[i]} is known, {join([names[j] for j in targets], limit)} {verb} {little}"
-                             + (" in most rows." if cohort else "."))
-            said += 1
+            sentences.append(f"Once {names[i]} is known, {join([names[j] for j in targets], limit)} "
+                             f"{_verb(targets, 'adds', 'add')} {little}" + (" in most rows." if cohort else "."))
+    return sentences
 
-    null_names = {names[j] for j in null}
-    for group in [g for g in h.groups() if not set(g) <= null_names][:top]:  # all-null groups: said below
+
+def _group_sentences(graph, h, order, top, limit, little, cohort) -> list[str]:
+    """The interchangeable groups (strongly connected components of ``H_gamma`` with more than one feature, no
+    no-effect feature in them), the group of the largest ``|phi|`` first, members by ``|phi|``."""
+    rank = {graph.feature_names[i]: r for r, i in enumerate(order)}
+    groups = sorted((sorted(g, key=rank.get) for g in h.groups()), key=lambda g: rank[g[0]])
+    sentences = []
+    for group in groups[:top]:
         rest = "the other adds" if len(group) == 2 else "the others add"
         sentences.append(f"{join(group, limit)} are interchangeable: once one of them is known, {rest} {little}"
                          + (" in most rows." if cohort else "."))
+    return sentences
 
-    if null:
-        verb = "adds" if len(null) == 1 else "add"
-        sentences.append(f"{join([names[j] for j in sorted(null)], limit)} {verb} {little} whichever other feature "
-                         "is known.")
-    if h.n_edges == 0:
-        sentences.append("No feature is redundant given another.")
+
+def _no_effect_sentence(graph, names, little, cohort, limit) -> str | None:
+    """"No effect ...: a and b add nothing whichever other feature is known" (``|phi|`` at most gamma too)."""
+    if not names:
+        return None
     if cohort:
-        sentences.append(f"(Redundant: in at least {h.info.get('share', 0.5):.0%} of the rows, each at its own "
-                         "threshold.)")
+        label = "No effect in most rows"
+    elif graph.redundancy_share is not None or graph.kind in ("cohort", "mean"):
+        label = "No effect in the cohort's mean graph"
     else:
-        scale = graph.max_abs_weight()
-        rel = f", {h.gamma / scale:.0%} of the strongest edge" if scale > 0 and h.gamma > 0 else ""
-        sentences.append(f"(Redundant: importance given the other feature at most gamma = {h.gamma:.3g}{rel}.)")
-    return " ".join(sentences)  # feature names keep their case, also at the start of a sentence
+        label = "No effect on this prediction"
+    return (f"{label}: {join(names, limit)} {_verb(names, 'adds', 'add')} {little} whichever other feature is "
+            "known.")
 
 
-__all__ = ["describe", "join"]
+def _threshold_sentence(graph, h, cohort: bool, aside: bool) -> str:
+    if cohort:
+        tail = "; no effect: in as many rows, also at most that threshold on its own" if aside else ""
+        return (f"(Redundant: in at least {h.info.get('share', 0.5):.0%} of the rows, each at its own "
+                f"threshold{tail}.)")
+    scale = graph.max_abs_weight()
+    rel = f", {h.gamma / scale:.0%} of the strongest edge" if scale > 0 and h.gamma > 0 else ""
+    tail = "; no effect: also at most gamma on its own" if aside else ""
+    return f"(Redundant: importance given the other feature at most gamma = {h.gamma:.3g}{rel}{tail}.)"
+
+
+def describe_redundancy(graph, gamma: float | None = None, *, top: int = 3, limit: int = 6) -> str:
+    """The paragraph of a Bivariate Shapley graph (see the module docstring), each sentence omitted when empty.
+
+    The ``top`` main drivers (largest ``|phi|``); up to ``top`` statements "once i is known, j adds little"
+    (out-edges of ``H_gamma`` from the drivers first); the interchangeable groups; the features with no effect;
+    "no feature is redundant given another" when ``H_gamma`` has no edge between features with an effect; the
+    threshold. A cohort graph (``redundancy_share``) speaks of "in most rows" and of mean ``|value|``.
+    """
+    h = graph.redundancy(gamma)
+    names = list(graph.feature_names)
+    cohort = graph.redundancy_share is not None and gamma is None
+    little = "nothing" if _is_exact(graph, h, gamma, cohort) else "little"
+    order = _phi_order(graph)
+    aside = {graph.index(f) for f in h.no_effect or ()}
+    sentences = [drivers_sentence(graph, top, limit)]
+    sentences += _once_sentences(graph, h, order, aside, top, limit, little, cohort)
+    sentences += _group_sentences(graph, h, order, top, limit, little, cohort)
+    sentences.append(_no_effect_sentence(graph, [names[j] for j in sorted(aside)], little, cohort, limit))
+    adjacency = np.asarray(h.adjacency)
+    keep = [i for i in range(len(names)) if i not in aside]
+    if not adjacency[np.ix_(keep, keep)].any() and (len(keep) > 1 or not aside):
+        sentences.append("None of the others is redundant given another." if aside
+                         else "No feature is redundant given another.")
+    sentences.append(_threshold_sentence(graph, h, cohort, bool(aside)))
+    return " ".join(s for s in sentences if s)  # feature names keep their case, also at the start of a sentence
+
+
+# ------------------------------------------------------------------------------------------------ interactions
+def _pairs(weights: np.ndarray) -> list[tuple[int, int, float]]:
+    """Every pair ``i < j`` with its value, strongest ``|value|`` first (ties in feature order)."""
+    n = len(weights)
+    rows, cols = np.triu_indices(n, k=1)
+    values = weights[rows, cols]
+    order = np.argsort(-np.abs(values), kind="stable")
+    return [(int(rows[k]), int(cols[k]), float(values[k])) for k in order]
+
+
+def _pair_list(pairs, names, limit, signed: bool) -> str:
+    value = _number if signed else (lambda x: f"{abs(x):.3g}")
+    return join([f"{names[i]} x {names[j]} ({value(v)})" for i, j, v in pairs], limit)
+
+
+def _interaction_sentences(graph, notable, top, limit) -> list[str]:
+    """The strongest pairs: by sign for signed values, by size for a cohort's mean magnitudes."""
+    names = graph.feature_names
+    label = _index_name(graph)
+    if _magnitudes(graph):
+        return [f"Strongest interactions ({label}, mean |value| over the rows): "
+                f"{_pair_list(notable[:top], names, limit, False)}."]
+    sentences = []
+    positive = [p for p in notable if p[2] > 0][:top]
+    negative = [p for p in notable if p[2] < 0][:top]
+    if positive:
+        sentences.append(f"Strongest positive interactions ({label}; together the pair adds more than its two "
+                         f"features apart): {_pair_list(positive, names, limit, True)}.")
+    if negative:
+        sentences.append(f"Strongest negative interactions ({label}; together the pair adds less than its two "
+                         f"features apart): {_pair_list(negative, names, limit, True)}.")
+    return sentences
+
+
+def describe_interactions(graph, gamma: float | None = None, *, top: int = 3, limit: int = 6) -> str:
+    """The paragraph of a symmetric interaction index's graph: main drivers (its order-1 values), the ``top``
+    strongest positive and negative pairs with ``|value| > gamma`` (``gamma=None``: :meth:`default_gamma`, 5 % of
+    the strongest pair), the features in no such pair, or, when no pair exceeds ``gamma``, that the features'
+    effects add up (as far as pairs go). Never a statement of redundancy: a pair value near 0 says the two
+    effects add up, not that one feature replaces the other (Bivariate Shapley paper, Section 1 and Def. 4.1).
+    """
+    from .redundancy import _check_gamma
+
+    names = graph.feature_names
+    label = _index_name(graph)
+    threshold = graph.default_gamma() if gamma is None else _check_gamma(gamma)
+    slack = 1e-9 * graph.max_abs_weight()
+    notable = [p for p in _pairs(np.asarray(graph.weights)) if abs(p[2]) > threshold + slack]
+    sentences = [drivers_sentence(graph, top, limit)]
+    if notable:
+        sentences += _interaction_sentences(graph, notable, top, limit)
+        touched = {i for p in notable for i in p[:2]}
+        quiet = [names[i] for i in range(len(names)) if i not in touched]
+        if quiet:
+            sentences.append(f"No notable interaction: {join(quiet, limit)}.")
+    else:
+        size = "0" if threshold == 0 else f"at most {threshold:.3g} in size"
+        sentences.append(f"No pair of features interacts (every pairwise {label} value is {size}): as far as pairs "
+                         "go, the features' effects add up.")
+    scale = graph.max_abs_weight()
+    rel = f", {threshold / scale:.0%} of the strongest pair" if scale > 0 and threshold > 0 else ""
+    sentences.append(f"(Interaction: |{label} pair value| above {threshold:.3g}{rel}. A pair value near 0 means the "
+                     "two features' effects add up, not that one feature replaces the other; which features "
+                     "replace which needs the Bivariate Shapley graph, ip.bivariate(...).graph().)")
+    return " ".join(s for s in sentences if s)
+
+
+__all__ = ["INDEX_NAMES", "describe", "describe_interactions", "describe_redundancy", "drivers_sentence", "join"]

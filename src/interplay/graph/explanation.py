@@ -6,8 +6,16 @@ G has no self-loops. G is complete in the paper's sense (every ordered pair is a
 the redundancy graph ``H_gamma`` keeps the edges of small absolute weight (:mod:`interplay.graph.redundancy`),
 PageRank on G ranks the features (:mod:`interplay.graph.ranking`).
 
-A symmetric interaction matrix (SII, Shapley-Taylor, excess) gives a graph of the same kind with
-``W(i, j) = W(j, i)``, which is how the paper compares those indices with Bivariate Shapley (Section 5).
+A symmetric interaction matrix (SII, BII, Shapley-Taylor, Faith-Shap, k-SII, excess, Moebius) gives a graph of
+the same kind with ``W(i, j) = W(j, i)``, which is how the paper compares those indices with Bivariate Shapley
+(Section 5). Such a graph knows its index (:attr:`ExplanationGraph.interaction_index`) and is read as what it
+is: a pair value near 0 means that the two features' effects add up, not that one makes the other redundant
+(Def. 4.1 needs ``W(i, j)``, the importance of ``j`` *given* ``i``, which a symmetric index does not measure).
+So its :meth:`~ExplanationGraph.describe` speaks of interactions, and the redundancy analysis
+(:meth:`~ExplanationGraph.redundancy`, :meth:`~ExplanationGraph.sinks`, :meth:`~ExplanationGraph.sources`,
+:meth:`~ExplanationGraph.no_effect`, :meth:`~ExplanationGraph.gamma_sweep`, ``ranking("condensation")``) is
+refused with an error saying so. The paper's structural comparison stays one explicit call away:
+``RedundancyGraph.from_weights(graph.weights, gamma, graph.feature_names)``.
 No model evaluations are made here: everything works on the already computed matrix.
 """
 
@@ -28,14 +36,27 @@ def _frozen(array) -> np.ndarray:
     return out
 
 
-#: Relative round-off tolerance: weights within ``ROUNDOFF_RTOL * max|W|`` of a threshold count as on it, so that
-#: ``gamma = 0`` finds the exact zeros of an exactly computed matrix despite floating-point round-off (~1e-16).
+#: Names of the symmetric interaction indices (``Interactions.index``): their graphs are not redundancy graphs.
+INTERACTION_INDICES = ("sii", "bii", "stii", "fsii", "fbii", "ksii", "k-sii", "excess", "moebius", "shapley-taylor",
+                       "faith-shap", "faith-banzhaf", "interactions")
+
+#: Relative round-off tolerance: weights within ``ROUNDOFF_RTOL * max(max|W|, max|phi|)`` of a threshold count as
+#: on it, so that ``gamma = 0`` finds the exact zeros of an exactly computed matrix despite floating-point
+#: round-off (~1e-16).
 ROUNDOFF_RTOL = 1e-9
 
 
-def roundoff(weights: np.ndarray) -> float:
-    """Absolute round-off allowance of a weight matrix: ``ROUNDOFF_RTOL * max|W|``."""
-    return ROUNDOFF_RTOL * float(np.abs(weights).max()) if weights.size else 0.0
+def roundoff(weights: np.ndarray, univariate=None) -> float:
+    """Absolute round-off allowance of a weight matrix: ``ROUNDOFF_RTOL * max(max|W|, max|phi|)``.
+
+    The univariate values (when known) set the game's scale: when every weight is round-off (three exact copies
+    of one signal: each is worth nothing given another, ``W ~ 5e-17``, while ``phi = 1/3``), ``max|W|`` alone
+    would make the round-off its own scale and find no zero at all.
+    """
+    scale = float(np.abs(weights).max()) if np.size(weights) else 0.0
+    if univariate is not None and np.size(univariate):
+        scale = max(scale, float(np.abs(np.asarray(univariate, dtype=float)).max()))
+    return ROUNDOFF_RTOL * scale
 
 
 def check_square(weights: Any, name: str = "weights") -> np.ndarray:
@@ -57,10 +78,14 @@ class ExplanationGraph:
 
     Build one with :meth:`BivariateExplanation.graph`, :meth:`Interactions.graph`, :func:`mean_graph` or
     directly from a matrix. ``univariate`` (optional) holds one value per feature (the Shapley values of the
-    same game), used by ``pagerank(personalization="univariate")``. ``std_errors`` (optional) has the shape of
-    ``weights``. ``kind`` says where the weights come from (``"bivariate"``, ``"sii"``, ``"cohort"``, ``"mean"``,
-    ...). ``redundancy_share`` (optional, cohort graphs from :func:`~interplay.graph.mean_graph`): per edge, the
-    share of the cohort's rows in which it is a redundancy edge.
+    same game), used by ``pagerank(personalization="univariate")`` and to tell features with no effect
+    (:meth:`no_effect`). ``std_errors`` (optional) has the shape of ``weights``. ``kind`` says where the weights
+    come from (``"bivariate"``, ``"sii"``, ``"cohort"``, ``"mean"``, ...); a graph of a symmetric interaction index
+    (``kind`` one of :data:`INTERACTION_INDICES`, or ``info["interaction_index"]``, e.g. a cohort of them) has
+    :attr:`interaction_index` set and refuses the redundancy analysis. ``redundancy_share`` (optional, cohort
+    graphs from :func:`~interplay.graph.mean_graph`): per edge, the share of the cohort's rows in which it is a
+    redundancy edge; ``no_effect_share`` (optional, the same cohorts): per feature, the share of rows in which it
+    has no effect.
     """
 
     weights: np.ndarray
@@ -70,6 +95,7 @@ class ExplanationGraph:
     std_errors: np.ndarray | None = None
     info: Mapping[str, Any] = field(default_factory=dict)
     redundancy_share: np.ndarray | None = None
+    no_effect_share: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         weights = check_square(self.weights)
@@ -93,6 +119,11 @@ class ExplanationGraph:
                 raise ValueError(f"redundancy_share: expected an {(n, n)} matrix of shares in [0, 1], "
                                  f"got shape {share.shape}")
             object.__setattr__(self, "redundancy_share", _frozen(share))
+        if self.no_effect_share is not None:
+            share = np.asarray(self.no_effect_share, dtype=float)
+            if share.shape != (n,) or not np.isfinite(share).all() or (share < 0).any() or (share > 1).any():
+                raise ValueError(f"no_effect_share: expected {n} shares in [0, 1], got shape {share.shape}")
+            object.__setattr__(self, "no_effect_share", _frozen(share))
         object.__setattr__(self, "kind", str(self.kind))
         object.__setattr__(self, "info", dict(self.info))
 
@@ -105,6 +136,29 @@ class ExplanationGraph:
     def is_symmetric(self) -> bool:
         """True when ``W(i, j) == W(j, i)`` for every pair (graphs from SII, Shapley-Taylor, excess)."""
         return bool(np.array_equal(self.weights, self.weights.T))
+
+    @property
+    def interaction_index(self) -> str | None:
+        """The symmetric interaction index these weights hold (``"sii"``, ``"stii"``, ...), or None for a
+        Bivariate Shapley graph (directed: the weights are importances given another feature)."""
+        index = self.info.get("interaction_index")
+        if index is None and self.kind.lower() in INTERACTION_INDICES:
+            index = self.kind
+        return None if index is None else str(index)
+
+    def _refuse_if_interactions(self, what: str) -> None:
+        """Refuse a redundancy analysis on a symmetric interaction index (see the module docstring)."""
+        index = self.interaction_index
+        if index is None:
+            return
+        raise ValueError(
+            f"{what}: this graph holds {index!r} interaction values, which are symmetric: a pair value near 0 means "
+            "that the two features' effects add up, not that one feature makes the other redundant. Redundancy "
+            "(interchangeable groups, sources, sinks, features with no effect) needs the importance of one feature "
+            "given another: the Bivariate Shapley graph, ip.bivariate(game).graph() or explainer.bivariate(x).graph(). "
+            "describe() says which pairs interact. For the paper's Section 5 structural comparison of this matrix, "
+            "call interplay.graph.RedundancyGraph.from_weights(graph.weights, gamma, graph.feature_names)."
+        )
 
     def index(self, feature) -> int:
         """Position of a feature given by name or index."""
@@ -126,24 +180,55 @@ class ExplanationGraph:
 
         return default_gamma(self.weights, self.std_errors)
 
-    def redundancy(self, gamma: float | None = None, *, share: float = 0.5):
+    def redundancy(self, gamma: float | None = None, *, share: float = 0.5, exclude_no_effect: bool = True):
         """Redundancy graph ``H_gamma``: edge ``i -> j`` iff ``|W(i, j)| <= gamma`` (``j`` redundant given ``i``).
 
         Section 4.1 of the Bivariate Shapley paper; ``gamma=None`` uses :meth:`default_gamma`. A cohort graph
         (with ``redundancy_share``) and ``gamma=None`` keeps instead the edges that are redundancies in at least
         ``share`` of its rows (each row at its own gamma); ``info["share"]`` says so. Returns a
         :class:`~interplay.graph.RedundancyGraph` (groups, condensation, sources, sinks, summary).
-        """
-        from .redundancy import RedundancyGraph
 
+        ``exclude_no_effect`` (default), when the univariate values are known (for a cohort: ``no_effect_share``):
+        the redundancy reading of :mod:`interplay.graph.redundancy`. The features of :meth:`no_effect` (at the
+        same ``gamma``, or ``share``) are set aside from groups, sources and sinks (listed as ``.no_effect``): by
+        the letter of Def. 4.1 every feature makes a feature that does nothing redundant, which would make it the
+        only sink and lump all such features into one "interchangeable" group; and the sinks are the
+        directionally redundant classes (made redundant by a feature outside them). ``False``, or no univariate
+        values: the paper's exact definitions (``.paper_definition`` is True). Refused for a graph of a
+        symmetric interaction index (:attr:`interaction_index`).
+        """
+        from .redundancy import RedundancyGraph, _check_gamma, redundancy_adjacency
+
+        self._refuse_if_interactions("redundancy")
         if gamma is None and self.redundancy_share is not None:
-            share = float(share)
-            if not 0.0 < share <= 1.0:
-                raise ValueError(f"share: expected a number in (0, 1], got {share!r}")
+            share = _check_share(share)
+            aside = self.no_effect(share=share) if exclude_no_effect and self.no_effect_share is not None else None
             return RedundancyGraph(self.redundancy_share >= share, float(self.info.get("mean_row_gamma", 0.0)),
-                                   self.feature_names, info={"share": share})
-        return RedundancyGraph.from_weights(self.weights, self.default_gamma() if gamma is None else gamma,
-                                            self.feature_names)
+                                   self.feature_names, info={"share": share}, no_effect=aside)
+        gamma = self.default_gamma() if gamma is None else _check_gamma(gamma)
+        aside = self.no_effect(gamma) if exclude_no_effect and self.univariate is not None else None
+        return RedundancyGraph(redundancy_adjacency(self.weights, gamma, self.univariate), gamma, self.feature_names,
+                               no_effect=aside)
+
+    def no_effect(self, gamma: float | None = None, *, share: float = 0.5) -> list[str]:
+        """Features with no effect on this prediction: ``|phi_j| <= gamma`` and ``|W(i, j)| <= gamma`` for every
+        other feature ``i`` (negligible on their own and given any other feature; the null features of an exact
+        game at ``gamma = 0``). See :func:`interplay.graph.redundancy.no_effect_mask` for the rule and why only
+        incoming edges count. Needs the univariate values (none without them). ``gamma=None``: the default
+        gamma; for a cohort graph with ``no_effect_share``, the features with no effect in at least ``share`` of
+        the rows (each row at its own gamma). Refused for a symmetric interaction index.
+        """
+        from .redundancy import _check_gamma, no_effect_mask
+
+        self._refuse_if_interactions("no_effect")
+        if gamma is None and self.redundancy_share is not None:
+            share = _check_share(share)
+            mask = (np.zeros(self.n_features, dtype=bool) if self.no_effect_share is None
+                    else self.no_effect_share >= share)
+        else:
+            gamma = self.default_gamma() if gamma is None else _check_gamma(gamma)
+            mask = no_effect_mask(self.weights, self.univariate, gamma)
+        return [self.feature_names[i] for i in np.flatnonzero(mask)]
 
     def ranking(self, method: str | None = None, *, damping: float = 0.85, gamma: float | None = None):
         """Features ranked by influence (:func:`interplay.graph.ranking.rank`).
@@ -154,21 +239,27 @@ class ExplanationGraph:
         """
         from .ranking import DEFAULT_RANKING, rank
 
+        if method == "condensation":
+            self._refuse_if_interactions("ranking('condensation')")
         return rank(self.weights, self.univariate, method=DEFAULT_RANKING if method is None else method,
                     damping=damping, gamma=gamma, feature_names=self.feature_names)
 
     def describe(self, gamma: float | None = None, *, top: int = 3, limit: int = 6) -> str:
-        """One plain-language paragraph: the main drivers, who makes whom redundant, the interchangeable groups
-        and the features that add nothing (see :func:`interplay.graph.describe.describe`)."""
+        """One plain-language paragraph: the main drivers (largest ``|phi|``), who makes whom redundant, the
+        interchangeable groups and the features with no effect; for a symmetric interaction index, the strongest
+        interactions instead (see :func:`interplay.graph.describe.describe`)."""
         from .describe import describe
 
         return describe(self, gamma, top=top, limit=limit)
 
     def gamma_sweep(self, gammas: Sequence[float] | None = None):
-        """Density, group, source and sink counts of ``H_gamma`` per ``gamma`` (see :func:`gamma_sweep`)."""
+        """Density, group, source, sink and no-effect counts of ``H_gamma`` per ``gamma`` (see :func:`gamma_sweep`;
+        no-effect features set aside as in :meth:`redundancy`). Refused for a symmetric interaction index."""
         from .redundancy import gamma_sweep
 
-        return gamma_sweep(self.weights, gammas, feature_names=self.feature_names, std_errors=self.std_errors)
+        self._refuse_if_interactions("gamma_sweep")
+        return gamma_sweep(self.weights, gammas, feature_names=self.feature_names, std_errors=self.std_errors,
+                           univariate=self.univariate)
 
     def gamma_for_density(self, density: float = 0.5) -> float:
         """Smallest ``gamma`` giving ``H_gamma`` at least this density (the paper's choice: about 0.5)."""
@@ -205,14 +296,19 @@ class ExplanationGraph:
 
     def sinks(self, tol: float = 0.0) -> list[str]:
         """Sinks of G: features with no outgoing edge of ``|W| > tol`` (up to round-off, see ``ROUNDOFF_RTOL``):
-        their presence removes every other feature's importance (Section 4, "Most Influential Features")."""
-        out = np.abs(self.weights) > tol + roundoff(self.weights)
+        their presence removes every other feature's importance (Section 4, "Most Influential Features").
+        Not the sinks of the redundancy graph (``redundancy().sinks()``). Refused for a symmetric index."""
+        self._refuse_if_interactions("sinks")
+        out = np.abs(self.weights) > tol + roundoff(self.weights, self.univariate)
         return [self.feature_names[i] for i in np.flatnonzero(~out.any(axis=1))]
 
     def sources(self, tol: float = 0.0) -> list[str]:
-        """Sources of G: features with no incoming edge of ``|W| > tol`` (up to round-off): never important,
-        whatever is present."""
-        into = np.abs(self.weights) > tol + roundoff(self.weights)
+        """Sources of G: features with no incoming edge of ``|W| > tol`` (up to round-off): unimportant given any
+        other feature (Section 4, "Least Influential Features"). With ``|phi| <= tol`` too they have no effect at
+        all (:meth:`no_effect`); with a larger ``|phi|`` they matter alone but are replaced by any other feature
+        (e.g. copies of one signal). Refused for a symmetric index."""
+        self._refuse_if_interactions("sources")
+        into = np.abs(self.weights) > tol + roundoff(self.weights, self.univariate)
         return [self.feature_names[i] for i in np.flatnonzero(~into.any(axis=0))]
 
     # ------------------------------------------------------------------ conversion
@@ -252,6 +348,13 @@ class ExplanationGraph:
                 f"max|W|={self.max_abs_weight():.6g})\n" + "\n".join(lines))
 
 
+def _check_share(share) -> float:
+    share = float(share)
+    if not 0.0 < share <= 1.0:
+        raise ValueError(f"share: expected a number in (0, 1], got {share!r}")
+    return share
+
+
 def from_bivariate(explanation) -> ExplanationGraph:
     """G of a :class:`~interplay.results.BivariateExplanation`: ``W = explanation.adjacency``."""
     return ExplanationGraph(
@@ -267,7 +370,8 @@ def from_interactions(interactions) -> ExplanationGraph:
 
     ``W(i, j) = W(j, i)`` = the pair's value (``interactions.matrix`` off the diagonal), as the paper's
     comparisons do (Section 5: the same graph algorithms applied to Sh-Int, Sh-Tay, Sh-Exc). The order-1
-    values, when the result has them, become ``univariate``.
+    values, when the result has them, become ``univariate``. ``kind`` and ``info["interaction_index"]`` hold the
+    index, so the graph describes interactions and refuses the redundancy analysis (see the module docstring).
     """
     if interactions.order < 2:
         raise ValueError(f"interactions: expected an index of order >= 2 (pairs), got order {interactions.order}")
@@ -282,8 +386,8 @@ def from_interactions(interactions) -> ExplanationGraph:
         weights=interactions.matrix, feature_names=interactions.feature_names, univariate=univariate,
         kind=interactions.index,
         info={"method": interactions.method, "n_evaluations": interactions.n_evaluations,
-              "order": interactions.order},
+              "order": interactions.order, "interaction_index": str(interactions.index)},
     )
 
 
-__all__ = ["ROUNDOFF_RTOL", "ExplanationGraph", "from_bivariate", "from_interactions"]
+__all__ = ["INTERACTION_INDICES", "ROUNDOFF_RTOL", "ExplanationGraph", "from_bivariate", "from_interactions"]

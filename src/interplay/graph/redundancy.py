@@ -10,7 +10,30 @@ feature ``i`` (Def. 4.1, relaxed by ``gamma``). On it:
   are classes that make no outside feature redundant, the directionally redundant features that the paper masks
   in Table 2. They are found exactly, as all nodes of in-degree 0 / out-degree 0 (several per weakly connected
   component are possible), not by PageRank's argmax/argmin as in the paper's Algorithm 4 (which also swaps
-  source and sink; see the papers' README). A feature with no edge at all is both a source and a sink.
+  source and sink; see the papers' README). By the paper's definitions a feature with no edge at all is both a
+  source and a sink.
+
+Two readings of ``H_gamma``, both kept:
+
+- The paper's exact definitions (a :class:`RedundancyGraph` built with ``no_effect=None``, the default:
+  ``RedundancyGraph(adjacency, gamma)``, :meth:`RedundancyGraph.from_weights` without univariate values,
+  ``ExplanationGraph.redundancy(exclude_no_effect=False)``, any graph without univariate values): sources and
+  sinks are the condensation's nodes of in-degree / out-degree 0 (App. A), isolated classes being both.
+- The redundancy reading (``no_effect`` a list, what :meth:`ExplanationGraph.redundancy` builds when the
+  univariate values are known). A null feature ``j`` (Shapley value 0, important given no other feature) has an
+  edge into it from every other feature, since it adds nothing whatever is known: by the letter of Def. 4.1
+  every feature makes it redundant, it is the bottom of the condensation and so the only sink (every feature
+  with an effect then has an out-edge to it, so none is ever a sink), and a set of them is one large
+  "interchangeable" group. That reads irrelevance as redundancy. The paper itself separates such features: its
+  Section 4 example calls the Shapley-zero words the least influential, the sources of G (no incoming edge),
+  before it defines redundancy. So the features with no effect (:func:`no_effect_mask`: ``|phi|`` and every
+  incoming ``|W|`` at most ``gamma``) are set aside: each is a singleton class with no class edge, listed by
+  :attr:`RedundancyGraph.no_effect` and in no group, source, sink or isolated list. ``adjacency`` stays the
+  paper's ``H_gamma`` (edges, density, :meth:`~RedundancyGraph.redundant_given` unchanged). And the sinks are
+  the directionally redundant classes: out-degree 0 *and* at least one incoming class edge (made redundant by a
+  feature outside the class), which is what masking the sinks in the paper's Table 2 relies on (cost the
+  model least). An isolated class (no class edge either way, e.g. an interchangeable pair that nothing else
+  replaces) is then a source, not a sink: masking it would lose what only it carries.
 
 Strongly and weakly connected components come from ``scipy.sparse.csgraph.connected_components``; the tests
 check them against networkx. Cost: no model evaluations; ``O(n^2)`` work on the ``n x n`` matrix.
@@ -68,16 +91,41 @@ def _check_gamma(gamma) -> float:
     return value
 
 
-def redundancy_adjacency(weights: np.ndarray, gamma: float) -> np.ndarray:
+def redundancy_adjacency(weights: np.ndarray, gamma: float, univariate=None) -> np.ndarray:
     """Boolean adjacency of ``H_gamma``: ``|W(i, j)| <= gamma`` off the diagonal (no self-loops).
 
-    Round-off is allowed for: the test is ``|W(i, j)| <= gamma + ROUNDOFF_RTOL * max|W|`` (``1e-9``
-    relative), so ``gamma = 0`` keeps the edges whose exact weight is 0 (Def. 4.1) although an exactly computed
-    matrix holds them as ``+-1e-16``-sized numbers.
+    Round-off is allowed for: the test is ``|W(i, j)| <= gamma + ROUNDOFF_RTOL * max(max|W|, max|phi|)``
+    (``1e-9`` relative; ``phi`` the univariate values when given), so ``gamma = 0`` keeps the edges whose exact
+    weight is 0 (Def. 4.1) although an exactly computed matrix holds them as ``+-1e-16``-sized numbers.
     """
-    adjacency = np.abs(weights) <= gamma + roundoff(weights)
+    adjacency = np.abs(weights) <= gamma + roundoff(weights, univariate)
     np.fill_diagonal(adjacency, False)
     return adjacency
+
+
+def no_effect_mask(weights: np.ndarray, univariate, gamma: float) -> np.ndarray:
+    """Features with no effect at threshold ``gamma``: ``|phi_j| <= gamma`` and ``|W(i, j)| <= gamma`` for every ``i``.
+
+    ``W(i, j)`` is the importance of ``j`` when ``i`` is present (Bivariate Shapley paper, Eq. 6, orientation as
+    in the papers' README) and ``phi_j`` its importance when nothing else is known (the univariate Shapley
+    value), so the rule says: ``j`` is negligible on its own and redundant given every other feature (Def. 4.1,
+    relaxed by ``gamma`` as ``H_gamma`` is). For an exact game and ``gamma = 0`` these are the null features; it
+    is the paper's "least influential" reading (Section 4: Shapley value zero, a source of G, no incoming edge).
+    Only incoming edges count: the outgoing ``W(j, i)`` is the importance of the *other* feature ``i`` when
+    ``j`` is present, which for a null ``j`` is as large as ``i``'s own effect, not 0. Three exact copies of one
+    signal are redundant given each other but each has ``phi > 0``: they are a group, not "no effect". Without
+    univariate values (``None``) nothing is set aside: a column of zeros alone cannot tell copies from nulls.
+    Round-off is allowed for as in :func:`redundancy_adjacency`.
+    """
+    weights = check_square(weights)
+    n = len(weights)
+    if univariate is None:
+        return np.zeros(n, dtype=bool)
+    phi = np.abs(np.asarray(univariate, dtype=float))
+    if phi.shape != (n,):
+        raise ValueError(f"univariate: expected {n} values, got shape {phi.shape}")
+    column = redundancy_adjacency(weights, gamma, phi).sum(axis=0) == n - 1
+    return column & (phi <= gamma + roundoff(weights, phi))
 
 
 def _first_index_labels(labels: np.ndarray) -> np.ndarray:
@@ -114,13 +162,19 @@ class RedundancyGraph:
 
     Methods give the mutual redundancy groups (:meth:`groups`), the condensation (:meth:`condensation`), its
     exact sources and sinks expanded to feature names (:meth:`sources`, :meth:`sinks`) and a text
-    :meth:`summary`.
+    :meth:`summary`. ``no_effect=None`` (the default): the paper's exact definitions. A list (names or indices,
+    possibly empty): the redundancy reading of the module docstring; the features with no effect (see
+    :func:`no_effect_mask`) are set aside from the structure (each a singleton class with no class edge, in no
+    group and in none of :meth:`sources`, :meth:`sinks`, :meth:`isolated`) and the sinks are the directionally
+    redundant classes (entered by a class edge). ``adjacency`` (and :meth:`edges`, :attr:`density`,
+    :meth:`redundant_given`, :meth:`made_redundant_by`) is the paper's ``H_gamma`` either way.
     """
 
     adjacency: np.ndarray
     gamma: float
     feature_names: tuple[str, ...] = None  # type: ignore[assignment]
     info: Mapping[str, Any] = field(default_factory=dict)
+    no_effect: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         adjacency = np.array(self.adjacency, dtype=bool, copy=True)
@@ -132,19 +186,44 @@ class RedundancyGraph:
         object.__setattr__(self, "gamma", _check_gamma(self.gamma))
         object.__setattr__(self, "feature_names", check_feature_names(self.feature_names, len(adjacency)))
         object.__setattr__(self, "info", dict(self.info))
-        strong, weak, condensed = _structure(adjacency)
+        aside = self._check_no_effect(() if self.no_effect is None else self.no_effect)
+        if self.no_effect is not None:
+            object.__setattr__(self, "no_effect", tuple(self.feature_names[i] for i in np.flatnonzero(aside)))
+        object.__setattr__(self, "_aside", aside)
+        strong, weak, condensed = _structure(self._effective_adjacency())
         for name, value in (("_strong", strong), ("_weak", weak), ("_condensed", condensed)):
             value.setflags(write=False)
             object.__setattr__(self, name, value)
 
+    def _check_no_effect(self, no_effect) -> np.ndarray:
+        """``no_effect`` (names or indices) as a boolean mask over the features."""
+        aside = np.zeros(len(self.feature_names), dtype=bool)
+        for feature in no_effect:
+            aside[_feature_index(feature, self.feature_names)] = True
+        aside.setflags(write=False)
+        return aside
+
     @classmethod
-    def from_weights(cls, weights, gamma: float | None = None, feature_names=None) -> "RedundancyGraph":
-        """``H_gamma`` of an explanation-graph weight matrix (``gamma=None``: :func:`default_gamma`)."""
+    def from_weights(cls, weights, gamma: float | None = None, feature_names=None, *,
+                     univariate=None) -> "RedundancyGraph":
+        """``H_gamma`` of an explanation-graph weight matrix (``gamma=None``: :func:`default_gamma`).
+
+        Without ``univariate`` this is the paper's exact definition (Section 4.1), e.g. for its Section 5
+        comparison of symmetric indices (SII, Shapley-Taylor, excess) by the same graph algorithms. With the
+        univariate values, the redundancy reading (features with no effect set aside, see the module docstring).
+        """
         weights = check_square(weights)
         gamma = default_gamma(weights) if gamma is None else _check_gamma(gamma)
-        return cls(redundancy_adjacency(weights, gamma), gamma, feature_names)
+        aside = None if univariate is None else np.flatnonzero(no_effect_mask(weights, univariate, gamma)).tolist()
+        return cls(redundancy_adjacency(weights, gamma, univariate), gamma, feature_names, no_effect=aside)
 
     # ------------------------------------------------------------------ basics
+    @property
+    def paper_definition(self) -> bool:
+        """True when built without ``no_effect``: the paper's exact sources and sinks (isolated classes are both,
+        features with no effect included)."""
+        return self.no_effect is None
+
     @property
     def n_features(self) -> int:
         return len(self.feature_names)
@@ -188,7 +267,7 @@ class RedundancyGraph:
     # ------------------------------------------------------------------ components and condensation
     def components(self) -> list[list[str]]:
         """All strongly connected components (singletons too), numbered by their smallest feature index;
-        component ``c`` is node ``c`` of :meth:`condensation`."""
+        component ``c`` is node ``c`` of :meth:`condensation`. A no-effect feature is a component of its own."""
         order = np.argsort(self._strong, kind="stable")  # members of each component in feature order
         bounds = np.flatnonzero(np.diff(self._strong[order])) + 1
         return [[self.feature_names[i] for i in part] for part in np.split(order, bounds)]
@@ -204,22 +283,26 @@ class RedundancyGraph:
     def condensation(self):
         """The condensation (quotient graph ``S``, App. A Eq. 7) as a ``networkx.DiGraph``.
 
-        Node ``c`` is the ``c``-th entry of :meth:`components`, with attribute ``members`` (feature names);
+        Node ``c`` is the ``c``-th entry of :meth:`components`, with attributes ``members`` (feature names) and
+        ``no_effect`` (True for a set-aside no-effect feature: a node with no edge);
         ``graph.graph["mapping"]`` maps each feature name to its node. The graph is acyclic.
         """
         import networkx as nx
 
         components = self.components()
         graph = nx.DiGraph(mapping={name: int(self._strong[i]) for i, name in enumerate(self.feature_names)})
+        aside = set(self.no_effect or ())
         for c, members in enumerate(components):
-            graph.add_node(c, members=members)
+            graph.add_node(c, members=members, no_effect=members[0] in aside)
         rows, cols = np.nonzero(self._condensed)
         graph.add_edges_from(zip(rows.tolist(), cols.tolist()))
         return graph
 
     def _ends(self, degree_axis: int, per_component: bool):
         ends = ~self._condensed.any(axis=degree_axis)  # axis 0: no in-edge (source); axis 1: no out-edge (sink)
-        members = np.flatnonzero(ends[self._strong])
+        if degree_axis == 1 and not self.paper_definition:
+            ends &= self._condensed.any(axis=0)  # directionally redundant: entered by a class edge
+        members = np.flatnonzero(ends[self._strong] & ~self._aside)
         if not per_component:
             return self._names(members)
         weak = self._weak[members]
@@ -230,7 +313,8 @@ class RedundancyGraph:
 
         No feature outside its class makes a source feature redundant: these carry information that the rest
         cannot replace (Section 4.1, "Sources and Sinks in the Redundancy Graph"). ``per_component=True``
-        returns one list per weakly connected component of H (a component may have several sources).
+        returns one list per weakly connected component of H (a component may have several sources). Features
+        in :attr:`no_effect` are never listed.
         """
         return self._ends(0, per_component)
 
@@ -239,14 +323,27 @@ class RedundancyGraph:
 
         Sink features make no feature outside their class redundant; in a graph with edges they are the
         directionally redundant ones, whose removal costs the model least given the sources (paper, Table 2).
-        ``per_component=True`` returns one list per weakly connected component of H.
+        ``per_component=True`` returns one list per weakly connected component of H. In the redundancy reading
+        (built with ``no_effect``) only classes that some outside feature makes redundant are sinks, and the
+        :attr:`no_effect` features are never listed (by the paper's letter they would be the only sinks: every
+        feature makes them redundant); build the graph without ``no_effect`` for the paper's definition.
         """
         return self._ends(1, per_component)
 
     def isolated(self) -> list[str]:
-        """Features with no edge in H at all (both a source and a sink of their own component)."""
-        touched = self.adjacency.any(axis=0) | self.adjacency.any(axis=1)
-        return self._names(np.flatnonzero(~touched))
+        """Features with no redundancy edge to or from another feature that has an effect: by the paper's
+        definitions both a source and a sink of their own component, in the redundancy reading a source (nothing
+        makes them redundant) and no sink (they are not redundant); the :attr:`no_effect` features are not listed."""
+        effective = self._effective_adjacency()
+        touched = effective.any(axis=0) | effective.any(axis=1)
+        return self._names(np.flatnonzero(~touched & ~self._aside))
+
+    def _effective_adjacency(self) -> np.ndarray:
+        """``adjacency`` without the edges to or from the no-effect features."""
+        effective = self.adjacency.copy()
+        effective[self._aside, :] = False
+        effective[:, self._aside] = False
+        return effective
 
     def to_networkx(self):
         """A ``networkx.DiGraph`` on the feature names with H's edges (node attribute ``index``)."""
@@ -272,11 +369,16 @@ class RedundancyGraph:
             "  interchangeable (mutual redundancy groups): "
             + ("; ".join(fmt(g) for g in groups[:limit]) if groups else "none"),
             f"  sources (no outside feature makes them redundant): {fmt(self.sources())}",
-            f"  sinks (make no outside feature redundant): {fmt(self.sinks())}",
+            ("  sinks (make no outside feature redundant): " if self.paper_definition else
+             "  sinks (directionally redundant: made redundant from outside, make nothing outside redundant): ")
+            + fmt(self.sinks()),
         ]
         isolated = self.isolated()
         if isolated:
             lines.append(f"  isolated (no redundancy either way): {fmt(isolated)}")
+        if self.no_effect:
+            lines.append(f"  no effect (set aside: nothing on their own, nothing given any other feature): "
+                         f"{fmt(list(self.no_effect))}")
         condensation_edges = np.argwhere(self._condensed)
         if len(condensation_edges):
             components = self.components()
@@ -294,7 +396,8 @@ class RedundancyGraph:
 @dataclass(frozen=True, eq=False)
 class GammaSweep:
     """Per threshold ``gamma``: density of ``H_gamma``, edges, mutual redundancy groups (count and features
-    in them), and the number of features in source and in sink classes of the condensation."""
+    in them), the number of features in source and in sink classes of the condensation, and the number of
+    features with no effect, set aside from groups, sources and sinks (0 without univariate values)."""
 
     gamma: np.ndarray
     density: np.ndarray
@@ -304,8 +407,13 @@ class GammaSweep:
     n_sources: np.ndarray
     n_sinks: np.ndarray
     default_gamma: float
+    n_no_effect: np.ndarray | None = None
 
-    _COLUMNS = ("gamma", "density", "n_edges", "n_groups", "n_grouped", "n_sources", "n_sinks")
+    _COLUMNS = ("gamma", "density", "n_edges", "n_groups", "n_grouped", "n_sources", "n_sinks", "n_no_effect")
+
+    def __post_init__(self) -> None:
+        if self.n_no_effect is None:
+            object.__setattr__(self, "n_no_effect", np.zeros(len(self.gamma), dtype=int))
 
     def as_dict(self) -> dict[str, np.ndarray]:
         return {c: getattr(self, c) for c in self._COLUMNS}
@@ -338,12 +446,14 @@ def default_gammas(weights: np.ndarray, n_points: int = 17) -> np.ndarray:
 
 
 def gamma_sweep(weights, gammas: Sequence[float] | None = None, *, feature_names=None,
-                std_errors=None) -> GammaSweep:
+                std_errors=None, univariate=None) -> GammaSweep:
     """Graph density and group, source and sink counts of ``H_gamma`` for each ``gamma`` (sorted ascending).
 
     ``gammas=None``: 0 and 17 values log-spaced from ``1e-4 max|W|`` to ``max|W|``. Density is non-decreasing in
     ``gamma`` (edges are only added). The paper picks ``gamma`` for about 50 % density (Section 5, App. A.2.4);
-    :func:`gamma_for_density` does that directly.
+    :func:`gamma_for_density` does that directly. With ``univariate`` (the Shapley values), the features with no
+    effect at each ``gamma`` are set aside from groups, sources and sinks, as :meth:`ExplanationGraph.redundancy`
+    does (column ``n_no_effect``); without, the paper's exact definition.
     """
     weights = check_square(weights)
     names = check_feature_names(feature_names, len(weights))
@@ -353,7 +463,8 @@ def gamma_sweep(weights, gammas: Sequence[float] | None = None, *, feature_names
         raise ValueError("gammas: expected at least one threshold, got none")
     columns: dict[str, list] = {c: [] for c in GammaSweep._COLUMNS[1:]}
     for gamma in grid:
-        h = RedundancyGraph(redundancy_adjacency(weights, gamma), gamma, names)
+        aside = None if univariate is None else np.flatnonzero(no_effect_mask(weights, univariate, gamma)).tolist()
+        h = RedundancyGraph(redundancy_adjacency(weights, gamma, univariate), gamma, names, no_effect=aside)
         groups = h.groups()
         columns["density"].append(h.density)
         columns["n_edges"].append(h.n_edges)
@@ -361,6 +472,7 @@ def gamma_sweep(weights, gammas: Sequence[float] | None = None, *, feature_names
         columns["n_grouped"].append(sum(len(g) for g in groups))
         columns["n_sources"].append(len(h.sources()))
         columns["n_sinks"].append(len(h.sinks()))
+        columns["n_no_effect"].append(len(aside or ()))
     return GammaSweep(gamma=np.asarray(grid, dtype=float),
                       **{c: np.asarray(v) for c, v in columns.items()},
                       default_gamma=default_gamma(weights, std_errors))
@@ -380,4 +492,4 @@ def gamma_for_density(weights, density: float) -> float:
 
 
 __all__ = ["DEFAULT_RELATIVE_GAMMA", "GammaSweep", "RedundancyGraph", "default_gamma", "gamma_for_density",
-           "gamma_sweep"]
+           "gamma_sweep", "no_effect_mask", "redundancy_adjacency"]

@@ -1,0 +1,205 @@
+"""The explanation graph says what is true, in words and numbers (Bivariate Shapley paper, Section 4.1).
+
+- A graph of a symmetric interaction index (SII, BII, Shapley-Taylor, ...) is not a redundancy graph: a pair
+  value near 0 means the two effects add up. It knows its index, describes interactions and refuses the
+  redundancy analysis (the paper's Section 5 structural comparison stays one explicit call away).
+- "Main drivers" are the features of largest |phi|, with their signs.
+- Features with no effect (|phi| and every incoming |W| at most gamma) are reported as such and kept out of the
+  interchangeable groups, the sources and sinks and the redundancy sentences; the sinks are then the
+  directionally redundant features. The paper's exact definitions stay reachable.
+- Cohort graphs follow the same rules.
+
+Every game here is a set function evaluated exactly (v(S) = f(features known)): no removal subtleties.
+"""
+
+import re
+
+import numpy as np
+import pytest
+
+import interplay as ip
+from interplay.graph import ExplanationGraph, RedundancyGraph, mean_graph
+from interplay.synthetic import sentence_game
+
+NAMES = ["x1", "x2", "x3", "x4", "x5"]
+INDICES = ["sii", "bii", "stii", "fsii", "ksii", "fbii", "excess", "moebius"]
+
+
+def linear_game():
+    a = np.array([3.0, 2.0, 1.0, 0.5])
+    return ip.Game(lambda Z: np.asarray(Z, float) @ a, 4, feature_names=list("abcd"))
+
+
+def redundancy_game(scale: float = 1.0):
+    """x2 carries exactly what x1 carries (x2 == x1); x4 is a function of x3 (x4 = x3 % 2: x3 tells x4's part,
+    x4 tells only that part of x3); x5 does nothing. v(S) = 3 [x1 or x2 known] + 2 [x3 known] + 1 [x3 or x4 known].
+    Shapley values: 1.5, 1.5, 2.5, 0.5, 0."""
+    def value(Z):
+        Z = np.asarray(Z, bool)
+        return scale * (3.0 * (Z[:, 0] | Z[:, 1]) + 2.0 * Z[:, 2] + 1.0 * (Z[:, 2] | Z[:, 3]))
+
+    return ip.Game(value, 5, feature_names=NAMES)
+
+
+def pair_game():
+    """a and b only count together (+2), c and d cancel together (-1), e alone (+0.5)."""
+    def value(Z):
+        Z = np.asarray(Z, bool)
+        return 2.0 * (Z[:, 0] & Z[:, 1]) - 1.0 * (Z[:, 2] & Z[:, 3]) + 0.5 * Z[:, 4]
+
+    return ip.Game(value, 5, feature_names=list("abcde"))
+
+
+# ------------------------------------------------------------------------------------------------ defect 1
+def test_sii_graph_of_a_linear_game_says_the_effects_add_up():
+    graph = ip.interactions(linear_game(), index="sii").graph()
+    assert graph.interaction_index == "sii"
+    text = graph.describe()
+    assert "No pair of features interacts" in text and "add up" in text, text
+    for wrong in ("add nothing", "adds nothing", "redundan", "interchangeable", "Once "):
+        assert wrong not in text, (wrong, text)
+    # the directed graph of the same game agrees: nothing is redundant, nothing is without effect
+    biv = ip.bivariate(linear_game(), method="exact").graph()
+    assert biv.interaction_index is None
+    assert "No feature is redundant given another." in biv.describe() and biv.no_effect() == []
+
+
+@pytest.mark.parametrize("index", INDICES)
+def test_interaction_graphs_refuse_redundancy_but_keep_the_structural_call(index):
+    graph = ip.interactions(pair_game(), index=index, order=2).graph()
+    assert graph.interaction_index == index and graph.is_symmetric
+    for call in (graph.redundancy, graph.sinks, graph.sources, graph.no_effect, graph.gamma_sweep,
+                 lambda: graph.ranking("condensation")):
+        with pytest.raises(ValueError, match="Bivariate Shapley"):
+            call()
+    text = graph.describe()
+    assert "redundan" not in text and "interchangeable" not in text and "adds nothing" not in text, text
+    # the paper's Section 5 comparison (same graph algorithms on the symmetric matrix): explicit, still there
+    h = RedundancyGraph.from_weights(graph.weights, 0.0, graph.feature_names)
+    assert h.paper_definition and h.n_features == 5
+    assert len(graph.pagerank().scores) == 5 and len(graph.ranking().scores) == 5
+
+
+def test_interaction_describe_names_the_strongest_pairs_with_their_values():
+    graph = ip.interactions(pair_game(), index="sii").graph()
+    text = graph.describe()
+    assert re.search(r"Strongest positive interactions \(SII[^)]*\): a x b \(\+2\)\.", text), text
+    assert re.search(r"Strongest negative interactions \(SII[^)]*\): c x d \(-1\)\.", text), text
+    assert "No notable interaction: e." in text
+    # a cohort of interaction rows keeps the index and its reading
+    cohort = mean_graph([ip.interactions(pair_game(), index="sii")] * 2)
+    assert cohort.interaction_index == "sii" and "Strongest interactions (SII, mean |value|" in cohort.describe()
+    with pytest.raises(ValueError, match="Bivariate Shapley"):
+        cohort.redundancy()
+    with pytest.raises(ValueError, match="mix"):
+        mean_graph([ip.interactions(pair_game(), index="sii"), ip.bivariate(pair_game())])
+
+
+# ------------------------------------------------------------------------------------------------ defect 2
+def _drivers(text: str) -> list[tuple[str, float]]:
+    sentence = re.match(r"Main drivers: (.*?\))\.", text).group(1)
+    return [(name, float(value)) for name, value in re.findall(r"(\w+) \(([-+][0-9.e+-]+)\)", sentence)]
+
+
+def test_main_drivers_are_the_largest_abs_phi_not_the_pagerank_top():
+    def value(Z):  # a, b, c copies of one signal (plus own bonuses); d, e independent and smaller
+        Z = np.asarray(Z, bool)
+        return 3.0 * (Z[:, 0] | Z[:, 1] | Z[:, 2]) + 0.3 * Z[:, 0] + 0.2 * Z[:, 1] + 0.9 * Z[:, 3] - 0.8 * Z[:, 4]
+
+    graph = ip.bivariate(ip.Game(value, 5, feature_names=list("abcde")), method="exact").graph()
+    np.testing.assert_allclose(graph.univariate, [1.3, 1.2, 1.0, 0.9, -0.8], atol=1e-12)
+    assert graph.ranking().order()[:2] == ["d", "e"]  # PageRank: the features nothing else replaces
+    assert _drivers(graph.describe()) == [("a", 1.3), ("b", 1.2), ("c", 1.0)]
+
+
+@pytest.mark.parametrize("seed", [0, 2, 3, 4])  # games whose PageRank top 3 is not their |phi| top 3
+def test_main_drivers_match_abs_phi_with_signs(seed):
+    from interplay.synthetic import random_game
+
+    graph = ip.bivariate(random_game(8, random_state=seed), method="exact").graph()
+    phi = graph.univariate
+    top = [int(i) for i in np.argsort(-np.abs(phi), kind="stable")[:3]]
+    assert set(graph.ranking().order()[:3]) != {graph.feature_names[i] for i in top}
+    assert _drivers(graph.describe()) == [(graph.feature_names[i], float(f"{phi[i]:+.3g}")) for i in top]
+
+
+def test_without_univariate_values_pagerank_is_labelled_as_centrality():
+    graph = ip.bivariate(redundancy_game(), method="exact").graph()
+    bare = ExplanationGraph(graph.weights, graph.feature_names)
+    text = bare.describe()
+    assert text.startswith("Most central in the graph (PageRank") and "Main drivers" not in text
+
+
+# ------------------------------------------------------------------------------------------------ defect 3
+def test_no_effect_features_are_set_aside_and_sinks_are_directionally_redundant():
+    graph = ip.bivariate(redundancy_game(), method="exact").graph()
+    np.testing.assert_allclose(graph.univariate, [1.5, 1.5, 2.5, 0.5, 0.0], atol=1e-12)
+    assert graph.no_effect() == ["x5"] and graph.no_effect(0.0) == ["x5"]
+    for gamma in (None, 0.0):
+        h = graph.redundancy(gamma)
+        assert h.no_effect == ("x5",) and not h.paper_definition
+        assert h.groups() == [["x1", "x2"]]                  # x2 == x1: interchangeable, x5 not with them
+        assert h.sinks() == ["x4"]                            # redundant given x3, makes nothing redundant
+        assert "x4" in h.redundant_given("x3") and "x3" not in h.redundant_given("x4")
+        assert h.sources() == ["x1", "x2", "x3"]              # nothing outside replaces them
+        assert "x5" not in h.sources() + h.sinks() + h.isolated() + [f for g in h.groups() for f in g]
+        assert "no effect" in h.summary() and "{x5}" in h.summary()
+    # why only incoming edges count: given the null x5 the others keep their importance
+    assert graph.weight("x5", "x3") > graph.default_gamma() and graph.weight("x3", "x5") == pytest.approx(0.0)
+
+
+def test_describe_reports_no_effect_separately():
+    text = ip.bivariate(redundancy_game(), method="exact").graph().describe()
+    assert _drivers(text) == [("x3", 2.5), ("x1", 1.5), ("x2", 1.5)]
+    assert "Once x3 is known, x4 adds nothing." in text
+    assert "x1 and x2 are interchangeable: once one of them is known, the other adds nothing." in text
+    assert "No effect on this prediction: x5 adds nothing whichever other feature is known." in text
+    assert text.count("x5") == 1, text  # in no other sentence
+
+
+def test_the_papers_exact_definitions_stay_reachable():
+    graph = ip.bivariate(redundancy_game(), method="exact").graph()
+    paper = graph.redundancy(0.0, exclude_no_effect=False)
+    assert paper.paper_definition and paper.no_effect is None
+    assert paper.sinks() == ["x5"]                 # by the letter of Def. 4.1 the null is the only sink
+    same = RedundancyGraph.from_weights(graph.weights, 0.0, graph.feature_names)
+    assert same.sinks() == ["x5"] and same.edges() == paper.edges() == graph.redundancy(0.0).edges()
+    # the sweep counts the set-aside features; without univariate values it is the paper's
+    sweep = graph.gamma_sweep([0.0])
+    assert sweep.n_no_effect[0] == 1 and sweep.n_sinks[0] == 1 and sweep.n_groups[0] == 1
+    assert ExplanationGraph(graph.weights, graph.feature_names).gamma_sweep([0.0]).n_no_effect[0] == 0
+
+
+def test_copies_are_a_group_not_no_effect_and_cancellation_is_an_effect():
+    copies = ip.Game(lambda Z: np.asarray(Z, bool).any(axis=1).astype(float), 3, feature_names=list("abc"))
+    graph = ip.bivariate(copies, method="exact").graph()
+    assert graph.no_effect(0.0) == [] and graph.redundancy(0.0).groups() == [["a", "b", "c"]]
+    # j: -1 alone, +1 once i is known: Shapley value 0, but it matters given i
+    table = {(): 0.0, (0,): 1.0, (1,): -1.0, (0, 1): 2.0}
+    game = ip.Game(lambda Z: np.array([table[tuple(np.flatnonzero(z))] for z in np.asarray(Z, bool)]), 2,
+                   feature_names=["i", "j"])
+    graph = ip.bivariate(game, method="exact").graph()
+    assert graph.univariate[1] == pytest.approx(0.0) and graph.weight("i", "j") == pytest.approx(0.5)
+    assert graph.no_effect(0.0) == []
+
+
+def test_sentence_game_no_effect_words():
+    graph = ip.bivariate(sentence_game()).graph()
+    h = graph.redundancy()
+    assert h.no_effect == ("The", "movie", "is", "the")
+    assert h.groups() == [["worst", "awful"]] and h.sinks() == ["surprisingly"] and h.sources() == ["worst", "awful"]
+
+
+# ------------------------------------------------------------------------------------------------ cohorts
+def test_cohort_graphs_use_the_same_rules():
+    rows = [ip.bivariate(redundancy_game(scale), method="exact") for scale in (1.0, 2.0, 0.5)]
+    for aggregate in ("abs", "signed"):
+        cohort = mean_graph(rows, aggregate=aggregate)
+        np.testing.assert_allclose(cohort.no_effect_share, [0, 0, 0, 0, 1])
+        assert cohort.no_effect() == ["x5"]
+        h = cohort.redundancy()
+        assert h.no_effect == ("x5",) and h.groups() == [["x1", "x2"]] and h.sinks() == ["x4"]
+        assert cohort.redundancy(0.0).sinks() == ["x4"]  # an explicit gamma: the same rule on the mean graph
+    text = mean_graph(rows).describe()
+    assert text.startswith("Main drivers (mean |value| over the rows): x3 (")
+    assert "No effect in most rows: x5" in text and text.count("x5") == 1
