@@ -123,3 +123,29 @@ def test_third_order_results_keep_their_triples():
     assert sorted(set(table["order"])) == [1, 2, 3] and len(table) == 6 + 15 + 20
     assert result.to_pandas(tidy=False).shape == (6, 6)
     assert {"fsii", "fbii", "ksii"} <= set(INDICES)
+
+
+def test_a_report_pairs_each_rows_results(frame_model):
+    """Single-row results carry their pandas row label (info['row']), so a report pairs bivariate(X.iloc[[1]])
+    with row 1 of shapley(X); results that do not say their row fill rows in order (the second used to replace
+    the first, under the first row's attributions: a silently mislabelled graph)."""
+    from dataclasses import replace
+
+    from interplay.report import _collect
+
+    frame, model = frame_model
+    explainer = ip.Explainer(model, frame.iloc[:20])
+    rows = frame.iloc[:2]
+    expl = explainer.shapley(rows)
+    graphs = [explainer.bivariate(rows.iloc[[k]]) for k in (1, 0)]  # out of order on purpose
+    assert [g.info["row"] for g in graphs] == [1, 0]
+    assert explainer.interactions(rows.iloc[1]).info["row"] == 1  # a Series row: its name
+    _, collected, _, _ = _collect([expl, *graphs])
+    for k in (0, 1):
+        entry = collected[(k, tuple(expl.feature_names))]
+        np.testing.assert_allclose(entry["bivariate"].univariate.values, expl.values[k], atol=1e-12)
+    unlabelled = [replace(g, info={key: v for key, v in g.info.items() if key != "row"}) for g in graphs[::-1]]
+    _, collected, _, _ = _collect([expl, *unlabelled])
+    for k in (0, 1):
+        entry = collected[(k, tuple(expl.feature_names))]
+        np.testing.assert_allclose(entry["bivariate"].univariate.values, expl.values[k], atol=1e-12)

@@ -628,30 +628,36 @@ class Explainer:
     def interactions(self, x: Any, index: str = "sii", order: int = 2, method: str = "auto",
                      budget: int | None = None, random_state: Any = None, y: Any = None,
                      **options) -> Interactions | dict[Any, Interactions]:
-        """Interaction index of row ``x`` (see :func:`interplay.interactions`)."""
+        """Interaction index of row ``x`` (see :func:`interplay.interactions`); a pandas row's label is kept in
+        ``info["row"]``."""
+        label = _row_label(x)
         reason = self._auto_tree(method, y, options) if index in ("sii", "bii") and order == 2 else None
         if method == "tree" or reason:
             from .trees.explain import explain_interactions
             x = self._rows(x, "x")  # checked as on the sampling path (missing values: against the model)
             with self._checked_rows():
                 result = explain_interactions(self, x, index, order, y, budget=budget, **options)
-            return self._noted(result, reason) if reason else result
+            return _labelled(self._noted(result, reason) if reason else result, label)
         result = self._one("interactions", x, y, random_state, index=index, order=order, method=method,
                            budget=budget, **options)
-        return self._tree_declined(method, y, options, result) if index in ("sii", "bii") and order == 2 else result
+        if index in ("sii", "bii") and order == 2:
+            result = self._tree_declined(method, y, options, result)
+        return _labelled(result, label)
 
     def bivariate(self, x: Any, method: str = "auto", budget: int | None = None, random_state: Any = None,
                   y: Any = None, **options) -> BivariateExplanation | dict[Any, BivariateExplanation]:
-        """Bivariate Shapley matrix of row ``x`` (see :func:`interplay.bivariate`)."""
+        """Bivariate Shapley matrix of row ``x`` (see :func:`interplay.bivariate`); a pandas row's label is kept
+        in ``info["row"]``."""
+        label = _row_label(x)
         reason = self._auto_tree(method, y, options)
         if method == "tree" or reason:
             from .trees.explain import explain_bivariate
             x = self._rows(x, "x")  # checked as on the sampling path (missing values: against the model)
             with self._checked_rows():
                 result = explain_bivariate(self, x, y, budget=budget, **options)
-            return self._noted(result, reason) if reason else result
+            return _labelled(self._noted(result, reason) if reason else result, label)
         result = self._one("bivariate", x, y, random_state, method=method, budget=budget, **options)
-        return self._tree_declined(method, y, options, result)
+        return _labelled(self._tree_declined(method, y, options, result), label)
 
     def __repr__(self) -> str:
         return (f"Explainer(model={self.model.name}, removal={self.removal!r}, output={self.output!r}, "
@@ -722,6 +728,30 @@ def _with_info(result, **extra):
     """A copy of an immutable result with ``extra`` added to its ``info``."""
     from dataclasses import replace
     return replace(result, info={**result.info, **extra})
+
+
+def _row_label(x: Any) -> Any:
+    """The pandas label of a one-row input (a one-row DataFrame's index, a Series row's name), as an int or
+    a string; None for arrays and unnamed rows."""
+    if hasattr(x, "columns"):
+        index = getattr(x, "index", None)
+        label = index[0] if index is not None and len(index) == 1 else None
+    elif hasattr(x, "index") and hasattr(x, "name"):  # a Series: one row, named by its label in the frame
+        label = x.name
+    else:
+        return None
+    label = label.item() if isinstance(label, np.generic) else label
+    return None if label is None else (label if isinstance(label, (int, str)) else str(label))
+
+
+def _labelled(result, label: Any):
+    """``result`` (or a dict of them) with ``info["row"] = label`` (unless None or already set), so that a report
+    pairs it with the same row of other results."""
+    if label is None:
+        return result
+    if isinstance(result, dict):
+        return {k: _labelled(r, label) for k, r in result.items()}
+    return result if "row" in result.info else _with_info(result, row=label)
 
 
 def _row_index(result, X: Any):

@@ -121,6 +121,16 @@ def _row_key(result, default: Any) -> Any:
     return row if isinstance(row, (int, str)) else default
 
 
+def _free_row(rows: dict, features: tuple, slot: str) -> int:
+    """The row of a result that does not say which row it explains: the first row (0, 1, ...) over these
+    features that has no result of this kind yet (two such results were both filed as row 0, the second
+    replacing the first under the first's attributions)."""
+    k = 0
+    while slot in rows.get((k, features), {}):
+        k += 1
+    return k
+
+
 def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
     names: list[str] | None = None
     rows: dict[Any, dict] = {}
@@ -140,7 +150,7 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
                     seen.append(result.info[key])
         if isinstance(result, Explanation):
             summary = result if summary is None or len(result) > len(summary) else summary
-            labels = list(result.info.get("rows", range(len(result))))
+            labels = list(result.info.get("rows", result.info.get("index", range(len(result)))))
             predictions = list(result.info.get("predictions", []))
             outputs = list(result.info.get("explained_outputs", []))
             for k in range(min(len(result), MAX_DETAIL_ROWS)):
@@ -153,7 +163,11 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
                 if k < len(outputs):
                     entry.setdefault("explained_output", outputs[k])
             continue
-        entry = rows.setdefault((_row_key(result, 0), features), {"feature_names": result_names})
+        slot = ("attribution" if isinstance(result, Attribution) else
+                "interactions" if isinstance(result, Interactions) else "bivariate")
+        row = _row_key(result, None)
+        row = _free_row(rows, features, slot) if row is None else row
+        entry = rows.setdefault((row, features), {"feature_names": result_names})
         if isinstance(result, Attribution):
             entry["attribution"] = result
         elif isinstance(result, Interactions):
