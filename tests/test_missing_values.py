@@ -312,3 +312,12 @@ def test_a_batch_run_explains_rows_with_missing_values(tmp_path):
     w = np.arange(1.0, X.shape[1] + 1)
     with pytest.raises(ValueError, match="NaN"):
         ip.run(ip.Explainer(lambda rows: rows @ w, X[:16]), XN[:12], out=tmp_path / "linear", n_jobs=1)
+
+
+def test_a_runs_text_columns_keep_missing_values_missing():
+    """A raw column's NaN or pd.NA was stored as the text 'nan' / '<NA>' (a category when read back)."""
+    from interplay.runs._table import _raw_array
+
+    column = np.array(["a", np.nan, None, pd.NA, "b"], dtype=object)
+    assert _raw_array(column).to_pylist() == ["a", None, None, None, "b"]
+    assert _raw_array(np.array([1, np.nan, 2], dtype=object)).to_pylist() == [1, None, 2]

@@ -250,11 +250,12 @@ class Explainer:
     @contextmanager
     def _checked_rows(self):
         """Rows parsed and checked once (unknown categories, missing values) are not checked again inside."""
-        self.__dict__["_rows_checked"] = True
+        before = self.__dict__.get("_rows_checked", 0)  # a depth: an inner block must not end the outer one
+        self.__dict__["_rows_checked"] = before + 1
         try:
             yield
         finally:
-            self.__dict__.pop("_rows_checked", None)
+            self.__dict__["_rows_checked"] = before
 
     # ------------------------------------------------------------------ set-up helpers
     def _align_frame(self, data: Any, name: str = "x") -> Any:

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._validation import float_rows
+from .._validation import float_rows, is_missing
 
 FIXED = ("row", "base_value", "n_evaluations")
 
@@ -67,20 +67,21 @@ def _kind(value: Any) -> str:
 
 def _raw_array(column: np.ndarray):
     """One raw (object) input column as a pyarrow array: booleans, integers or floats when every value is one
-    (integers and floats together: floats), else text (each value's ``str``; None stays null)."""
+    (integers and floats together: floats), else text (each value's ``str``; a missing value, None, NaN or
+    pd.NA, stays null)."""
     import pyarrow as pa
 
-    kinds = {_kind(v) for v in column if v is not None}
+    kinds = {_kind(v) for v in column if not is_missing(v)}
     if kinds <= {"bool"} and kinds:
-        return pa.array([None if v is None else bool(v) for v in column], pa.bool_())
+        return pa.array([None if is_missing(v) else bool(v) for v in column], pa.bool_())
     if kinds <= {"int"} and kinds:
         try:
-            return pa.array([None if v is None else int(v) for v in column], pa.int64())
+            return pa.array([None if is_missing(v) else int(v) for v in column], pa.int64())
         except OverflowError:  # beyond 64 bits: as text, exactly
-            return pa.array([None if v is None else str(v) for v in column], pa.string())
+            return pa.array([None if is_missing(v) else str(v) for v in column], pa.string())
     if kinds <= {"int", "float"}:
         return pa.array(float_rows(column[:, None]).ravel(), pa.float64())
-    return pa.array([None if v is None else str(v) for v in column], pa.string())
+    return pa.array([None if is_missing(v) else str(v) for v in column], pa.string())
 
 
 def data_arrays(data: np.ndarray) -> list:

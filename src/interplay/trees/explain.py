@@ -186,6 +186,9 @@ def _background(explainer) -> np.ndarray:
 
 
 def _rows(explainer, X, name: str) -> np.ndarray:
+    if (explainer.__dict__.get("_rows_checked") and isinstance(X, np.ndarray) and X.ndim == 2
+            and X.shape[1] == explainer.n_columns):
+        return X  # already read by the Explainer (Explainer._checked_rows): not parsed twice
     if explainer.raw:  # raw columns (categoricals): as on the sampling path
         return explainer._rows(X, name)
     X = explainer._align_frame(X, name)  # matched by name, as on the sampling path
