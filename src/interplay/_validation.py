@@ -248,7 +248,11 @@ def missing_mask(rows: np.ndarray) -> np.ndarray:
         return np.isnan(rows)
     if rows.dtype != object:
         return np.zeros(rows.shape, dtype=bool)
-    return np.array([is_missing(v) for v in rows.ravel()], dtype=bool).reshape(rows.shape)
+    try:  # pandas' isna: the same cells as is_missing, in C (0.3 s a million cells in Python)
+        import pandas as pd
+    except ImportError:
+        return np.array([is_missing(v) for v in rows.ravel()], dtype=bool).reshape(rows.shape)
+    return np.asarray(pd.isna(rows), dtype=bool)
 
 
 def missing_columns(rows: np.ndarray, names: Sequence[str] | None = None) -> list:
