@@ -1,5 +1,7 @@
 """SHEAR: Shapley values from a few contributive cooperators per feature (SHEAR paper, Sec. 4).
 
+Not efficient: the values need not add up to ``v(N) - v(empty)`` (README, "Not efficient").
+
 For each feature ``i``:
 
 1. Cross-contribution (Eq. 11): ``eta[i, j] = |x_i - xbar_i| |d2f/dx_i dx_j + d2f/dx_j dx_i| |x_j - xbar_j|``.

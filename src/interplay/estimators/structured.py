@@ -1,6 +1,7 @@
 """L-Shapley and C-Shapley for features on a graph (L-/C-Shapley poster; full definitions in the papers' README).
 
-Features are the nodes ``0..n-1`` of an undirected graph ``G``; ``N_k(i)`` is the set of nodes within ``k`` hops
+Neither is efficient: the values need not add up to ``v(N) - v(empty)``, and the gap can flip the total's sign
+(README, "Not efficient"). Features are the nodes ``0..n-1`` of an undirected graph ``G``; ``N_k(i)`` is the set of nodes within ``k`` hops
 of ``i`` (``i`` included). Every value ``v(S)`` has only the features of ``S`` present; all others, including
 those outside ``N_k(i)``, are removed.
 
