@@ -149,3 +149,22 @@ def test_a_report_pairs_each_rows_results(frame_model):
     for k in (0, 1):
         entry = collected[(k, tuple(expl.feature_names))]
         np.testing.assert_allclose(entry["bivariate"].univariate.values, expl.values[k], atol=1e-12)
+
+
+def test_text_and_image_inputs_that_cannot_be_right_are_named():
+    """TextExplainer.shapley(None) raised "'NoneType' object is not iterable"; a one-pixel-high image (a
+    flattened digit) was explained as strips without a word."""
+    from interplay.modalities.image import image_game
+    from interplay.modalities.text import TextExplainer
+
+    def model(texts):
+        return np.array([[float(len(t))] for t in texts])
+
+    with pytest.raises(TypeError, match="text: expected a string or a list of tokens, got NoneType"):
+        TextExplainer(model).shapley(None)
+
+    def brightness(images):
+        return np.asarray(images).reshape(len(images), -1).mean(axis=1)
+
+    with pytest.warns(UserWarning, match=r"image: shape \(1, 64\) is one pixel high or wide"):
+        image_game(brightness, np.ones((1, 64)), segments="patches", patch_size=2)

@@ -117,6 +117,11 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
     image = np.asarray(image, dtype=float)
     if image.ndim not in (2, 3):
         raise ValueError(f"image: expected (H, W) or (H, W, C), got shape {image.shape}")
+    if min(image.shape[:2]) == 1:  # e.g. a flattened row of a table of images: its patches would be strips
+        import warnings
+
+        warnings.warn(f"image: shape {image.shape} is one pixel high or wide; if it is a flattened image, pass it "
+                      "in its (H, W) shape (e.g. row.reshape(8, 8) for sklearn's digits)", UserWarning, stacklevel=3)
     if isinstance(segments, str):
         if segments == "slic":
             labels = slic_segments(image, n_segments=n_segments, compactness=compactness)

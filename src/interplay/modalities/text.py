@@ -126,4 +126,6 @@ class TextExplainer(ModalityExplainer):
                       max_rows=self.max_rows)
         if isinstance(text, str):
             return text_game(self.model, text, tokenizer=self.tokenizer, **kwargs)
+        if text is None or not hasattr(text, "__iter__"):
+            raise TypeError(f"text: expected a string or a list of tokens, got {type(text).__name__}")
         return text_game(self.model, tokens=list(text), **kwargs)
