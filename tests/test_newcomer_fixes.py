@@ -168,3 +168,21 @@ def test_text_and_image_inputs_that_cannot_be_right_are_named():
 
     with pytest.warns(UserWarning, match=r"image: shape \(1, 64\) is one pixel high or wide"):
         image_game(brightness, np.ones((1, 64)), segments="patches", patch_size=2)
+
+
+def test_the_text_plot_has_a_scale_and_says_what_it_shows():
+    """ip.plot.text had no colour scale and no title: the colours could not be read as numbers, nor the method
+    (C-Shapley's totals need not add up) told apart."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from interplay.modalities.text import TextExplainer
+
+    def model(texts):
+        return np.array([[sum({"bad": -1.0, "good": 1.0}.get(w, 0.0) for w in t.split())] for t in texts])
+
+    result = TextExplainer(model).shapley("a good and a bad day", method="c-shapley", k=1)
+    ax = ip.plot.text(result)
+    assert len(ax.figure.axes) == 2  # the tokens and the colour bar
+    assert "red raises the output" in ax.figure.axes[1].get_xlabel()
+    assert ax.get_title().startswith("c-shapley: attributions") and "sum" in ax.get_title()

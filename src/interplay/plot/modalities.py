@@ -12,6 +12,20 @@ def _limit(values):
     return top or 1.0
 
 
+def _default_title(result, values: np.ndarray) -> str | None:
+    """What a text or image plot shows, when the result says: the method, the output and target, and the sum of
+    the values (against ``v(N) - v(empty)`` when the result knows both ends: the methods that are not efficient,
+    SHEAR, L- and C-Shapley, can differ)."""
+    info = getattr(result, "info", None) or {}
+    method = getattr(result, "method", None)
+    if method is None:
+        return None
+    unit = info.get("output")
+    target = info.get("target")
+    what = f"{unit} of {target!r}" if unit and target is not None else (unit or "output")
+    return f"{method}: attributions to the {what}; sum {float(np.sum(values)):+.3g}"
+
+
 def _one_row(result, what: str):
     """The Attribution inside ``result`` (a BivariateExplanation's Shapley values, an Explanation's only row)."""
     if hasattr(result, "univariate"):
@@ -30,8 +44,10 @@ def text(result, values=None, *, ax=None, title: str | None = None, width: float
     ``result``: a result of :class:`~interplay.TextExplainer` (an Attribution, or a BivariateExplanation: it
     carries its tokens in ``info["tokens"]``), or a list of tokens with ``values``.
     """
+    named = None
     if values is None:
         result = _one_row(one_result(result, "result", "text"), "text()")
+        named = result
         tokens = (getattr(result, "info", None) or {}).get("tokens")
         if tokens is None:
             raise ValueError("result: carries no tokens (info['tokens']); pass a TextExplainer result, or "
@@ -64,8 +80,15 @@ def text(result, values=None, *, ax=None, title: str | None = None, width: float
     ax.set_xlim(-0.5, width + 1)
     ax.set_ylim(-len(lines) + 0.4, 0.6)
     ax.set_axis_off()
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+
+    ax.figure.colorbar(ScalarMappable(norm=Normalize(-limit, limit), cmap=cmap), ax=ax, orientation="horizontal",
+                       fraction=0.12, pad=0.04, aspect=40,
+                       label="attribution (red raises the output, blue lowers it)")
+    title = title if title is not None else (_default_title(named, values) if named is not None else None)
     if title:
-        ax.set_title(title)
+        ax.set_title(title, fontsize=10)
     return ax
 
 
@@ -97,6 +120,7 @@ def image(result, segments=None, values=None, *, ax=None, title: str | None = No
             raise ValueError("result: carries no image (info['image'], info['segments']); pass an ImageExplainer "
                              "result, or image(img, segments, values)")
         img, segments, values = info["image"], info["segments"], result.values
+        title = title if title is not None else _default_title(result, np.asarray(values, dtype=float))
     elif segments is None or values is None:
         raise TypeError("image: pass a result alone, or the image with both segments and values")
     else:
@@ -126,5 +150,5 @@ def image(result, segments=None, values=None, *, ax=None, title: str | None = No
     ax.figure.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.8, label="attribution")
     ax.set_axis_off()
     if title:
-        ax.set_title(title)
+        ax.set_title(title, fontsize=10)
     return ax
