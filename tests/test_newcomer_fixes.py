@@ -186,3 +186,34 @@ def test_the_text_plot_has_a_scale_and_says_what_it_shows():
     assert len(ax.figure.axes) == 2  # the tokens and the colour bar
     assert "red raises the output" in ax.figure.axes[1].get_xlabel()
     assert ax.get_title().startswith("c-shapley: attributions") and "sum" in ax.get_title()
+
+
+def test_torch_modules_that_would_mislead_are_named():
+    """Found by a newcomer test with PyTorch: logits declared as a classifier's probabilities were explained as
+    'probabilities' summing to 6.9 (now refused); a module in training mode with dropout gave other values on
+    every call (now a warning); a ReLU network's Hessian is 0, so SHEAR's cooperators were chosen by ties (now a
+    warning)."""
+    torch = pytest.importorskip("torch")
+    import warnings
+
+    from torch import nn
+
+    from interplay.models.torch import TorchModel
+
+    torch.manual_seed(0)
+    X = np.random.default_rng(0).normal(size=(40, 4)).astype(np.float32)
+    logits = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3)).eval()
+    with pytest.raises(ValueError, match="declared a classifier, but its outputs on the background are not class"):
+        ip.Explainer(TorchModel(logits, classifier=True), X[:10])
+    softmax = ip.Explainer(TorchModel(nn.Sequential(logits, nn.Softmax(dim=1)), classifier=True), X[:10], target=1)
+    result = softmax.shapley(X[:1], method="exact")
+    assert result.info["output"] == "probability" and 0 <= result.values.sum() + result.base_values[0] <= 1
+    dropout = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.5), nn.Linear(8, 1)).train()
+    with pytest.warns(UserWarning, match="training mode and has dropout or batch norm"):
+        ip.Explainer(dropout, X[:10])
+    relu = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1)).eval()
+    with pytest.warns(UserWarning, match="second derivatives between features are all 0"):
+        ip.Explainer(relu, X[:10]).cross_contribution(X[0])
+    with warnings.catch_warnings():  # a smooth network: no warning
+        warnings.simplefilter("error")
+        ip.Explainer(nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1)).eval(), X[:10]).cross_contribution(X[0])

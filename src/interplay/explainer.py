@@ -201,6 +201,30 @@ class Explainer:
                                               or (self.output == "log-odds" and n_classes == 2)):
             self._scores = self.model.margin_model()
             self._unit = "prediction"
+        elif self.model.kind == "classifier" and self.model.classes is None:
+            self._check_probabilities()
+
+    def _check_probabilities(self) -> None:
+        """A model declared a classifier (e.g. ``TorchModel(module, classifier=True)``) whose outputs on the
+        background are not probabilities (outside [0, 1], or rows of several columns not summing to 1) is
+        refused: its "probabilities" and "log-odds" would mean nothing (a network returning logits). One
+        uncounted call on at most 32 rows."""
+        rows = self.background if self.background is not None else (
+            None if self.reference is None else np.asarray(self.reference)[None, :])
+        if rows is None:
+            return
+        try:
+            out = np.asarray(self.model.fn(self.model._as_input(rows[:32])), dtype=float)
+        except Exception:  # noqa: BLE001 - the model's own error comes, named, at its first regular call
+            return
+        out = out.reshape(len(out), -1)
+        outside = bool(np.any(out < -1e-6) or np.any(out > 1 + 1e-6))
+        unnormalised = out.shape[1] > 1 and bool(np.any(np.abs(out.sum(axis=1) - 1.0) > 1e-4))
+        if outside or unnormalised:
+            raise ValueError(f"model: declared a classifier, but its outputs on the background are not class "
+                             f"probabilities ({'outside [0, 1]' if outside else 'rows do not sum to 1'}, e.g. "
+                             f"{np.round(out[0], 4).tolist()}); end the network with a softmax (or a sigmoid for "
+                             "one output), or explain its raw outputs as a regressor (classifier=False)")
 
     def _n_classes(self) -> int | None:
         """Number of classes of a classifier: its ``classes_``, else one model call on one data row."""
@@ -487,6 +511,14 @@ class Explainer:
         transform = next(iter(transforms.values()))
         hess = self.model.hessian(x.astype(float), _torch_utility(transform))
         eta = np.abs(hess + hess.T)
+        if not np.any(eta - np.diag(np.diag(eta))):
+            import warnings
+
+            warnings.warn("cross_contribution: the model's second derivatives between features are all 0 at this "
+                          "row (a piecewise-linear network, e.g. ReLU, has a zero Hessian almost everywhere), so "
+                          "SHEAR's cooperators would be chosen by ties; pass cross_contribution= the game's second "
+                          "differences (ip.shapley(game, method='shear') computes them) or use another method",
+                          UserWarning, stacklevel=2)
         if scaled:
             reference = self.reference if self.reference is not None else np.nanmean(self.background, axis=0)
             distance = np.abs(x.astype(float) - np.asarray(reference, dtype=float))

@@ -23,6 +23,21 @@ from .adapters import ModelFunction
 VECTORIZE_ABOVE = 96  # inputs; below this one backward pass per input beats vmap (CPU, torch 2.13)
 
 
+def _warn_if_training(module: Any) -> None:
+    """A module in training mode with dropout or batch norm gives other outputs on every call (and other
+    Hessians): the explanation would change from call to call. Warn, naming the fix (not done here: it would
+    change the caller's object)."""
+    import torch.nn as nn
+
+    random = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm)
+    if getattr(module, "training", False) and any(isinstance(m, random) for m in module.modules()):
+        import warnings
+
+        warnings.warn(f"model: {type(module).__name__} is in training mode and has dropout or batch norm layers, "
+                      "so its outputs (and the explanation) change from call to call; call module.eval() before "
+                      "explaining it", UserWarning, stacklevel=4)
+
+
 class TorchModel(ModelFunction):
     """Wrap ``module``; ``classifier=True`` declares that its outputs are class probabilities."""
 
@@ -36,6 +51,7 @@ class TorchModel(ModelFunction):
             dtype = floats[0] if floats else torch.float32
         self.dtype = dtype
         self.batch_size = batch_size
+        _warn_if_training(module)
         super().__init__(fn=self._forward, kind="classifier" if classifier else "regressor",
                          name=f"{type(module).__name__}.forward", source=module)
 
