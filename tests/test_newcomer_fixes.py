@@ -217,3 +217,26 @@ def test_torch_modules_that_would_mislead_are_named():
     with warnings.catch_warnings():  # a smooth network: no warning
         warnings.simplefilter("error")
         ip.Explainer(nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1)).eval(), X[:10]).cross_contribution(X[0])
+
+
+def test_a_sigmoid_torch_classifier_is_binary_with_the_positive_class_as_target():
+    """A one-output sigmoid module declared a classifier explained P(positive) but reported target 0 and refused
+    target=1; its output is now the two columns [1 - p, p]: target 1 (default) is p, target 0 is 1 - p, in
+    probability and log-odds, and its Hessian for SHEAR reads the same column."""
+    torch = pytest.importorskip("torch")
+    from torch import nn
+
+    from interplay.models.torch import TorchModel
+
+    torch.manual_seed(0)
+    X = np.random.default_rng(0).normal(size=(40, 4)).astype(np.float32)
+    net = nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 1), nn.Sigmoid()).eval()
+    p = net(torch.as_tensor(X[:2])).detach().numpy().ravel().astype(float)
+    for output, expected in (("probability", p), ("log-odds", np.log(p / (1 - p)))):
+        explainer = ip.Explainer(TorchModel(net, classifier=True), X[:10], output=output)
+        result = explainer.shapley(X[:2], method="exact")
+        assert explainer.target == 1 and result.info["target"] == 1
+        np.testing.assert_allclose(result.values.sum(axis=1) + result.base_values, expected, atol=1e-6)
+    negative = ip.Explainer(TorchModel(net, classifier=True), X[:10], target=0).shapley(X[:2], method="exact")
+    np.testing.assert_allclose(negative.values.sum(axis=1) + negative.base_values, 1 - p, atol=1e-6)
+    assert ip.Explainer(TorchModel(net, classifier=True), X[:10]).cross_contribution(X[0]).max() > 0

@@ -74,9 +74,22 @@ class TorchModel(ModelFunction):
         inputs = self._tensor(rows)
         step = self.batch_size or max(len(inputs), 1)
         with torch.no_grad():
-            outs = [self.module(inputs[start:start + step]) for start in range(0, len(inputs), step)]
+            outs = [self._classes(self.module(inputs[start:start + step]))
+                    for start in range(0, len(inputs), step)]
         out = torch.cat(outs) if outs else torch.zeros(0)
         return out.detach().to("cpu", torch.float64).numpy()
+
+    def _classes(self, out: Any) -> Any:
+        """A binary classifier's one probability column ``p`` (a sigmoid output, ``(N, 1)`` or ``(N,)``) as the
+        two columns ``[1 - p, p]`` of classes 0 and 1, as scikit-learn's ``predict_proba`` gives them: the
+        positive class is then label 1, the default target (it was reported as 0, and ``target=1`` refused).
+        Other outputs unchanged. Differentiable (used by :meth:`hessian` too)."""
+        import torch
+
+        if self.kind != "classifier" or out.ndim > 2 or (out.ndim == 2 and out.shape[1] != 1):
+            return out
+        p = out.reshape(-1, 1)
+        return torch.cat([1.0 - p, p], dim=1)
 
     @property
     def supports_hessian(self) -> bool:
@@ -92,7 +105,7 @@ class TorchModel(ModelFunction):
         point = self._tensor(np.asarray(x, dtype=float)[None, :])[0]
 
         def scalar(z):
-            return utility(self.module(z[None, :])).reshape(())
+            return utility(self._classes(self.module(z[None, :]))).reshape(())
 
         hess = None
         if len(point) > VECTORIZE_ABOVE:  # vmap pays off for many inputs (measured: slower below ~100 on CPU)
