@@ -240,3 +240,16 @@ def test_a_sigmoid_torch_classifier_is_binary_with_the_positive_class_as_target(
     negative = ip.Explainer(TorchModel(net, classifier=True), X[:10], target=0).shapley(X[:2], method="exact")
     np.testing.assert_allclose(negative.values.sum(axis=1) + negative.base_values, 1 - p, atol=1e-6)
     assert ip.Explainer(TorchModel(net, classifier=True), X[:10]).cross_contribution(X[0]).max() > 0
+
+
+def test_image_regions_are_named_by_where_they_are():
+    """Image players were named region0, region1, ...: nothing said where a region is without the plot; they
+    carry the (row, column) of their centre now."""
+    from interplay.modalities.image import image_game
+
+    def brightness(images):
+        return np.asarray(images).reshape(len(images), -1).mean(axis=1)
+
+    game = image_game(brightness, np.arange(64.0).reshape(8, 8), segments="patches", patch_size=4)
+    assert list(game.feature_names) == ["region0 (1.5, 1.5)", "region1 (1.5, 5.5)", "region2 (5.5, 1.5)",
+                                       "region3 (5.5, 5.5)"]

@@ -72,6 +72,17 @@ def baseline_image(image: np.ndarray, baseline: Any, *, blur_sigma: float = 2.0)
     return base
 
 
+def region_names(segments: np.ndarray) -> list[str]:
+    """``"region{i} (y, x)"``: each region's id and the pixel (row, column) of its centre of mass, so a value can
+    be found on the image without the plot (region ids alone said nothing of where a region is)."""
+    n = int(segments.max()) + 1
+    rows, cols = np.indices(segments.shape)
+    size = np.maximum(np.bincount(segments.ravel(), minlength=n), 1)
+    y = np.bincount(segments.ravel(), weights=rows.ravel(), minlength=n) / size
+    x = np.bincount(segments.ravel(), weights=cols.ravel(), minlength=n) / size
+    return [f"region{i} ({round(y[i], 1):g}, {round(x[i], 1):g})" for i in range(n)]
+
+
 class ImageGame(Game):
     """A :class:`~interplay.games.Game` whose players are the regions of ``segments`` (``(H, W)`` labels)."""
 
@@ -81,7 +92,7 @@ class ImageGame(Game):
                  batch_size: int | None = None) -> None:
         self.image, self.segments, self.baseline = image, segments, baseline
         n = int(segments.max()) + 1
-        super().__init__(value_fn, n, [f"region{i}" for i in range(n)], batch_size=batch_size)
+        super().__init__(value_fn, n, region_names(segments), batch_size=batch_size)
 
     @property
     def graph(self):
