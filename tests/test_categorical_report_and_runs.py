@@ -16,7 +16,6 @@ import interplay as ip
 from interplay.report import build_report, save_report
 from interplay.runs import load_run, open_run, run
 
-from _chromium import Browser, find_chromium
 
 NAMES = ["age", "workclass", "fnlwgt", "score"]
 
@@ -52,16 +51,6 @@ def test_report_payload_of_numeric_data_is_unchanged_in_meaning():
     expl = ip.Explanation(rng.normal(size=(4, 3)), np.zeros(4), data, ["a", "b", "c"], "exact", np.full(4, 8))
     shown = np.array(_payload(build_report([expl]))["summary"]["data"], dtype=float)
     np.testing.assert_allclose(shown, data, rtol=1e-5)
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    exe = find_chromium()
-    if exe is None:
-        pytest.skip("chromium is not installed (apt-get install chromium)")
-    b = Browser(exe, str(tmp_path_factory.mktemp("chromium-profile")))
-    yield b
-    b.close()
 
 
 def _labels(browser) -> list:

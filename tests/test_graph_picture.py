@@ -9,18 +9,11 @@ from interplay.graph import ExplanationGraph
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Circle, FancyBboxPatch  # noqa: E402
 from matplotlib.path import Path  # noqa: E402
 
 from interplay import plot  # noqa: E402
 from interplay.plot._common import NEGATIVE, POSITIVE  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
 
 
 def long_graph(n: int, seed: int = 0) -> ExplanationGraph:

@@ -14,15 +14,8 @@ from interplay.synthetic import sentence_game
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 
 from interplay import plot  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
 
 
 # ------------------------------------------------------------------------------------------------ rankings

@@ -25,12 +25,6 @@ def results():
             "explanation": expl}
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
-
 def _rendered(ax, tmp_path, name):
     path = tmp_path / f"{name}.png"
     ax.figure.savefig(path, dpi=50)

@@ -18,12 +18,6 @@ from interplay.plot._common import format_value  # noqa: E402
 NAMES = ["age", "fnlwgt", "hours"]
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
-
 def _rows():
     """Adult-like rows: integer ages, large integer weights (fnlwgt 83311 in the first row), a float column."""
     rng = np.random.default_rng(0)

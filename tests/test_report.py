@@ -13,7 +13,6 @@ from interplay.plot import _analysis
 from interplay.report import build_report, save_report
 from interplay.synthetic import UnanimitySum
 
-from _chromium import Browser, find_chromium
 
 EVIL = "<script>alert(1)</script>"
 NAMES = ["age", EVIL, "bmi", "bp", "s1 & s2", "s3", "</script><img src=x onerror=alert(2)>"]
@@ -57,16 +56,6 @@ def test_report_from_files_and_errors(results, tmp_path):
         build_report([])
     with pytest.raises(TypeError, match="expected interplay result"):
         build_report([{"values": 1}])
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    exe = find_chromium()
-    if exe is None:
-        pytest.skip("chromium is not installed (apt-get install chromium)")
-    b = Browser(exe, str(tmp_path_factory.mktemp("chromium-profile")))
-    yield b
-    b.close()
 
 
 def test_report_in_chromium(results, browser, tmp_path):
