@@ -135,3 +135,27 @@ def test_cli_resume_with_another_chunk_size(cli_files, tmp_path):
     result = _explain(cli_files, tmp_path / "o", "--chunk-size", "3", "--resume")
     assert result.exit_code == 1 and "--chunk-size 3, was 2" in result.output  # in the user's terms
     assert "data:" not in result.output and "DATA" not in result.output.split("refusing to mix")[1]
+
+
+@pytest.mark.parametrize("kind", ["sklearn", "torch"])
+def test_background_of_another_width_than_the_model_is_refused_at_construction(kind):
+    """A model that declares its input width (scikit-learn's n_features_in_, a network's first Linear layer) and
+    a background, baseline or feature_names list of another width: refused when the explainer is built, naming
+    the parameter and both widths (it failed only at the first explanation, with the model's own error)."""
+    X = np.random.default_rng(0).normal(size=(20, 4))
+    if kind == "torch":
+        torch = pytest.importorskip("torch")
+        model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU(), torch.nn.Linear(3, 1))
+    else:
+        from sklearn.linear_model import LinearRegression
+
+        model = LinearRegression().fit(X, X[:, 0])
+    wide = np.hstack([X, X[:, :1]])
+    with pytest.raises(ValueError, match=r"background: gives 5 columns, but the model .* takes 4 inputs"):
+        ip.Explainer(model, background=wide)
+    with pytest.raises(ValueError, match=r"baseline: gives 3 columns, .* takes 4 inputs"):
+        ip.Explainer(model, removal="baseline", baseline=np.zeros(3))
+    with pytest.raises(ValueError, match=r"feature_names: gives 3 columns, .* takes 4 inputs"):
+        ip.Explainer(model, removal="baseline", baseline="zero", feature_names=list("abc"))
+    ex = ip.Explainer(model, background=X)  # the right width is accepted and explains
+    assert ex.shapley(X[:1], method="exact").values.shape == (1, 4)

@@ -228,8 +228,8 @@ def test_bad_models_name_the_model_call(model, message):
 
 def test_bad_torch_model_names_the_forward():
     torch = pytest.importorskip("torch")
-    net = torch.nn.Linear(3, 1)
-    with pytest.raises(RuntimeError, match=r"model call Linear.forward failed"):
+    net = torch.nn.Sequential(torch.nn.Identity(), torch.nn.Linear(3, 1))  # input width not declared
+    with pytest.raises(RuntimeError, match=r"model call Sequential.forward failed"):
         ip.Explainer(net, np.zeros((3, 2))).game([1.0, 1.0])
 
 

@@ -151,10 +151,12 @@ class Explainer:
         # the data's own column names match DataFrames by name; feature_names only renames the results
         self._input_columns = None if columns is None else tuple(str(c) for c in columns)
         names = feature_names if feature_names is not None else columns
+        width_from = "background"  # the parameter that set the number of columns
         if n_columns is None and self.removal == "baseline" and baseline is not None and not isinstance(baseline, str):
-            n_columns = len(np.ravel(baseline))
+            n_columns, width_from = len(np.ravel(baseline)), "baseline"
         if n_columns is None and names is not None:
-            n_columns = len(names)
+            n_columns, width_from = len(names), "feature_names"
+        self._check_width(n_columns, width_from)
         self.n_columns = n_columns
         self.column_names = check_feature_names(names, n_columns) if n_columns else None
         self._groups_spec = groups
@@ -177,6 +179,15 @@ class Explainer:
         self._set_unit()
         if self._scores is not self.model:  # the raw score the games read (a booster's log-odds or margin)
             self._check_removed_values([self._scores])
+
+    def _check_width(self, n_columns: int | None, name: str) -> None:
+        """A background (or baseline) whose width differs from the number of inputs the model declares
+        (``ModelFunction.n_inputs``) is refused now, naming both (it failed only at the first explanation)."""
+        expected = self.model.n_inputs
+        if n_columns is None or expected is None or n_columns == expected:
+            return
+        raise ValueError(f"{name}: gives {n_columns} columns, but the model ({self.model.name}) takes {expected} "
+                         "inputs; pass rows with the columns the model was trained on")
 
     def _set_unit(self) -> None:
         """Resolve ``output="auto"`` and the default ``target`` (see the class docstring), and the model whose
@@ -422,6 +433,7 @@ class Explainer:
     def _check_row(self, x: Any) -> np.ndarray:
         x = self._row(x)
         if self.n_columns is None:
+            self._check_width(len(x), "x")
             self.n_columns = len(x)
             self.column_names = check_feature_names(None, self.n_columns)
             self._set_groups()

@@ -25,7 +25,9 @@ class ModelFunction:
 
     ``kind`` is ``"classifier"`` (outputs are class probabilities) or ``"regressor"``; ``classes`` are the
     class labels of a classifier; ``columns`` (and ``dtypes``) make the rows a DataFrame before the call;
-    ``source`` is the user's original model object; ``n_calls``/``n_rows`` count usage. Every call is checked:
+    ``source`` is the user's original model object; ``n_inputs`` is the number of input columns the model takes,
+when it says (scikit-learn's ``n_features_in_``, a torch network's first ``Linear`` layer), so a background
+of another width is refused when the explainer is built; ``n_calls``/``n_rows`` count usage. Every call is checked:
     an exception raised by the model, an output of the wrong shape, or NaN/inf give an error naming the model
     call (``name``).
     """
@@ -40,6 +42,7 @@ class ModelFunction:
     n_calls: int = field(default=0)
     n_rows: int = field(default=0)
     margin: Callable[[Any], Any] | None = field(default=None, repr=False)
+    n_inputs: int | None = None
 
     def margin_model(self) -> "ModelFunction | None":
         """The model's raw score (the margin before the link: log-odds of class 1 for a binary booster,
@@ -48,7 +51,8 @@ class ModelFunction:
         if self.margin is None:
             return None
         return ModelFunction(_Columns(self.margin), self.kind, f"{self.name.rsplit('.', 1)[0]} raw score",
-                             classes=self.classes, columns=self.columns, dtypes=self.dtypes, source=self.source)
+                             classes=self.classes, columns=self.columns, dtypes=self.dtypes, source=self.source,
+                             n_inputs=self.n_inputs)
 
     def _as_input(self, rows: Any) -> Any:
         if self.columns is None:
@@ -177,13 +181,15 @@ def as_model(model: Any, *, classifier: bool | None = None) -> ModelFunction:
 
         return booster_model(model)
     columns = _frame_columns(model)
+    n_inputs = getattr(model, "n_features_in_", None)
+    n_inputs = int(n_inputs) if isinstance(n_inputs, (int, np.integer)) else None
     if hasattr(model, "predict_proba") and classifier is not False:
         return ModelFunction(model.predict_proba, "classifier", f"{type(model).__name__}.predict_proba",
                              classes=tuple(getattr(model, "classes_", ())) or None, columns=columns, source=model,
-                             margin=margin_function(model))
+                             margin=margin_function(model), n_inputs=n_inputs)
     if hasattr(model, "predict"):
         return ModelFunction(model.predict, "regressor", f"{type(model).__name__}.predict", columns=columns,
-                             source=model)
+                             source=model, n_inputs=n_inputs)
     if callable(model):
         return ModelFunction(model, "classifier" if classifier else "regressor",
                              getattr(model, "__name__", type(model).__name__), source=model)

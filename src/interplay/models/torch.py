@@ -38,6 +38,15 @@ def _warn_if_training(module: Any) -> None:
                       "explaining it", UserWarning, stacklevel=4)
 
 
+def _input_width(module: Any) -> int | None:
+    """The number of inputs of a network whose first layer (its first leaf module, in registration order, as in
+    an ``nn.Sequential``) is an ``nn.Linear``: its ``in_features``; else None (unknown)."""
+    import torch.nn as nn
+
+    first = next((m for m in module.modules() if not any(True for _ in m.children())), None)
+    return int(first.in_features) if isinstance(first, nn.Linear) else None
+
+
 class TorchModel(ModelFunction):
     """Wrap ``module``; ``classifier=True`` declares that its outputs are class probabilities."""
 
@@ -53,7 +62,7 @@ class TorchModel(ModelFunction):
         self.batch_size = batch_size
         _warn_if_training(module)
         super().__init__(fn=self._forward, kind="classifier" if classifier else "regressor",
-                         name=f"{type(module).__name__}.forward", source=module)
+                         name=f"{type(module).__name__}.forward", source=module, n_inputs=_input_width(module))
 
     @property
     def device(self) -> Any:
