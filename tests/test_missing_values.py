@@ -321,3 +321,29 @@ def test_a_runs_text_columns_keep_missing_values_missing():
     column = np.array(["a", np.nan, None, pd.NA, "b"], dtype=object)
     assert _raw_array(column).to_pylist() == ["a", None, None, None, "b"]
     assert _raw_array(np.array([1, np.nan, 2], dtype=object)).to_pylist() == [1, None, 2]
+
+
+def test_cross_contribution_with_an_all_missing_background_column_stays_finite():
+    """A torch model that takes missing values, a background column missing in every row: the mean reference has
+    no value there, so SHEAR's |x - r| factor is left out for it (with a warning), not NaN for its whole row and
+    column (np.nanmean gave NaN, and SHEAR's cooperators were chosen among NaNs)."""
+    torch = pytest.importorskip("torch")
+
+    class FillMissing(torch.nn.Module):
+        def forward(self, z):
+            return torch.nan_to_num(z, nan=0.0)
+
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(FillMissing(), torch.nn.Linear(3, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1)).double()
+    background = np.random.default_rng(0).normal(size=(10, 3))
+    background[:, 1] = np.nan
+    x = np.array([0.5, -1.0, 2.0])
+    ex = ip.Explainer(net, background)
+    with pytest.warns(UserWarning, match=r"columns \['x1'\] are missing in x or in every background row"):
+        scaled = ex.cross_contribution(x)
+    unscaled = ex.cross_contribution(x, scaled=False)
+    assert np.isfinite(scaled).all()
+    mean = np.nanmean(background, axis=0)
+    factor = np.abs(x - mean)
+    factor[1] = 1.0
+    np.testing.assert_allclose(scaled, factor[:, None] * unscaled * factor[None, :], rtol=1e-12)

@@ -532,8 +532,23 @@ class Explainer:
                           "differences (ip.shapley(game, method='shear') computes them) or use another method",
                           UserWarning, stacklevel=2)
         if scaled:
-            reference = self.reference if self.reference is not None else np.nanmean(self.background, axis=0)
-            distance = np.abs(x.astype(float) - np.asarray(reference, dtype=float))
+            if self.reference is not None:
+                reference = np.asarray(self.reference, dtype=float)
+            else:  # the mean of the present values; an all-missing column has none (NaN, no numpy warning)
+                present = ~np.isnan(self.background)
+                counts = present.sum(axis=0)
+                sums = np.where(present, self.background, 0.0).sum(axis=0)
+                reference = np.divide(sums, counts, out=np.full(len(counts), np.nan), where=counts > 0)
+            distance = np.abs(x.astype(float) - reference)
+            unknown = np.flatnonzero(np.isnan(distance))
+            if unknown.size:  # no distance to scale by: that factor is left out (1), not NaN for the whole row
+                import warnings
+
+                names = [self.column_names[j] for j in unknown] if self.column_names else unknown.tolist()
+                warnings.warn(f"cross_contribution: columns {names} are missing in x or in every background row, "
+                              "so |x - r| is unknown there; their factor is left out (as with scaled=False)",
+                              UserWarning, stacklevel=2)
+                distance[unknown] = 1.0
             eta = distance[:, None] * eta * distance[None, :]
         if self.groups is not None:
             order = np.concatenate(self.groups)
