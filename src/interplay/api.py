@@ -17,20 +17,27 @@ from .games import as_game
 from .results import Attribution, BivariateExplanation, Interactions
 
 
-# Methods that define other values than the exact index (a restricted game), so enumeration cannot replace them.
-_NOT_APPROXIMATIONS = {"exact", "l-shapley", "c-shapley"}
+# Methods that define other values than the exact index (a restricted game, SHEAR's cooperators), so enumeration
+# cannot replace them.
+_NOT_APPROXIMATIONS = {"exact", "l-shapley", "c-shapley", "shear"}
 _MAX_ENUMERATED = 20
 
 
 def _enumerates(kind: str, method: str, game, budget, options: dict) -> bool:
-    """True when an interaction sampler was given a budget that covers all ``2**n`` coalitions: sampling a
-    population it can afford to list is pointless, so the exact value is returned instead (as shapiq does).
-    ``exact_if_affordable=False`` keeps the sampler (e.g. to study it)."""
+    """True when an interaction sampler's budget (the default budget, ``2048 + 2n``, when ``budget`` is None)
+    covers all ``2**n`` coalitions: sampling a population it can afford to list is pointless, so the exact value
+    is returned instead (as shapiq does). ``exact_if_affordable=False`` keeps the sampler (e.g. to study it).
+    The Shapley, Banzhaf and bivariate regressions are exact at that budget by themselves; their Monte Carlo
+    samplers stay samplers (README)."""
+    from .estimators._sampling import default_budget
+
     if not options.pop("exact_if_affordable", True):
         return False
-    return (kind == "interactions" and budget is not None and method not in _NOT_APPROXIMATIONS
+    n = game.n_players
+    resolved = default_budget(n) if budget is None else budget
+    return (kind == "interactions" and method not in _NOT_APPROXIMATIONS
             and options.get("univariate") not in _NOT_APPROXIMATIONS - {"exact"}
-            and game.n_players <= _MAX_ENUMERATED and budget >= 2**game.n_players)
+            and n <= _MAX_ENUMERATED and resolved >= 2**n)
 
 
 # Samplers ``method="auto"`` picks when enumeration is out of reach, by kind (and index), with the reason it
@@ -202,7 +209,7 @@ def _dispatch(kind: str, method: str, game, options: dict, **fixed):
             raise TypeError(f"options: method={method!r} for {kind} accepts {accepted}; got unknown {unknown}")
     if enumerate_instead:
         exact = get_estimator(kind, "exact")(game, **fixed)
-        return replace(exact, method=method, info={**exact.info, "enumerated": True, "budget": fixed["budget"]})
+        return replace(exact, method=method, info={**exact.info, "enumerated": True, "budget": fixed.get("budget")})
     result = estimator(game, **fixed, **options)
     if not want_errors and getattr(result, "std_errors", None) is not None:
         result = replace(result, std_errors=None)  # a method whose errors cost next to nothing: dropped

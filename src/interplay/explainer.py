@@ -394,8 +394,8 @@ class Explainer:
             labels = list(target)
             if not labels:
                 raise ValueError("target: expected at least one output")
-            return {label: OutputTransform(unit, self._class_column(label, n_outputs, "target"))
-                    for label in labels}
+            columns = [self._class_column(label, n_outputs, "target") for label in labels]
+            return {self._label_of(column): OutputTransform(unit, column) for column in columns}
         if self._predicted(target):
             if self.model.kind != "classifier":
                 raise ValueError("target: 'predicted' explains each row's predicted class; the model is not a "
@@ -410,7 +410,13 @@ class Explainer:
                 raise ValueError(f"target: the model returns {n_outputs} outputs; choose one with target= "
                                  "(a list or 'all' explains several at once; 'predicted' each row's class)")
             return {0: OutputTransform(unit, 0)}
-        return {target: OutputTransform(unit, self._class_column(target, n_outputs, "target"))}
+        column = self._class_column(target, n_outputs, "target")
+        return {self._label_of(column): OutputTransform(unit, column)}
+
+    def _label_of(self, column: int) -> Any:
+        """The class label of output ``column`` (the column itself for a model without class labels): results
+        name the class explained, not the index that chose it (``target=2`` of classes [5, 6, 7] is class 7)."""
+        return self.model.classes[column] if self.model.classes is not None else column
 
     def _predicted(self, target: Any) -> bool:
         """``target="predicted"`` (unless "predicted" is one of the model's class labels)."""

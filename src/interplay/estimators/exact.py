@@ -211,6 +211,8 @@ def exact_interactions(game: Game, *, index: str = "sii", order: int = 2, budget
     """Exact interaction index on every subset of size ``1..order`` (cost: ``2**n`` evaluations)."""
     n = game.n_players
     check_choice(index, "index", INDICES)
+    if index == "excess" and n < 2:
+        raise ValueError(f"game: the Shapley excess is defined for pairs of players; the game has {n} player")
     order = check_int(order, "order", minimum=1, maximum=n)
     if index == "excess" and order != 2:
         raise ValueError(f"order: the Shapley excess is defined for pairs, expected order=2, got {order}")

@@ -114,7 +114,10 @@ def proxy_shapley(game: Game, *, budget: int | None = None, rng: np.random.Gener
     """Shapley values: surrogate's exact values + Leverage SHAP on the residual (module docstring)."""
     sample, values, r, used, exact, info = _fit(game, budget, rng, surrogate, "proxy", pairs=False, folds=folds)
     targets = np.column_stack([values[2:] - values[0], r[2:] - r[0]])
-    totals = np.array([values[1] - values[0], r[1] - r[0]])
+    # the residual's total is that of v - f for the surrogates' mean f (whose exact values are added back), so
+    # the sum is v(N) - v(empty) (the cross-fitted r(N) - r(empty) comes from other surrogates: 0.06 off in 0.42)
+    total = values[1] - values[0]
+    totals = np.array([total, total - (0.0 if exact is None else exact[0].sum())])
     solution = kernel_solve(sample, targets, totals)
     use = _use_surrogate(exact, solution.std_errors, 1, info)
     phi = solution.phi[:, 1] + exact[0] if use else solution.phi[:, 0]
@@ -130,6 +133,9 @@ def proxy_bivariate(game: Game, *, budget: int | None = None, rng: np.random.Gen
     sample, values, r, used, exact, info = _fit(game, budget, rng, surrogate, "proxy", pairs=True, folds=folds)
     n = game.n_players
     (plain, totals_v), (adjusted, totals_r) = (bivariate_targets(sample.coalitions, g) for g in (values, r))
+    if exact is not None:  # totals of v - f for the surrogates' mean f (as in proxy_shapley): efficient rows
+        full = exact.base + exact.shapley.sum()  # f(N); u_i(N) = f(N), u_i(empty) = 0
+        totals_r = totals_v - np.concatenate([[exact.shapley.sum()], np.full(n, full)])
     solution = kernel_solve(sample, np.hstack([plain, adjusted]), np.concatenate([totals_v, totals_r]))
     use = _use_surrogate(exact, solution.std_errors, n + 1, info)
     part = slice(n + 1, 2 * n + 2) if use else slice(0, n + 1)

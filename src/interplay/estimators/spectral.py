@@ -348,6 +348,15 @@ def _std_errors(fitted: SpectralFit, weights: np.ndarray) -> np.ndarray:
     return out
 
 
+def _efficient(phi: np.ndarray, fitted: SpectralFit, n: int) -> np.ndarray:
+    """Shapley values of the fit moved onto ``sum phi = v(N) - v(empty)`` (the sampled ends) by the smallest
+    change (the gap split equally; the ridge fit does not interpolate the ends: it summed to 0.31 where the total
+    was 2.19 on a random 12-player game at budget 600). The gap is recorded in ``info["efficiency_gap"]``."""
+    gap = float(fitted.values[1] - fitted.values[0] - phi.sum())
+    fitted.info["efficiency_gap"] = gap
+    return phi + gap / n
+
+
 @register("interactions", "spectral")
 def spectral_interactions(game: Game, *, index: str = "bii", order: int = 2, budget: int | None = None,
                           rng: np.random.Generator, surrogate="auto", energy: float = 0.9999,
@@ -367,6 +376,9 @@ def spectral_interactions(game: Game, *, index: str = "bii", order: int = 2, bud
     fitted = fit_spectrum(game, budget, rng, surrogate=surrogate, energy=energy, terms_ratio=terms_ratio,
                           sampling=sampling, fit=fit, low_order=order, std_errors=bool(std_errors))
     estimate = index_from_fourier(fitted.coefficients, index, order, n)
+    if index == "sii":  # SII of single players are Shapley values: made efficient (see _efficient)
+        phi = _efficient(np.array([estimate[(i,)] for i in range(n)]), fitted, n)
+        estimate.update({(i,): float(phi[i]) for i in range(n)})
     errors = None
     if std_errors:
         keys = list(estimate)
@@ -410,6 +422,7 @@ def spectral_bivariate(game: Game, *, budget: int | None = None, rng: np.random.
     fitted = fit_spectrum(game, budget, rng, surrogate=surrogate, energy=energy, terms_ratio=terms_ratio,
                           sampling=sampling, fit=fit, low_order=2, std_errors=bool(std_errors))
     adjacency, phi = bivariate_from_fourier(fitted.coefficients, n)
+    phi = _efficient(phi, fitted, n)
     info = dict(fitted.info)
     std_adj = std_phi = None
     if std_errors and (n * n + n) * len(fitted.terms) > MAX_SE_CELLS:
