@@ -296,3 +296,25 @@ def test_shapley_excess_on_a_one_player_game_says_why():
     for order in (1, 2):
         with pytest.raises(ValueError, match="defined for pairs of players; the game has 1 player"):
             ip.interactions(game, index="excess", order=order, method="exact")
+
+
+def test_conditional_removal_warns_when_the_explained_row_is_its_own_neighbour():
+    """With few neighbours, a row of the background is its own nearest neighbour: a continuous feature alone picks
+    it out and looks like the driver that makes every other feature redundant. Warned (not for held-out rows, the
+    default neighbourhood, or discrete data whose ties keep many neighbours)."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    X[:, 1] = X[:, 0]
+    discrete = rng.integers(0, 3, size=(400, 3)).astype(float)
+
+    def f(Z):
+        return Z[:, 0] + Z[:, 2] ** 2
+
+    with pytest.warns(UserWarning, match="the explained row is also a row of the background"):
+        ip.Explainer(f, X, removal="conditional", n_neighbors=1).shapley(X[5], method="exact")
+    for data, k, x in [(X, 1, X[5] + 0.01), (X, None, X[5]), (discrete, 1, discrete[5])]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            ip.Explainer(f, data, removal="conditional", n_neighbors=k).shapley(x, method="exact")

@@ -24,6 +24,9 @@ from .._validation import missing_columns
 from ._columns import CallSizer, numeric_columns
 
 
+SELF_MATCH_WARNING = 10  # neighbours: at most this many, an explained row found in the background is warned of
+
+
 def default_n_neighbors(n_background: int) -> int:
     """Default neighbourhood size: ``ceil(sqrt(len(background)))``, at least 1."""
     return max(1, int(np.ceil(np.sqrt(n_background))))
@@ -38,6 +41,14 @@ def conditional_value_function(predict: Callable[[np.ndarray], np.ndarray], x: n
     m, d = background.shape
     k = default_n_neighbors(m) if n_neighbors is None else min(int(n_neighbors), m)
     squared = _squared_terms(x, background)  # (m, d)
+    if k <= SELF_MATCH_WARNING and k < m and np.any(squared.sum(axis=1) == 0) and np.any((squared == 0).sum(0) == 1):
+        import warnings
+
+        warnings.warn(f"x: the explained row is also a row of the background, so with n_neighbors={k} it is its "
+                      "own nearest neighbour: any present feature that singles it out (a continuous one) makes "
+                      "v(S) close to the model's output at x, and that feature looks like the main driver that "
+                      "makes every other redundant; explain rows held out of the background", UserWarning,
+                      stacklevel=4)
     sizer = CallSizer(max_rows) if sizer is None else sizer
 
     def chunk_values(chunk: np.ndarray) -> np.ndarray:  # the kept (coalition x neighbour) rows in one model call
