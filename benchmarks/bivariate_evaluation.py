@@ -173,7 +173,8 @@ def breast_cancer_case(n_rows: int, n_background: int, seed: int, log: Callable)
     rng = np.random.default_rng(seed)
     background = X_train[rng.choice(len(X_train), n_background, replace=False)]
     names = [str(n) for n in data.feature_names]
-    explainer = ip.Explainer(model, background, feature_names=names)  # probability of the predicted class
+    # probability of the predicted class (the positive class' games would count rows predicted 0 as not kept)
+    explainer = ip.Explainer(model, background, feature_names=names, target="predicted")
     d = len(names)
     budget = 2 * (2 * d + 2048)
     rows = X_test[rng.choice(len(X_test), n_rows, replace=False)]

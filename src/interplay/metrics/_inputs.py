@@ -1,4 +1,9 @@
-"""Shared input handling of the metrics: attributions/scores as arrays, games as lists, rankings as orders."""
+"""Shared input handling of the metrics: attributions/scores as arrays, games as lists, rankings as orders.
+
+Feature names: an Attribution/Explanation/Game (``feature_names``), a DataFrame (its columns) or a pandas Series
+(its index) carries names; a numpy array does not. When both sides of a comparison carry names, they are matched
+by name (:func:`align_names`); otherwise by position.
+"""
 
 from __future__ import annotations
 
@@ -30,6 +35,72 @@ def as_scores(scores: Any, name: str = "scores", *, n: int | None = None) -> np.
     return arr
 
 
+def feature_names_of(obj: Any) -> tuple[str, ...] | None:
+    """The feature names ``obj`` carries (see the module docstring), else ``None``. Pandas' default labels
+    ``0..n-1`` are no names."""
+    if isinstance(obj, (Attribution, Explanation, Game)):
+        names = obj.feature_names
+    elif hasattr(obj, "columns") and hasattr(obj, "dtypes") and hasattr(obj, "iloc"):  # DataFrame
+        names = list(obj.columns)
+    elif hasattr(obj, "index") and hasattr(obj, "dtype") and hasattr(obj, "iloc"):  # Series
+        names = list(obj.index)
+    else:
+        return None
+    if names is None:
+        return None
+    names = list(names)
+    if all(isinstance(f, (int, np.integer)) and not isinstance(f, bool) for f in names) \
+            and [int(f) for f in names] == list(range(len(names))):
+        return None
+    return tuple(str(f) for f in names)
+
+
+def _default_names(names: tuple[str, ...]) -> bool:
+    """interplay's placeholder names ``x0 .. x{n-1}`` (given when there were none)."""
+    return names == tuple(f"x{i}" for i in range(len(names)))
+
+
+def align_names(values: np.ndarray, names: tuple[str, ...] | None, reference: tuple[str, ...] | None,
+                name: str, reference_name: str) -> np.ndarray:
+    """``values`` (features along the last axis, named ``names``) in the feature order of ``reference``.
+
+    Without names on either side, or with the same names in the same order, ``values`` is returned as is. The
+    same names in another order are reordered. Different names raise a ValueError naming both parameters and
+    the names that differ, unless one side has only interplay's placeholder names ``x0 .. x{n-1}`` (results of
+    an unnamed model or game), which are compared by position.
+    """
+    if names is None or reference is None or tuple(names) == tuple(reference):
+        return values
+    names, reference = tuple(names), tuple(reference)
+    unique = len(set(names)) == len(names) and len(set(reference)) == len(reference)
+    if unique and len(names) == len(reference) and set(names) == set(reference):
+        position = {f: i for i, f in enumerate(names)}
+        return values[..., [position[f] for f in reference]]
+    if _default_names(names) or _default_names(reference):
+        return values
+    if not unique:
+        raise ValueError(f"{name}, {reference_name}: duplicate feature names; cannot match {name} {list(names)} "
+                         f"to {reference_name} {list(reference)} by name")
+    only = [f for f in names if f not in set(reference)]
+    only_reference = [f for f in reference if f not in set(names)]
+    raise ValueError(f"{name}: its feature names differ from those of {reference_name}: only in {name}: {only}, "
+                     f"only in {reference_name}: {only_reference} (features are matched by name when both have "
+                     "names; pass plain arrays to compare by position)")
+
+
+def row_scores(scores: Any, game: Game, name: str = "scores") -> np.ndarray:
+    """One row of ``scores`` for ``game`` as a ``(n,)`` array in the game's feature order: a 1-D vector, or a
+    one-row Explanation / ``(1, n)`` array (that row); matched to the game's feature names when both have names."""
+    n = game.n_players
+    arr = as_scores(scores, name, n=n)
+    if arr.ndim == 2:
+        if arr.shape[0] != 1:
+            raise ValueError(f"{name}: expected one row of {n} values (a 1-D vector, a one-row Explanation or a "
+                             f"(1, {n}) array), got shape {arr.shape}; pass one row, e.g. explanation[r]")
+        arr = arr[0]
+    return align_names(arr, feature_names_of(scores), feature_names_of(game), name, "game")
+
+
 def descending_order(scores: np.ndarray) -> np.ndarray:
     """Feature indices from the highest to the lowest score (ties: lower index first), along the last axis."""
     return np.argsort(-scores, axis=-1, kind="stable")
@@ -46,7 +117,8 @@ def as_games(games: Any) -> list[Game]:
 
 
 def per_row_scores(scores: Any, games: list[Game], name: str = "scores") -> np.ndarray:
-    """Scores as a ``(n_rows, n)`` array matching ``games`` (a 1-D vector is allowed for one game)."""
+    """Scores as a ``(n_rows, n)`` array matching ``games`` (a 1-D vector is allowed for one game), each row in
+    its game's feature order when both carry names."""
     n = games[0].n_players
     if any(g.n_players != n for g in games):
         raise ValueError("games: all games must have the same number of players")
@@ -55,6 +127,10 @@ def per_row_scores(scores: Any, games: list[Game], name: str = "scores") -> np.n
         arr = arr[None, :]
     if len(arr) != len(games):
         raise ValueError(f"{name}: expected one row of scores per game ({len(games)}), got {len(arr)}")
+    names = feature_names_of(scores)
+    if names is not None:  # each row in its game's feature order
+        label = "games" if len(games) > 1 else "game"
+        arr = np.stack([align_names(a, names, g.feature_names, name, label) for a, g in zip(arr, games)])
     return arr
 
 

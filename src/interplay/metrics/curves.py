@@ -6,6 +6,9 @@ value after ``k = 0..M`` steps against the fraction ``k / M``; the area under it
 ``[0, 1]``. A good ranking gives a high insertion AUC and a low deletion AUC (with a value that grows with the
 evidence for the explained output, e.g. its class probability). Cost per curve: ``M + 1`` evaluations, one
 call of the game.
+
+``scores``: one row (a 1-D vector, an Attribution, or a one-row Explanation / ``(1, M)`` array), matched to the
+game's features by name when both carry names.
 """
 
 from __future__ import annotations
@@ -15,16 +18,14 @@ from typing import Any
 import numpy as np
 
 from ..games import Game, as_game
-from ._inputs import as_scores, descending_order
+from ._inputs import descending_order, row_scores
 from .perturbation import _chain
 
 
 def _curve(game: Game, scores: Any, insertion: bool) -> tuple[np.ndarray, np.ndarray]:
     game = as_game(game)
     n = game.n_players
-    s = as_scores(scores, "scores", n=n)
-    if s.ndim != 1:
-        raise ValueError(f"scores: expected one row of {n} values, got shape {s.shape}")
+    s = row_scores(scores, game, "scores")
     coalitions = _chain(descending_order(s))
     if not insertion:
         coalitions = ~coalitions

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._validation import check_choice, check_int
 from ..games import Game, as_game
-from ._inputs import as_scores, descending_order
+from ._inputs import descending_order, row_scores
 
 _EPS = 1e-12
 
@@ -24,16 +24,19 @@ _EPS = 1e-12
 def log_odds_ratio(game: Game, scores: Any, k: Any, *, output: str = "probability") -> float | np.ndarray:
     """``LOR(k)`` for one ``k`` (float) or several (array, in the given order).
 
-    ``game``'s value is the probability of the predicted class (``output="probability"``, e.g. an
-    ``Explainer(..., output="probability")`` game) or already its log-odds (``output="log-odds"``).
+    ``game``'s value is the probability of the class predicted on the full row (``output="probability"``,
+    e.g. an ``Explainer(..., output="probability", target="predicted")`` game) or already its log-odds
+    (``output="log-odds"``, e.g. ``Explainer(..., output="log-odds", target="predicted")``). The L-/C-Shapley
+    metric is the log-odds ratio of the *predicted* class: without ``target="predicted"`` a binary classifier's
+    game scores its positive class, and for a row predicted negative the sign of the ratio flips; nothing here
+    can check which class the game scores. ``scores``: one row (a 1-D vector, an Attribution, or a one-row
+    Explanation / ``(1, M)`` array), matched to the game's features by name when both carry names.
     Probabilities are clipped to ``[1e-12, 1 - 1e-12]``. Cost: ``1 + len(k)`` evaluations, one call.
     """
     game = as_game(game)
     n = game.n_players
     output = check_choice(output, "output", ("probability", "log-odds"))
-    s = as_scores(scores, "scores", n=n)
-    if s.ndim != 1:
-        raise ValueError(f"scores: expected one row of {n} values, got shape {s.shape}")
+    s = row_scores(scores, game, "scores")
     ks = np.array([check_int(v, "k", minimum=0, maximum=n) for v in np.atleast_1d(np.asarray(k, dtype=object))],
                   dtype=np.int64)
     rank = np.empty(n, dtype=np.int64)

@@ -1,5 +1,8 @@
 """Faithfulness and monotonicity: agreement of an attribution with the game it explains (SHEAR paper, Sec. 5.3;
 Liu et al. 2021). The game's value of a coalition is the model's output with only those features present.
+
+``attribution``: one row (a 1-D vector, an Attribution, or a one-row Explanation / ``(1, M)`` array), matched to
+the game's features by name when both carry names.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..games import Game, as_game
-from ._inputs import as_scores, descending_order
+from ._inputs import descending_order, row_scores
 
 
 def faithfulness(game: Game, attribution: Any) -> float:
@@ -23,9 +26,7 @@ def faithfulness(game: Game, attribution: Any) -> float:
     """
     game = as_game(game)
     n = game.n_players
-    phi = as_scores(attribution, "attribution", n=n)
-    if phi.ndim != 1:
-        raise ValueError(f"attribution: expected one row of {n} values, got shape {phi.shape}")
+    phi = row_scores(attribution, game, "attribution")
     coalitions = np.ones((n + 1, n), dtype=bool)
     coalitions[np.arange(1, n + 1), np.arange(n)] = False  # row i+1 = all but feature i
     values = game(coalitions)
@@ -51,9 +52,7 @@ def monotonicity(game: Game, attribution: Any, *, absolute: bool = False) -> flo
     n = game.n_players
     if n < 2:
         raise ValueError("game: monotonicity needs at least 2 players")
-    phi = as_scores(attribution, "attribution", n=n)
-    if phi.ndim != 1:
-        raise ValueError(f"attribution: expected one row of {n} values, got shape {phi.shape}")
+    phi = row_scores(attribution, game, "attribution")
     order = descending_order(np.abs(phi) if absolute else phi)
     values = game(_chain(order))
     delta = np.diff(values)

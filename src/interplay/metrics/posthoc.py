@@ -75,7 +75,8 @@ def posthoc_accuracy_by_ranking(games: Any, scores: Any, fractions: Sequence[flo
                                 *, mask: str = "lowest", threshold: float = 0.5) -> PosthocCurve:
     """Post-hoc accuracy after masking ``round(f * M)`` features by score, for each fraction ``f``
     (Bivariate Shapley paper Fig. 3: mask the least influential features; ``mask="highest"`` masks the most
-    influential instead). ``scores``: one row per game (ties: lower index ranks higher).
+    influential instead). ``scores``: one row per game (ties: lower index ranks higher), matched to the games'
+    features by name when both carry names.
     Cost: ``len(fractions)`` evaluations per row.
     """
     games = as_games(games)
@@ -154,8 +155,11 @@ def prediction_game(explainer: Any, x: Any) -> Game:
     """Game of row ``x`` whose value is 1 when the masked row keeps the predicted class, else 0.
 
     ``v(S) = 1[argmax_c F_c(x, S) = argmax_c f_c(x)]`` where ``F_c(x, S)`` is the explainer's removal (baseline,
-    marginal or conditional) applied to the probability of class ``c``. Needs a classifier. Cost per coalition:
-    one coalition of the explainer's game for a binary classifier (``F_pred >= 1/2``), ``K`` for ``K`` classes.
+    marginal or conditional) applied to the probability of class ``c``. Needs a classifier. The games are in
+    probabilities whatever the explainer's ``output=`` (log-odds, margin, loss...): only its model, data, removal
+    and feature groups are used, and ``explainer`` itself is left unchanged. Cost per coalition: one coalition of
+    the explainer's game (a binary classifier: ``F_pred >= 1/2``; ``K`` classes: all ``K`` probabilities from
+    the same model calls).
     """
     if getattr(getattr(explainer, "model", None), "kind", None) != "classifier":
         raise TypeError("explainer: prediction_game needs an interplay.Explainer of a classifier "
@@ -164,11 +168,9 @@ def prediction_game(explainer: Any, x: Any) -> Game:
     probabilities = explainer.model(row)[0]
     predicted = int(np.argmax(probabilities))
     labels = explainer.model.classes or tuple(range(len(probabilities)))
-    per_class = []
-    for c in ([predicted] if len(probabilities) == 2 else range(len(probabilities))):
-        e = copy.copy(explainer)
-        e.output, e.target = "probability", labels[c]
-        per_class.append(e.game(row))
+    classes = [predicted] if len(probabilities) == 2 else list(range(len(probabilities)))
+    e = _probability_explainer(explainer, [labels[c] for c in classes])
+    per_class = list(e.games(row).values())  # one game per class, in the order of `classes`, sharing model calls
     base = per_class[0]
 
     def value_fn(coalitions: np.ndarray) -> np.ndarray:
@@ -179,3 +181,18 @@ def prediction_game(explainer: Any, x: Any) -> Game:
 
     value_fn.__name__ = "prediction kept"
     return Game(value_fn, base.n_players, base.feature_names)
+
+
+def _probability_explainer(explainer: Any, targets: list) -> Any:
+    """A copy of ``explainer`` whose games are the probabilities of ``targets`` (one target: that class; several:
+    one game each). The unit is resolved again (``Explainer._set_unit``): the copy must not keep the original's
+    cached unit and scored model (a booster's raw margin for log-odds/margin, the loss)."""
+    e = copy.copy(explainer)
+    e.output = "probability"
+    e.target = targets[0] if len(targets) == 1 else list(targets)
+    for cached in ("_unit", "_scores"):
+        e.__dict__.pop(cached, None)
+    e._set_unit()
+    if e._unit != "probability" or e._scores is not e.model:  # the contract this relies on
+        raise RuntimeError("prediction_game: could not build a probability explainer from the given explainer")
+    return e

@@ -29,10 +29,14 @@ def throughput(explain: Callable[[Any], Any], rows: Iterable[Any], *,
 
     ``explain`` is any callable producing one explanation, e.g. ``lambda x: ip.shapley(explainer.game(x),
     method="kernel", budget=512)``; the total includes everything it does (game building, model calls,
-    estimation). ``timer`` is injectable for tests.
+    estimation). ``rows``: any iterable of rows (a 2-D array gives its rows); a pandas DataFrame gives its rows
+    as Series (``rows.iloc[i]``, named by column), not its column labels. ``timer`` is injectable for tests.
     """
     if not callable(explain):
         raise TypeError(f"explain: expected a callable row -> explanation, got {type(explain).__name__}")
+    if hasattr(rows, "iloc") and hasattr(rows, "columns"):  # a DataFrame iterates its column labels: use rows
+        frame = rows
+        rows = [frame.iloc[i] for i in range(len(frame))]  # sliced before the clock starts
     count = 0
     start = timer()
     for row in rows:
