@@ -9,7 +9,10 @@ redundancy graph :meth:`ExplanationGraph.redundancy` then keeps the edges redund
 The same rule as for one row sets features with no effect aside: ``no_effect_share[j]`` is the share of rows in
 which ``j`` has no effect (:func:`~interplay.graph.redundancy.no_effect_mask` at the row's gamma: ``|phi_r(j)|``
 and every ``|W_r(i, j)|`` at most ``gamma_r``), and the cohort's no-effect features are those with no effect in
-at least half the rows (known only when every row has univariate values).
+at least half the rows (known only when every row has univariate values). Likewise ``little_effect_share[j]`` is
+the share of rows in which ``|phi_r(j)| <= 2 gamma_r`` (little or no effect on its own, see
+:func:`~interplay.graph.redundancy.little_effect_mask`); the features at most that small in at least half the
+rows, and not without effect, are set aside too.
 
 A cohort of symmetric interaction indices (rows from ``Interactions`` or their graphs) keeps the index in
 ``info["interaction_index"]``: like a single row's, its graph describes interactions and refuses the redundancy
@@ -30,7 +33,7 @@ import numpy as np
 
 from .._validation import check_choice
 from .explanation import ExplanationGraph, check_square
-from .redundancy import default_gamma, no_effect_mask, redundancy_adjacency
+from .redundancy import default_gamma, no_effect_mask, redundancy_adjacency, small_mask
 
 AGGREGATES = ("abs", "signed")
 
@@ -73,6 +76,7 @@ class CohortAccumulator:
         self.univariate_total = np.zeros(n)
         self.univariate_count = 0
         self.no_effect = np.zeros(n)
+        self.small = np.zeros(n)
         self.interaction_index = None if interaction_index is None else str(interaction_index)
 
     def add(self, weights, univariate=None, std_errors=None) -> None:
@@ -93,6 +97,7 @@ class CohortAccumulator:
             self.univariate_total += np.abs(u) if self.aggregate == "abs" else u
             self.univariate_count += 1
             self.no_effect += no_effect_mask(w, u, gamma)
+            self.small += small_mask(w, u, gamma)
 
     def graph(self, feature_names=None, *, univariate_complete: bool | None = None) -> ExplanationGraph:
         """The cohort's :class:`ExplanationGraph` (``kind="cohort"`` for magnitudes, ``"mean"`` for signed)."""
@@ -117,7 +122,8 @@ class CohortAccumulator:
         return ExplanationGraph(
             mean, feature_names, univariate=univariate, kind="cohort" if self.aggregate == "abs" else "mean",
             std_errors=se, redundancy_share=share, info=info,
-            no_effect_share=self.no_effect / m if self.univariate_count == m else None)
+            no_effect_share=self.no_effect / m if self.univariate_count == m else None,
+            little_effect_share=self.small / m if self.univariate_count == m else None)
 
 
 def _row_index(item) -> str | None:
@@ -151,7 +157,8 @@ def mean_graph(explanations, feature_names: Sequence[str] | None = None, *, aggr
     univariate = mean ``|phi|`` (when every row has them); ``"signed"``: the signed means. Either way:
     ``std_errors`` = standard error of the mean per edge (zeros when ``m = 1``), ``redundancy_share`` = share of
     rows in which ``|W_r(i, j)| <= gamma`` (``gamma=None``: each row's default gamma), ``no_effect_share`` = share
-    of rows in which a feature has no effect (when every row has univariate values), ``info["n_rows"] = m``.
+    of rows in which a feature has no effect and ``little_effect_share`` = share of rows in which its ``|phi|`` is
+    at most twice the row's gamma (both when every row has univariate values), ``info["n_rows"] = m``.
     Rows of a symmetric interaction index give ``info["interaction_index"]`` (see the module docstring).
     """
     check_choice(aggregate, "aggregate", AGGREGATES)

@@ -9,10 +9,16 @@ them is known, the others add little. ..." The sentences:
   signs; what the prediction is made of. Without univariate values: the features most central in the graph
   (PageRank, :meth:`ExplanationGraph.ranking`), labelled so.
 - "Once i is known, j adds little": the edge ``i -> j`` of ``H_gamma`` (``|W(i, j)| <= gamma``, Def. 4.1).
-- "interchangeable": a strongly connected component of ``H_gamma`` (mutual redundancy, Def. 4.2, Algorithm 3).
+- "interchangeable": a strongly connected component of ``H_gamma`` (mutual redundancy, Def. 4.2, Algorithm 3)
+  whose members are pairwise mutually redundant (a clique, as Theorem 1 gives at ``gamma = 0``). A component
+  that is no clique (possible at ``gamma > 0``) is said to "make one another redundant, directly or through one
+  another", with a pair that is not mutually redundant ("but c still matters given a").
 - "No effect on this prediction": the features of :meth:`ExplanationGraph.no_effect` (``|phi|`` and the
   importance given every other feature at most ``gamma``), kept out of the sentences above: by the letter of
   Def. 4.1 every feature makes such a feature "redundant", which says nothing about either.
+- "Little effect on their own": the features of :meth:`ExplanationGraph.little_effect` (``|phi| <= 2 gamma``),
+  also kept out: given a feature it ignores, such a feature keeps ``phi / 2 <= gamma``, so ``H_gamma`` would
+  call it redundant only because it is small.
 
 A graph of a symmetric interaction index (SII, BII, Shapley-Taylor, ..., see
 :attr:`ExplanationGraph.interaction_index`) is not a redundancy graph: a pair value near 0 there means the two
@@ -33,10 +39,11 @@ INDEX_NAMES = {"sii": "SII", "bii": "BII", "stii": "Shapley-Taylor", "fsii": "Fa
 
 
 def join(names: Sequence[str], limit: int = 6) -> str:
-    """``a``, ``a and b``, ``a, b and c``; beyond ``limit`` names: ``a, b, ... and 4 more``."""
+    """``a``, ``a and b``, ``a, b and c``; beyond ``limit`` names: ``a, b, ... and 4 more`` (at least one name is
+    always written: ``limit=1`` gives ``a and 4 more``)."""
     names = list(names)
     if len(names) > limit:
-        shown = names[:limit - 1]
+        shown = names[:max(limit - 1, 1)]
         return ", ".join(shown) + f" and {len(names) - len(shown)} more"
     if len(names) <= 2:
         return " and ".join(names)
@@ -62,19 +69,23 @@ def _index_name(graph) -> str:
 
 
 def _phi_order(graph) -> list[int]:
-    """Features by decreasing ``|phi|`` (ties keep the feature order); PageRank order without univariate values."""
+    """Features by decreasing ``|phi|`` (ties, to 12 significant digits, keep the feature order); PageRank order
+    without univariate values."""
+    from .ranking import tie_order
+
     if graph.univariate is None:
         return [graph.index(f) for f in graph.ranking().order()]
-    return [int(i) for i in np.argsort(-np.abs(graph.univariate), kind="stable")]
+    return [int(i) for i in tie_order(np.abs(graph.univariate))]
 
 
-def drivers_sentence(graph, top: int, limit: int) -> str | None:
+def drivers_sentence(graph, top: int, limit: int, exclude: frozenset | set = frozenset()) -> str | None:
     """The ``top`` features of largest ``|phi|`` with their values (the univariate Shapley values), largest first.
 
     Features with ``|phi|`` 0 (up to round-off) are no drivers. Without univariate values: the ``top`` features of
     the graph's PageRank ranking, labelled as the most central ones (not as drivers). For an interaction index
     the order-1 values are labelled as the index's single-feature values (for Shapley-Taylor, Faith-Shap, k-SII
-    and Moebius they are not Shapley values: the pairs carry the rest).
+    and Moebius they are not Shapley values: the pairs carry the rest). ``exclude``: features set aside (no or
+    little effect), named in their own sentence instead.
     """
     names = graph.feature_names
     if top <= 0:
@@ -84,7 +95,7 @@ def drivers_sentence(graph, top: int, limit: int) -> str | None:
         central = graph.ranking().order()[:top]
         return f"Most central in the graph (PageRank on |W|): {join(central, limit)}." if central else None
     floor = 1e-9 * max(float(np.abs(phi).max()), 1e-300)
-    leaders = [i for i in _phi_order(graph) if abs(phi[i]) > floor][:top]
+    leaders = [i for i in _phi_order(graph) if abs(phi[i]) > floor and i not in exclude][:top]
     if not leaders:
         return None
     label = "Main drivers"
@@ -101,8 +112,12 @@ def describe(graph, gamma: float | None = None, *, top: int = 3, limit: int = 6)
 
     A Bivariate Shapley graph (or a cohort of them): :func:`describe_redundancy`. A graph of a symmetric
     interaction index: :func:`describe_interactions` (``gamma``: the size above which a pair counts as an
-    interaction). ``top``: drivers named and statements made per kind; ``limit``: names per list.
+    interaction). ``top``: drivers named and statements made per kind; ``limit``: names per list (both positive
+    integers).
     """
+    from .redundancy import _check_count
+
+    top, limit = _check_count(top, "top"), _check_count(limit, "limit")
     if graph.interaction_index is not None:
         return describe_interactions(graph, gamma, top=top, limit=limit)
     return describe_redundancy(graph, gamma, top=top, limit=limit)
@@ -142,15 +157,26 @@ def _once_sentences(graph, h, order, aside, top, limit, little, cohort) -> list[
 
 
 def _group_sentences(graph, h, order, top, limit, little, cohort) -> list[str]:
-    """The interchangeable groups (strongly connected components of ``H_gamma`` with more than one feature, no
-    no-effect feature in them), the group of the largest ``|phi|`` first, members by ``|phi|``."""
+    """The groups (strongly connected components of ``H_gamma`` with more than one feature, no set-aside feature
+    in them), the group of the largest ``|phi|`` first, members by ``|phi|``: "interchangeable" when every pair
+    is mutually redundant (a clique), else what holds (each is redundant given another member) and the pair of
+    largest ``|W|`` that is not redundant."""
     rank = {graph.feature_names[i]: r for r, i in enumerate(order)}
     groups = sorted((sorted(g, key=rank.get) for g in h.groups()), key=lambda g: rank[g[0]])
+    rows = " in most rows" if cohort else ""
     sentences = []
     for group in groups[:top]:
-        rest = "the other adds" if len(group) == 2 else "the others add"
-        sentences.append(f"{join(group, limit)} are interchangeable: once one of them is known, {rest} {little}"
-                         + (" in most rows." if cohort else "."))
+        missing = h.missing_edges(group)
+        if not missing:
+            rest = "the other adds" if len(group) == 2 else "the others add"
+            sentences.append(f"{join(group, limit)} are interchangeable: once one of them is known, {rest} {little}"
+                             f"{rows}.")
+            continue
+        i, j = max(missing, key=lambda e: (abs(graph.weight(*e)), -rank[e[0]], -rank[e[1]]))
+        gap = (f"{i} and {j} each still matter given the other" if (j, i) in missing
+               else f"{j} still matters given {i}")
+        sentences.append(f"{join(group, limit)} make one another redundant, directly or through one another: "
+                         f"each adds {little} once another of them is known{rows}, but {gap}.")
     return sentences
 
 
@@ -166,6 +192,18 @@ def _no_effect_sentence(graph, names, little, cohort, limit) -> str | None:
         label = "No effect on this prediction"
     return (f"{label}: {join(names, limit)} {_verb(names, 'adds', 'add')} {little} whichever other feature is "
             "known.")
+
+
+def _little_effect_sentence(names, gamma, cohort, limit) -> str | None:
+    """"Little effect on their own: a and b (|Shapley value| at most 2 gamma = 0.1: too small to call
+    redundant)."""
+    if not names:
+        return None
+    if cohort:
+        return (f"Little effect on their own in most rows: {join(names, limit)} (|Shapley value| at most twice the "
+                "row's gamma: too small to call redundant).")
+    return (f"Little effect on their own: {join(names, limit)} (|Shapley value| at most 2 gamma = {2 * gamma:.3g}: "
+            "too small to call redundant).")
 
 
 def _threshold_sentence(graph, h, cohort: bool, aside: bool) -> str:
@@ -187,22 +225,28 @@ def describe_redundancy(graph, gamma: float | None = None, *, top: int = 3, limi
     "no feature is redundant given another" when ``H_gamma`` has no edge between features with an effect; the
     threshold. A cohort graph (``redundancy_share``) speaks of "in most rows" and of mean ``|value|``.
     """
+    from .redundancy import _check_count
+
+    top, limit = _check_count(top, "top"), _check_count(limit, "limit")
     h = graph.redundancy(gamma)
     names = list(graph.feature_names)
     cohort = graph.redundancy_share is not None and gamma is None
     little = "nothing" if _is_exact(graph, h, gamma, cohort) else "little"
     order = _phi_order(graph)
-    aside = {graph.index(f) for f in h.no_effect or ()}
-    sentences = [drivers_sentence(graph, top, limit)]
+    none = {graph.index(f) for f in h.no_effect or ()}
+    small = {graph.index(f) for f in h.little_effect or ()}
+    aside = none | small
+    sentences = [drivers_sentence(graph, top, limit, aside)]  # a feature set aside is named there, not a driver
     sentences += _once_sentences(graph, h, order, aside, top, limit, little, cohort)
     sentences += _group_sentences(graph, h, order, top, limit, little, cohort)
-    sentences.append(_no_effect_sentence(graph, [names[j] for j in sorted(aside)], little, cohort, limit))
+    sentences.append(_no_effect_sentence(graph, [names[j] for j in sorted(none)], little, cohort, limit))
+    sentences.append(_little_effect_sentence([names[j] for j in order if j in small], h.gamma, cohort, limit))
     adjacency = np.asarray(h.adjacency)
     keep = [i for i in range(len(names)) if i not in aside]
     if not adjacency[np.ix_(keep, keep)].any() and (len(keep) > 1 or not aside):
         sentences.append("None of the others is redundant given another." if aside
                          else "No feature is redundant given another.")
-    sentences.append(_threshold_sentence(graph, h, cohort, bool(aside)))
+    sentences.append(_threshold_sentence(graph, h, cohort, bool(none)))
     return " ".join(s for s in sentences if s)  # feature names keep their case, also at the start of a sentence
 
 
@@ -247,8 +291,9 @@ def describe_interactions(graph, gamma: float | None = None, *, top: int = 3, li
     effects add up (as far as pairs go). Never a statement of redundancy: a pair value near 0 says the two
     effects add up, not that one feature replaces the other (Bivariate Shapley paper, Section 1 and Def. 4.1).
     """
-    from .redundancy import _check_gamma
+    from .redundancy import _check_count, _check_gamma
 
+    top, limit = _check_count(top, "top"), _check_count(limit, "limit")
     names = graph.feature_names
     label = _index_name(graph)
     threshold = graph.default_gamma() if gamma is None else _check_gamma(gamma)

@@ -13,7 +13,8 @@ is: a pair value near 0 means that the two features' effects add up, not that on
 (Def. 4.1 needs ``W(i, j)``, the importance of ``j`` *given* ``i``, which a symmetric index does not measure).
 So its :meth:`~ExplanationGraph.describe` speaks of interactions, and the redundancy analysis
 (:meth:`~ExplanationGraph.redundancy`, :meth:`~ExplanationGraph.sinks`, :meth:`~ExplanationGraph.sources`,
-:meth:`~ExplanationGraph.no_effect`, :meth:`~ExplanationGraph.gamma_sweep`, ``ranking("condensation")``) is
+:meth:`~ExplanationGraph.no_effect`, :meth:`~ExplanationGraph.little_effect`,
+:meth:`~ExplanationGraph.gamma_sweep`, ``ranking("condensation")``) is
 refused with an error saying so. The paper's structural comparison stays one explicit call away:
 ``RedundancyGraph.from_weights(graph.weights, gamma, graph.feature_names)``.
 No model evaluations are made here: everything works on the already computed matrix.
@@ -85,7 +86,8 @@ class ExplanationGraph:
     :attr:`interaction_index` set and refuses the redundancy analysis. ``redundancy_share`` (optional, cohort
     graphs from :func:`~interplay.graph.mean_graph`): per edge, the share of the cohort's rows in which it is a
     redundancy edge; ``no_effect_share`` (optional, the same cohorts): per feature, the share of rows in which it
-    has no effect.
+    has no effect; ``little_effect_share`` (optional, the same cohorts): per feature, the share of rows in which
+    its ``|phi|`` is at most twice the row's gamma (little or no effect on its own).
     """
 
     weights: np.ndarray
@@ -96,6 +98,7 @@ class ExplanationGraph:
     info: Mapping[str, Any] = field(default_factory=dict)
     redundancy_share: np.ndarray | None = None
     no_effect_share: np.ndarray | None = None
+    little_effect_share: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         weights = check_square(self.weights)
@@ -119,11 +122,13 @@ class ExplanationGraph:
                 raise ValueError(f"redundancy_share: expected an {(n, n)} matrix of shares in [0, 1], "
                                  f"got shape {share.shape}")
             object.__setattr__(self, "redundancy_share", _frozen(share))
-        if self.no_effect_share is not None:
-            share = np.asarray(self.no_effect_share, dtype=float)
+        for name in ("no_effect_share", "little_effect_share"):
+            if getattr(self, name) is None:
+                continue
+            share = np.asarray(getattr(self, name), dtype=float)
             if share.shape != (n,) or not np.isfinite(share).all() or (share < 0).any() or (share > 1).any():
-                raise ValueError(f"no_effect_share: expected {n} shares in [0, 1], got shape {share.shape}")
-            object.__setattr__(self, "no_effect_share", _frozen(share))
+                raise ValueError(f"{name}: expected {n} shares in [0, 1], got shape {share.shape}")
+            object.__setattr__(self, name, _frozen(share))
         object.__setattr__(self, "kind", str(self.kind))
         object.__setattr__(self, "info", dict(self.info))
 
@@ -189,10 +194,12 @@ class ExplanationGraph:
         :class:`~interplay.graph.RedundancyGraph` (groups, condensation, sources, sinks, summary).
 
         ``exclude_no_effect`` (default), when the univariate values are known (for a cohort: ``no_effect_share``):
-        the redundancy reading of :mod:`interplay.graph.redundancy`. The features of :meth:`no_effect` (at the
-        same ``gamma``, or ``share``) are set aside from groups, sources and sinks (listed as ``.no_effect``): by
-        the letter of Def. 4.1 every feature makes a feature that does nothing redundant, which would make it the
-        only sink and lump all such features into one "interchangeable" group; and the sinks are the
+        the redundancy reading of :mod:`interplay.graph.redundancy`. The features of :meth:`no_effect` and of
+        :meth:`little_effect` (at the same ``gamma``, or ``share``) are set aside from groups, sources and sinks
+        (listed as ``.no_effect`` and ``.little_effect``): by the letter of Def. 4.1 every feature makes a
+        feature that does nothing redundant, which would make it the only sink and lump all such features into
+        one "interchangeable" group, and a feature with ``|phi| <= 2 gamma`` falls under ``gamma`` given any
+        feature that it ignores (``W = phi / 2``), so its edges say it is small, not replaced. The sinks are the
         directionally redundant classes (made redundant by a feature outside them). ``False``, or no univariate
         values: the paper's exact definitions (``.paper_definition`` is True). Refused for a graph of a
         symmetric interaction index (:attr:`interaction_index`).
@@ -202,13 +209,17 @@ class ExplanationGraph:
         self._refuse_if_interactions("redundancy")
         if gamma is None and self.redundancy_share is not None:
             share = _check_share(share)
-            aside = self.no_effect(share=share) if exclude_no_effect and self.no_effect_share is not None else None
+            aside = little = None
+            if exclude_no_effect and self.no_effect_share is not None:
+                aside, little = self.no_effect(share=share), self.little_effect(share=share)
             return RedundancyGraph(self.redundancy_share >= share, float(self.info.get("mean_row_gamma", 0.0)),
-                                   self.feature_names, info={"share": share}, no_effect=aside)
+                                   self.feature_names, info={"share": share}, no_effect=aside, little_effect=little)
         gamma = self.default_gamma() if gamma is None else _check_gamma(gamma)
-        aside = self.no_effect(gamma) if exclude_no_effect and self.univariate is not None else None
+        aside = little = None
+        if exclude_no_effect and self.univariate is not None:
+            aside, little = self.no_effect(gamma), self.little_effect(gamma)
         return RedundancyGraph(redundancy_adjacency(self.weights, gamma, self.univariate), gamma, self.feature_names,
-                               no_effect=aside)
+                               no_effect=aside, little_effect=little)
 
     def no_effect(self, gamma: float | None = None, *, share: float = 0.5) -> list[str]:
         """Features with no effect on this prediction: ``|phi_j| <= gamma`` and ``|W(i, j)| <= gamma`` for every
@@ -230,24 +241,53 @@ class ExplanationGraph:
             mask = no_effect_mask(self.weights, self.univariate, gamma)
         return [self.feature_names[i] for i in np.flatnonzero(mask)]
 
+    def little_effect(self, gamma: float | None = None, *, share: float = 0.5) -> list[str]:
+        """Features with little effect on their own: ``|phi_j| <= 2 gamma``, not in :meth:`no_effect`. Edges of
+        ``H_gamma`` into them say they are small, not that another feature replaces them (a feature that
+        ignores ``i`` keeps ``W(i, j) = phi_j / 2``), so :meth:`redundancy` sets them aside; see
+        :func:`interplay.graph.redundancy.little_effect_mask`. Needs the univariate values (none without them).
+        ``gamma=None``: the default gamma; for a cohort graph with ``little_effect_share``, the features with at
+        most little effect in at least ``share`` of the rows (each row at its own gamma) and not in
+        :meth:`no_effect`. Refused for a symmetric interaction index.
+        """
+        from .redundancy import _check_gamma, little_effect_mask
+
+        self._refuse_if_interactions("little_effect")
+        if gamma is None and self.redundancy_share is not None:
+            share = _check_share(share)
+            if self.little_effect_share is None:
+                return []
+            none = set(self.no_effect(share=share))
+            mask = self.little_effect_share >= share
+            return [self.feature_names[i] for i in np.flatnonzero(mask) if self.feature_names[i] not in none]
+        gamma = self.default_gamma() if gamma is None else _check_gamma(gamma)
+        mask = little_effect_mask(self.weights, self.univariate, gamma)
+        return [self.feature_names[i] for i in np.flatnonzero(mask)]
+
     def ranking(self, method: str | None = None, *, damping: float = 0.85, gamma: float | None = None):
         """Features ranked by influence (:func:`interplay.graph.ranking.rank`).
 
         Default ``"importance"``: PageRank on ``|W|`` restarting in proportion to ``|phi|`` (the univariate
         values; uniform restarts when the graph has none). ``"softplus"`` is the paper's Algorithm 5,
         ``"shapley"`` is ``|phi|`` alone; see ``benchmarks/results/bivariate_evaluation.md`` for how they compare.
+        ``"condensation"`` reads the condensation of :meth:`redundancy` at ``gamma`` (None: the same default as
+        :meth:`redundancy`, a cohort's shares included; the set-aside features rank last).
         """
-        from .ranking import DEFAULT_RANKING, rank
+        from .ranking import DEFAULT_RANKING, condensation_ranking, rank
 
         if method == "condensation":
             self._refuse_if_interactions("ranking('condensation')")
+            if self.univariate is None:
+                raise ValueError("univariate: method='condensation' needs the univariate (Shapley) values, got None")
+            return condensation_ranking(self.redundancy(gamma), self.univariate)
         return rank(self.weights, self.univariate, method=DEFAULT_RANKING if method is None else method,
                     damping=damping, gamma=gamma, feature_names=self.feature_names)
 
     def describe(self, gamma: float | None = None, *, top: int = 3, limit: int = 6) -> str:
         """One plain-language paragraph: the main drivers (largest ``|phi|``), who makes whom redundant, the
-        interchangeable groups and the features with no effect; for a symmetric interaction index, the strongest
-        interactions instead (see :func:`interplay.graph.describe.describe`)."""
+        groups (interchangeable when every pair is mutually redundant), the features with no effect and those
+        with little effect on their own; for a symmetric interaction index, the strongest interactions instead
+        (see :func:`interplay.graph.describe.describe`). ``top`` and ``limit``: positive integers."""
         from .describe import describe
 
         return describe(self, gamma, top=top, limit=limit)

@@ -57,6 +57,15 @@ RANKINGS = ("importance", "abs", "softplus", "shapley", "condensation")
 DEFAULT_RANKING = "importance"
 
 
+def tie_order(values) -> np.ndarray:
+    """Indices from the largest to the smallest value; values equal to 12 significant digits of the largest
+    ``|value|`` count as tied and keep their order (a stable sort on rounded keys)."""
+    values = np.asarray(values, dtype=float)
+    scale = float(np.abs(values).max()) if values.size else 0.0
+    keys = np.round(values / scale, 12) if scale > 0 else values
+    return np.argsort(-keys, kind="stable")
+
+
 def transition_weights(weights, transform: str = "softplus") -> np.ndarray:
     """The non-negative edge weights PageRank walks on: ``transform(W)`` with a zero diagonal."""
     weights = check_square(weights)
@@ -98,11 +107,15 @@ class Ranking:
         object.__setattr__(self, "info", dict(self.info))
 
     def order(self) -> list[str]:
-        """Feature names from the highest to the lowest score (ties keep the feature order)."""
-        return [self.feature_names[i] for i in np.argsort(-self.scores, kind="stable")]
+        """Feature names from the highest to the lowest score (ties keep the feature order: scores equal to 12
+        significant digits of the largest one count as tied, so that round-off does not order them)."""
+        return [self.feature_names[i] for i in tie_order(self.scores)]
 
     def top(self, k: int = 10) -> list[tuple[str, float]]:
-        return [(name, self[name]) for name in self.order()[:k]]
+        """The ``k`` (a positive integer) highest-scoring features with their scores."""
+        from .redundancy import _check_count
+
+        return [(name, self[name]) for name in self.order()[:_check_count(k, "k")]]
 
     def __getitem__(self, feature) -> float:
         return float(self.scores[_feature_index(feature, self.feature_names)])
@@ -155,21 +168,24 @@ def _abs_univariate(univariate, n: int) -> np.ndarray | None:
     return phi
 
 
-def _condensation_scores(weights: np.ndarray, phi: np.ndarray, gamma: float | None) -> np.ndarray:
-    """Generation of each feature's class in the condensation of ``H_gamma`` (sources = generation 0: no outside
-    feature makes them redundant), ties broken by ``|phi|``: ``score = -generation + |phi| / (1 + max|phi|)``."""
+def condensation_ranking(h, univariate) -> Ranking:
+    """Ranking by the condensation of a :class:`~interplay.graph.RedundancyGraph` ``h``: each feature's class in
+    topological generations, sources first (generation 0: no outside feature makes them redundant), ties broken
+    by ``|phi|``: ``score = -generation + |phi| / (1 + max|phi|)``. The features ``h`` sets aside (no effect, or
+    little effect on their own) rank below every generation."""
     import networkx as nx
 
-    from .redundancy import RedundancyGraph
-
-    h = RedundancyGraph.from_weights(weights, gamma)
+    phi = _abs_univariate(univariate, h.n_features)
     condensation = h.condensation()
-    generation = np.zeros(len(weights))
     mapping = condensation.graph["mapping"]
-    level = {c: k for k, layer in enumerate(nx.topological_generations(condensation)) for c in layer}
-    for i, name in enumerate(h.feature_names):
-        generation[i] = level[mapping[name]]
-    return -generation + phi / (1.0 + float(phi.max()))
+    aside = set(h.no_effect or ()) | set(h.little_effect or ())
+    linked = condensation.subgraph([c for c in condensation if not condensation.nodes[c]["no_effect"]])
+    level = {c: k for k, layer in enumerate(nx.topological_generations(linked)) for c in layer}
+    bottom = max(level.values(), default=-1) + 1
+    generation = np.array([bottom if name in aside else level[mapping[name]] for name in h.feature_names], float)
+    top = float(phi.max()) if len(phi) else 0.0
+    info = {"method": "condensation", "gamma": h.gamma, "paper_definition": h.paper_definition}
+    return Ranking(-generation + phi / (1.0 + top), h.feature_names, info)
 
 
 def rank(weights, univariate=None, *, method: str = DEFAULT_RANKING, damping: float = 0.85,
@@ -186,8 +202,10 @@ def rank(weights, univariate=None, *, method: str = DEFAULT_RANKING, damping: fl
     - ``"softplus"``: the paper's Algorithm 5, PageRank on ``softplus(W)``, uniform restarts. Ranks features
       that push the output up above those that push it down.
     - ``"shapley"``: ``|phi|`` alone (the univariate reference).
-    - ``"condensation"``: classes of the condensation of ``H_gamma`` (``gamma=None``: the default gamma) in
-      topological generations, sources first (no outside feature makes them redundant), ``|phi|`` within.
+    - ``"condensation"``: classes of the condensation of ``H_gamma`` (``gamma=None``: the default gamma; features
+      with no or little effect set aside, as :meth:`ExplanationGraph.redundancy` does, and ranked last) in
+      topological generations, sources first (no outside feature makes them redundant), ``|phi|`` within
+      (:func:`condensation_ranking`).
 
     Cost: no model evaluations; one dense ``n x n`` solve for the PageRank methods.
     """
@@ -199,8 +217,11 @@ def rank(weights, univariate=None, *, method: str = DEFAULT_RANKING, damping: fl
     if method in ("shapley", "condensation"):
         if phi is None:
             raise ValueError(f"univariate: method={method!r} needs the univariate (Shapley) values, got None")
-        scores = phi if method == "shapley" else _condensation_scores(w, phi, gamma)
-        return Ranking(scores, names, {"method": method})
+        if method == "condensation":
+            from .redundancy import RedundancyGraph
+
+            return condensation_ranking(RedundancyGraph.from_weights(w, gamma, names, univariate=phi), phi)
+        return Ranking(phi, names, {"method": method})
     personalization = None
     label = None
     if method == "importance" and phi is not None and phi.sum() > 0:
@@ -211,4 +232,5 @@ def rank(weights, univariate=None, *, method: str = DEFAULT_RANKING, damping: fl
     return Ranking(out.scores, names, {"method": method, **out.info})
 
 
-__all__ = ["DEFAULT_RANKING", "RANKINGS", "Ranking", "TRANSFORMS", "pagerank", "rank", "transition_weights"]
+__all__ = ["DEFAULT_RANKING", "RANKINGS", "Ranking", "TRANSFORMS", "condensation_ranking", "pagerank", "rank",
+           "tie_order", "transition_weights"]

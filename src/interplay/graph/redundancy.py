@@ -3,8 +3,11 @@
 ``H_gamma`` has an edge ``i -> j`` iff ``|W(i, j)| <= gamma``: feature ``j`` is (directionally) redundant given
 feature ``i`` (Def. 4.1, relaxed by ``gamma``). On it:
 
-- mutual redundancy (Def. 4.2, Algorithm 3): groups of interchangeable features are the strongly connected
-  components of H with more than one feature;
+- mutual redundancy (Def. 4.2, Algorithm 3): the groups are the strongly connected components of H with more
+  than one feature: each member is redundant given another member, directly or through one another. At
+  ``gamma = 0`` an exact Shapley matrix of a monotone game makes each group a clique (Theorem 1: every pair
+  mutually redundant, interchangeable); at ``gamma > 0`` a group need not be one ("almost cliques", Section
+  4.1), see :meth:`RedundancyGraph.missing_edges`;
 - directional redundancy (Algorithm 4): collapsing the strongly connected components gives the condensation,
   a DAG. Its sources (in-degree 0) are classes that no outside feature makes redundant; its sinks (out-degree 0)
   are classes that make no outside feature redundant, the directionally redundant features that the paper masks
@@ -34,6 +37,13 @@ Two readings of ``H_gamma``, both kept:
   feature outside the class), which is what masking the sinks in the paper's Table 2 relies on (cost the
   model least). An isolated class (no class edge either way, e.g. an interchangeable pair that nothing else
   replaces) is then a source, not a sink: masking it would lose what only it carries.
+  The same reading sets aside the features with *little effect on their own* (:func:`little_effect_mask`:
+  ``|phi_j| <= 2 gamma``, not already without effect), listed by :attr:`RedundancyGraph.little_effect`.
+  Redundancy means that ``j`` matters on its own but adds little once ``i`` is known. The threshold alone
+  cannot say that of a small feature: in Eq. 6 the coalitions that contain ``i`` carry exactly half of the
+  Shapley weight, so a feature that ignores ``i`` keeps ``W(i, j) = phi_j / 2`` given it (in an additive game
+  exactly), which is at most ``gamma`` whenever ``|phi_j| <= 2 gamma``: every such feature would be "redundant
+  given" every other one, and a set of them one "interchangeable" group, only because they are small.
 
 Strongly and weakly connected components come from ``scipy.sparse.csgraph.connected_components``; the tests
 check them against networkx. Cost: no model evaluations; ``O(n^2)`` work on the ``n x n`` matrix.
@@ -63,10 +73,12 @@ def default_gamma(weights, std_errors=None, *, relative: float = DEFAULT_RELATIV
     conditional importance in the graph, a conventional "negligible" cut-off. Exact zeros (held as round-off,
     ~1e-16 relative) fall far below any such fraction, so exact redundancy is always found; a stricter 1 % found
     no redundancy at all on a random forest for scikit-learn's diabetes data (marginal removal), where 5 % groups
-    the three features with the smallest Shapley values (density 0.27; the paper tuned its ``gamma`` for about
-    0.5, which :func:`gamma_for_density` reproduces). A sampled matrix's true zeros scatter by about one standard
-    error, so when the estimator reports standard errors, ``gamma`` is at least twice their median (off the
-    diagonal). It is a heuristic: look at :func:`gamma_sweep` before reading much into one threshold.
+    the three features with the smallest Shapley values by the paper's letter (density 0.27; the paper tuned its
+    ``gamma`` for about 0.5, which :func:`gamma_for_density` reproduces; the redundancy reading sets the
+    smallest of them aside, ``|phi| <= 2 gamma``, see :func:`little_effect_mask`). A sampled matrix's true zeros
+    scatter by about one standard error, so when the estimator reports standard errors, ``gamma`` is at least
+    twice their median (off the diagonal). It is a heuristic: look at :func:`gamma_sweep` before reading much
+    into one threshold.
     """
     weights = check_square(weights)
     n = len(weights)
@@ -128,6 +140,57 @@ def no_effect_mask(weights: np.ndarray, univariate, gamma: float) -> np.ndarray:
     return column & (phi <= gamma + roundoff(weights, phi))
 
 
+#: A feature whose ``|phi|`` is at most this multiple of ``gamma`` has little effect on its own: see
+#: :func:`little_effect_mask`.
+LITTLE_EFFECT_FACTOR = 2.0
+
+
+def small_mask(weights: np.ndarray, univariate, gamma: float) -> np.ndarray:
+    """Features with ``|phi_j| <= 2 gamma`` (up to round-off): no effect or little effect on their own."""
+    weights = check_square(weights)
+    n = len(weights)
+    if univariate is None:
+        return np.zeros(n, dtype=bool)
+    phi = np.abs(np.asarray(univariate, dtype=float))
+    if phi.shape != (n,):
+        raise ValueError(f"univariate: expected {n} values, got shape {phi.shape}")
+    return phi <= LITTLE_EFFECT_FACTOR * gamma + roundoff(weights, phi)
+
+
+def little_effect_mask(weights: np.ndarray, univariate, gamma: float) -> np.ndarray:
+    """Features with little effect on their own at threshold ``gamma``: ``|phi_j| <= 2 gamma``, and not in
+    :func:`no_effect_mask` (the two are disjoint).
+
+    Why ``2 gamma``: ``W(i, j)`` sums ``j``'s marginal contributions over the coalitions that contain ``i``,
+    which carry exactly half of the Shapley weight (Eq. 6), so a feature that ignores ``i`` keeps
+    ``W(i, j) = phi_j / 2`` given it (exactly so in an additive game). For ``|phi_j| <= 2 gamma`` that is at
+    most ``gamma``: the edge ``i -> j`` of ``H_gamma`` would be there whatever ``i`` is, and say that ``j`` is
+    small, not that ``i`` replaces it. Such a feature may still matter given some other feature (a pure
+    interaction: ``phi_j = 0`` but ``W(i, j) > 0``); it is only not read as redundant. Without univariate
+    values nothing is set aside.
+    """
+    return small_mask(weights, univariate, gamma) & ~no_effect_mask(weights, univariate, gamma)
+
+
+def _set_aside(weights: np.ndarray, univariate, gamma: float):
+    """The features with no effect and those with little effect on their own, as index lists (both None without
+    univariate values: the paper's definitions)."""
+    if univariate is None:
+        return None, None
+    none = no_effect_mask(weights, univariate, gamma)
+    little = small_mask(weights, univariate, gamma) & ~none
+    return np.flatnonzero(none).tolist(), np.flatnonzero(little).tolist()
+
+
+def _check_count(value, name: str) -> int:
+    """``value`` as a positive integer, or an error naming the parameter."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name}: expected a positive integer, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{name}: expected a positive integer, got {value!r}")
+    return int(value)
+
+
 def _first_index_labels(labels: np.ndarray) -> np.ndarray:
     """Relabel components so that they are numbered by their smallest member (deterministic order)."""
     _, first = np.unique(labels, return_index=True)
@@ -162,11 +225,12 @@ class RedundancyGraph:
 
     Methods give the mutual redundancy groups (:meth:`groups`), the condensation (:meth:`condensation`), its
     exact sources and sinks expanded to feature names (:meth:`sources`, :meth:`sinks`) and a text
-    :meth:`summary`. ``no_effect=None`` (the default): the paper's exact definitions. A list (names or indices,
-    possibly empty): the redundancy reading of the module docstring; the features with no effect (see
-    :func:`no_effect_mask`) are set aside from the structure (each a singleton class with no class edge, in no
-    group and in none of :meth:`sources`, :meth:`sinks`, :meth:`isolated`) and the sinks are the directionally
-    redundant classes (entered by a class edge). ``adjacency`` (and :meth:`edges`, :attr:`density`,
+    :meth:`summary`. ``no_effect=None`` and ``little_effect=None`` (the default): the paper's exact definitions.
+    Lists (names or indices, possibly empty): the redundancy reading of the module docstring; the features with
+    no effect (see :func:`no_effect_mask`) and those with little effect on their own
+    (:func:`little_effect_mask`) are set aside from the structure (each a singleton class with no class edge, in
+    no group and in none of :meth:`sources`, :meth:`sinks`, :meth:`isolated`) and the sinks are the
+    directionally redundant classes (entered by a class edge). ``adjacency`` (and :meth:`edges`, :attr:`density`,
     :meth:`redundant_given`, :meth:`made_redundant_by`) is the paper's ``H_gamma`` either way.
     """
 
@@ -175,6 +239,7 @@ class RedundancyGraph:
     feature_names: tuple[str, ...] = None  # type: ignore[assignment]
     info: Mapping[str, Any] = field(default_factory=dict)
     no_effect: tuple[str, ...] | None = None
+    little_effect: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         adjacency = np.array(self.adjacency, dtype=bool, copy=True)
@@ -186,9 +251,13 @@ class RedundancyGraph:
         object.__setattr__(self, "gamma", _check_gamma(self.gamma))
         object.__setattr__(self, "feature_names", check_feature_names(self.feature_names, len(adjacency)))
         object.__setattr__(self, "info", dict(self.info))
-        aside = self._check_no_effect(() if self.no_effect is None else self.no_effect)
-        if self.no_effect is not None:
-            object.__setattr__(self, "no_effect", tuple(self.feature_names[i] for i in np.flatnonzero(aside)))
+        none = self._check_no_effect(() if self.no_effect is None else self.no_effect)
+        little = self._check_no_effect(() if self.little_effect is None else self.little_effect) & ~none
+        if self.no_effect is not None or self.little_effect is not None:
+            object.__setattr__(self, "no_effect", tuple(self.feature_names[i] for i in np.flatnonzero(none)))
+            object.__setattr__(self, "little_effect", tuple(self.feature_names[i] for i in np.flatnonzero(little)))
+        aside = none | little
+        aside.setflags(write=False)
         object.__setattr__(self, "_aside", aside)
         strong, weak, condensed = _structure(self._effective_adjacency())
         for name, value in (("_strong", strong), ("_weak", weak), ("_condensed", condensed)):
@@ -196,11 +265,10 @@ class RedundancyGraph:
             object.__setattr__(self, name, value)
 
     def _check_no_effect(self, no_effect) -> np.ndarray:
-        """``no_effect`` (names or indices) as a boolean mask over the features."""
+        """``no_effect`` or ``little_effect`` (names or indices) as a boolean mask over the features."""
         aside = np.zeros(len(self.feature_names), dtype=bool)
         for feature in no_effect:
             aside[_feature_index(feature, self.feature_names)] = True
-        aside.setflags(write=False)
         return aside
 
     @classmethod
@@ -210,19 +278,21 @@ class RedundancyGraph:
 
         Without ``univariate`` this is the paper's exact definition (Section 4.1), e.g. for its Section 5
         comparison of symmetric indices (SII, Shapley-Taylor, excess) by the same graph algorithms. With the
-        univariate values, the redundancy reading (features with no effect set aside, see the module docstring).
+        univariate values, the redundancy reading (features with no effect, or little effect on their own, set
+        aside, see the module docstring).
         """
         weights = check_square(weights)
         gamma = default_gamma(weights) if gamma is None else _check_gamma(gamma)
-        aside = None if univariate is None else np.flatnonzero(no_effect_mask(weights, univariate, gamma)).tolist()
-        return cls(redundancy_adjacency(weights, gamma, univariate), gamma, feature_names, no_effect=aside)
+        aside, little = _set_aside(weights, univariate, gamma)
+        return cls(redundancy_adjacency(weights, gamma, univariate), gamma, feature_names, no_effect=aside,
+                   little_effect=little)
 
     # ------------------------------------------------------------------ basics
     @property
     def paper_definition(self) -> bool:
         """True when built without ``no_effect``: the paper's exact sources and sinks (isolated classes are both,
         features with no effect included)."""
-        return self.no_effect is None
+        return self.no_effect is None and self.little_effect is None
 
     @property
     def n_features(self) -> int:
@@ -275,23 +345,34 @@ class RedundancyGraph:
     def groups(self) -> list[list[str]]:
         """Mutual redundancy groups (Algorithm 3): strongly connected components with more than one feature.
 
-        Within a group every feature is reachable from every other through redundancy edges; for an exact
-        Shapley matrix of a monotone game with ``gamma = 0`` each group is a clique (Theorem 1).
+        Within a group every feature is reachable from every other through redundancy edges: each is redundant
+        given another member, directly or through one another. For an exact Shapley matrix of a monotone game
+        with ``gamma = 0`` each group is a clique (Theorem 1: every pair mutually redundant); at ``gamma > 0`` it
+        need not be (:meth:`missing_edges`).
         """
         return [c for c in self.components() if len(c) > 1]
+
+    def missing_edges(self, members) -> list[tuple[str, str]]:
+        """The ordered pairs ``(i, j)`` of ``members`` (names or indices) with no edge ``i -> j`` in H: ``j`` still
+        matters once ``i`` is known. Empty when the members are a clique (pairwise mutually redundant,
+        interchangeable in the sense of Def. 4.2)."""
+        ids = sorted({self._index(m) for m in members})
+        return [(self.feature_names[i], self.feature_names[j]) for i in ids for j in ids
+                if i != j and not self.adjacency[i, j]]
 
     def condensation(self):
         """The condensation (quotient graph ``S``, App. A Eq. 7) as a ``networkx.DiGraph``.
 
         Node ``c`` is the ``c``-th entry of :meth:`components`, with attributes ``members`` (feature names) and
-        ``no_effect`` (True for a set-aside no-effect feature: a node with no edge);
+        ``no_effect`` (True for a set-aside feature, with no effect or little effect on its own: a node with no
+        edge);
         ``graph.graph["mapping"]`` maps each feature name to its node. The graph is acyclic.
         """
         import networkx as nx
 
         components = self.components()
         graph = nx.DiGraph(mapping={name: int(self._strong[i]) for i, name in enumerate(self.feature_names)})
-        aside = set(self.no_effect or ())
+        aside = {self.feature_names[i] for i in np.flatnonzero(self._aside)}
         for c, members in enumerate(components):
             graph.add_node(c, members=members, no_effect=members[0] in aside)
         rows, cols = np.nonzero(self._condensed)
@@ -333,13 +414,14 @@ class RedundancyGraph:
     def isolated(self) -> list[str]:
         """Features with no redundancy edge to or from another feature that has an effect: by the paper's
         definitions both a source and a sink of their own component, in the redundancy reading a source (nothing
-        makes them redundant) and no sink (they are not redundant); the :attr:`no_effect` features are not listed."""
+        makes them redundant) and no sink (they are not redundant); the set-aside features (:attr:`no_effect`,
+        :attr:`little_effect`) are not listed."""
         effective = self._effective_adjacency()
         touched = effective.any(axis=0) | effective.any(axis=1)
         return self._names(np.flatnonzero(~touched & ~self._aside))
 
     def _effective_adjacency(self) -> np.ndarray:
-        """``adjacency`` without the edges to or from the no-effect features."""
+        """``adjacency`` without the edges to or from the set-aside features (no or little effect)."""
         effective = self.adjacency.copy()
         effective[self._aside, :] = False
         effective[:, self._aside] = False
@@ -356,18 +438,23 @@ class RedundancyGraph:
 
     # ------------------------------------------------------------------ report
     def summary(self, *, limit: int = 10) -> str:
-        """A few lines: density, interchangeable groups, sources, sinks, and who makes whom redundant."""
+        """A few lines: density, groups, sources, sinks, and who makes whom redundant (``limit``: a positive
+        integer, names per list and lines per section)."""
+        limit = _check_count(limit, "limit")
 
         def fmt(names: Sequence[str]) -> str:
             shown = ", ".join(names[:limit])
             return "{" + shown + (f", ... ({len(names)} in all)" if len(names) > limit else "") + "}"
 
+        def group(members: Sequence[str]) -> str:
+            return fmt(members) + ("" if not self.missing_edges(members) else " (not every pair)")
+
         groups = self.groups()
         lines = [
             f"Redundancy graph H (gamma={self.gamma:.4g}): {self.n_features} features, {self.n_edges} edges, "
             f"density {self.density:.3f}",
-            "  interchangeable (mutual redundancy groups): "
-            + ("; ".join(fmt(g) for g in groups[:limit]) if groups else "none"),
+            "  groups (strongly connected in H; interchangeable unless marked 'not every pair'): "
+            + ("; ".join(group(g) for g in groups[:limit]) if groups else "none"),
             f"  sources (no outside feature makes them redundant): {fmt(self.sources())}",
             ("  sinks (make no outside feature redundant): " if self.paper_definition else
              "  sinks (directionally redundant: made redundant from outside, make nothing outside redundant): ")
@@ -379,6 +466,9 @@ class RedundancyGraph:
         if self.no_effect:
             lines.append(f"  no effect (set aside: nothing on their own, nothing given any other feature): "
                          f"{fmt(list(self.no_effect))}")
+        if self.little_effect:
+            lines.append(f"  little effect on their own (set aside: |phi| at most 2 gamma, too small to call "
+                         f"redundant): {fmt(list(self.little_effect))}")
         condensation_edges = np.argwhere(self._condensed)
         if len(condensation_edges):
             components = self.components()
@@ -396,8 +486,9 @@ class RedundancyGraph:
 @dataclass(frozen=True, eq=False)
 class GammaSweep:
     """Per threshold ``gamma``: density of ``H_gamma``, edges, mutual redundancy groups (count and features
-    in them), the number of features in source and in sink classes of the condensation, and the number of
-    features with no effect, set aside from groups, sources and sinks (0 without univariate values)."""
+    in them), the number of features in source and in sink classes of the condensation, and the numbers of
+    features with no effect and with little effect on their own, set aside from groups, sources and sinks (0
+    without univariate values)."""
 
     gamma: np.ndarray
     density: np.ndarray
@@ -408,12 +499,15 @@ class GammaSweep:
     n_sinks: np.ndarray
     default_gamma: float
     n_no_effect: np.ndarray | None = None
+    n_little_effect: np.ndarray | None = None
 
-    _COLUMNS = ("gamma", "density", "n_edges", "n_groups", "n_grouped", "n_sources", "n_sinks", "n_no_effect")
+    _COLUMNS = ("gamma", "density", "n_edges", "n_groups", "n_grouped", "n_sources", "n_sinks", "n_no_effect",
+                "n_little_effect")
 
     def __post_init__(self) -> None:
-        if self.n_no_effect is None:
-            object.__setattr__(self, "n_no_effect", np.zeros(len(self.gamma), dtype=int))
+        for name in ("n_no_effect", "n_little_effect"):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, np.zeros(len(self.gamma), dtype=int))
 
     def as_dict(self) -> dict[str, np.ndarray]:
         return {c: getattr(self, c) for c in self._COLUMNS}
@@ -452,8 +546,9 @@ def gamma_sweep(weights, gammas: Sequence[float] | None = None, *, feature_names
     ``gammas=None``: 0 and 17 values log-spaced from ``1e-4 max|W|`` to ``max|W|``. Density is non-decreasing in
     ``gamma`` (edges are only added). The paper picks ``gamma`` for about 50 % density (Section 5, App. A.2.4);
     :func:`gamma_for_density` does that directly. With ``univariate`` (the Shapley values), the features with no
-    effect at each ``gamma`` are set aside from groups, sources and sinks, as :meth:`ExplanationGraph.redundancy`
-    does (column ``n_no_effect``); without, the paper's exact definition.
+    effect or little effect on their own at each ``gamma`` are set aside from groups, sources and sinks, as
+    :meth:`ExplanationGraph.redundancy` does (columns ``n_no_effect``, ``n_little_effect``); without, the paper's
+    exact definition.
     """
     weights = check_square(weights)
     names = check_feature_names(feature_names, len(weights))
@@ -463,8 +558,9 @@ def gamma_sweep(weights, gammas: Sequence[float] | None = None, *, feature_names
         raise ValueError("gammas: expected at least one threshold, got none")
     columns: dict[str, list] = {c: [] for c in GammaSweep._COLUMNS[1:]}
     for gamma in grid:
-        aside = None if univariate is None else np.flatnonzero(no_effect_mask(weights, univariate, gamma)).tolist()
-        h = RedundancyGraph(redundancy_adjacency(weights, gamma, univariate), gamma, names, no_effect=aside)
+        aside, little = _set_aside(weights, univariate, gamma)
+        h = RedundancyGraph(redundancy_adjacency(weights, gamma, univariate), gamma, names, no_effect=aside,
+                            little_effect=little)
         groups = h.groups()
         columns["density"].append(h.density)
         columns["n_edges"].append(h.n_edges)
@@ -473,6 +569,7 @@ def gamma_sweep(weights, gammas: Sequence[float] | None = None, *, feature_names
         columns["n_sources"].append(len(h.sources()))
         columns["n_sinks"].append(len(h.sinks()))
         columns["n_no_effect"].append(len(aside or ()))
+        columns["n_little_effect"].append(len(little or ()))
     return GammaSweep(gamma=np.asarray(grid, dtype=float),
                       **{c: np.asarray(v) for c, v in columns.items()},
                       default_gamma=default_gamma(weights, std_errors))
@@ -491,5 +588,5 @@ def gamma_for_density(weights, density: float) -> float:
     return float(values[max(needed, 1) - 1])
 
 
-__all__ = ["DEFAULT_RELATIVE_GAMMA", "GammaSweep", "RedundancyGraph", "default_gamma", "gamma_for_density",
-           "gamma_sweep", "no_effect_mask", "redundancy_adjacency"]
+__all__ = ["DEFAULT_RELATIVE_GAMMA", "GammaSweep", "LITTLE_EFFECT_FACTOR", "RedundancyGraph", "default_gamma",
+           "gamma_for_density", "gamma_sweep", "little_effect_mask", "no_effect_mask", "redundancy_adjacency"]

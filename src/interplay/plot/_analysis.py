@@ -4,12 +4,14 @@
 ``W[i, j]`` is the weight of edge ``i -> j`` of G; ``H_gamma`` keeps ``i -> j`` when ``|W[i, j]| <= gamma``
 (up to rounding, see :func:`interplay.graph.explanation.roundoff`). Groups are the strongly connected components
 of ``H_gamma`` with more than one feature; sources and sinks are the features in condensation nodes of in-degree /
-out-degree 0 (a feature with no edge at all is both, and also ``isolated``); the ranking is
+out-degree 0 (a feature with no edge at all is both, and also ``isolated``); the features with no effect, or
+little effect on their own, are set aside as :meth:`ExplanationGraph.redundancy` does; the ranking is
 :meth:`ExplanationGraph.ranking` (default: PageRank on ``|W|`` personalised by ``|phi|``). Default gamma:
 :func:`interplay.graph.redundancy.default_gamma` (5 % of the largest ``|W|``).
 
 The layout (:func:`layered`) is the condensation of ``H_gamma`` drawn in layers: sources at the top, sinks at the
-bottom (networkx's ``topological_generations``), features with no redundancy edge in a band of their own, the
+bottom (networkx's ``topological_generations``), features with no redundancy edge (and the set-aside ones, with
+no or little effect) in a band of their own, the
 nodes of a layer ordered by the mean position of their parents (one barycentre sweep, fewer crossings).
 :func:`thresholds` computes all of it once for every distinct ``|W|`` (``H_gamma`` changes only there), which
 the report embeds so that its gamma slider only looks the analysis up.
@@ -17,7 +19,7 @@ the report embeds so that its gamma slider only looks the analysis up.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -47,7 +49,10 @@ def _weights(adjacency) -> np.ndarray:
 
 
 def default_gamma(adjacency) -> float:
-    """The graph package's default threshold for this weight matrix."""
+    """The graph package's default threshold: :meth:`ExplanationGraph.default_gamma` for a graph or a result (its
+    standard errors included), :func:`interplay.graph.redundancy.default_gamma` for a bare weight matrix."""
+    if isinstance(adjacency, ExplanationGraph) or hasattr(adjacency, "graph"):
+        return float(as_graph(adjacency).default_gamma())
     return float(_default_gamma(_weights(adjacency)))
 
 
@@ -68,6 +73,8 @@ class GraphSummary:
     x: np.ndarray                  # horizontal position per feature in [0, 1] (its class's place in its row)
     class_edges: list[tuple[int, int]]  # edges of the condensation's transitive reduction (component ids)
     adjacency: np.ndarray          # H_gamma, boolean (n, n)
+    no_effect: list[int] = field(default_factory=list)      # set aside: no effect on this prediction
+    little_effect: list[int] = field(default_factory=list)  # set aside: little effect on their own
 
 
 def _indices(names, index) -> list[int]:
@@ -140,7 +147,8 @@ def analyse(result, gamma: float | None = None, *, feature_names=None, ranking=N
     layer, depth, x, class_edges = layered(h, ranking)
     return GraphSummary(float(h.gamma), component, [c for c in components if len(c) > 1],
                         _indices(h.sources(), index), _indices(h.sinks(), index), _indices(h.isolated(), index),
-                        ranking, float(h.density), layer, depth, x, class_edges, np.asarray(h.adjacency))
+                        ranking, float(h.density), layer, depth, x, class_edges, np.asarray(h.adjacency),
+                        _indices(h.no_effect or (), index), _indices(h.little_effect or (), index))
 
 
 def threshold_values(weights: np.ndarray, limit: int = MAX_THRESHOLDS) -> np.ndarray:
@@ -178,11 +186,21 @@ def thresholds(result, *, limit: int = MAX_THRESHOLDS, feature_names=None) -> di
 
 def gamma_sweep(adjacency, gammas=None, *, n: int = 40) -> dict[str, np.ndarray]:
     """Density of ``H_gamma``, number of groups and features in groups, per gamma (default: ``n`` values from 0
-    to the largest ``|W|``)."""
-    w = _weights(adjacency)
+    to the largest ``|W|``), and ``default_gamma``. A Bivariate Shapley graph (or result) is swept as
+    :meth:`ExplanationGraph.gamma_sweep` does (the same groups as :meth:`ExplanationGraph.redundancy`: features
+    with no or little effect set aside) and its default gamma is :meth:`ExplanationGraph.default_gamma` (standard
+    errors included); a bare matrix or a symmetric index's graph by the paper's definitions."""
+    graph = adjacency if isinstance(adjacency, ExplanationGraph) or hasattr(adjacency, "graph") else None
+    w = _weights(as_graph(graph).weights if graph is not None else adjacency)
     if gammas is None:
         top = float(np.abs(w).max()) if len(w) > 1 else 1.0
         gammas = np.linspace(0.0, top if top > 0 else 1.0, n)
-    sweep = _gamma_sweep(w, np.asarray(gammas, dtype=float))
+    gammas = np.asarray(gammas, dtype=float)
+    graph = None if graph is None else as_graph(graph)
+    if graph is not None and graph.interaction_index is None:
+        sweep = graph.gamma_sweep(gammas)
+    else:
+        sweep = _gamma_sweep(w, gammas)
+    default = graph.default_gamma() if graph is not None else _default_gamma(w)
     return {"gamma": sweep.gamma, "density": sweep.density, "n_groups": sweep.n_groups,
-            "n_grouped": sweep.n_grouped}
+            "n_grouped": sweep.n_grouped, "default_gamma": float(default)}

@@ -226,17 +226,31 @@ class _Band:
     right: float
 
 
-def _layers(s, nodes: dict[int, _Node], lone_caption: str) -> list[tuple[str, list[int]]]:
+#: Captions of the set-aside features' layers: one row (``False``) or a cohort (``True``).
+NO_EFFECT_CAPTION = {False: "no effect on this prediction", True: "no effect in most rows"}
+LITTLE_EFFECT_CAPTION = {False: "little effect on its own: not read as redundant",
+                         True: "little effect on its own in most rows: not read as redundant"}
+
+
+def _layers(s, nodes: dict[int, _Node], lone_caption: str, cohort: bool = False) -> list[tuple[str, list[int]]]:
     """The layers, top to bottom, with their captions: the condensation's topological generations (sources
     first; every class below the first has a redundancy arrow from the layer just above), then the single
-    features with no redundancy edge at all (``lone_caption``)."""
+    features with no redundancy edge at all (``lone_caption``), then the features set aside (little effect on
+    their own, then no effect: each in a layer of its own, captioned so)."""
     import networkx as nx
 
     dag = nx.DiGraph()
     dag.add_nodes_from(nodes)
     dag.add_edges_from(s.class_edges)
-    lone = sorted(c for c in nodes if dag.degree(c) == 0 and not nodes[c].group)
-    linked = dag.subgraph([c for c in nodes if c not in set(lone)])
+    aside = {}
+    for caption, members in ((LITTLE_EFFECT_CAPTION[cohort], s.little_effect), (NO_EFFECT_CAPTION[cohort],
+                                                                                 s.no_effect)):
+        classes = sorted({int(s.component[i]) for i in members})
+        if classes:
+            aside[caption] = classes
+    set_aside = {c for classes in aside.values() for c in classes}
+    lone = sorted(c for c in nodes if dag.degree(c) == 0 and not nodes[c].group and c not in set_aside)
+    linked = dag.subgraph([c for c in nodes if c not in set(lone) and c not in set_aside])
     layers = []
     for k, generation in enumerate(nx.topological_generations(linked)):
         if k:
@@ -248,6 +262,7 @@ def _layers(s, nodes: dict[int, _Node], lone_caption: str) -> list[tuple[str, li
         layers.append((caption, sorted(generation)))
     if lone:
         layers.append((lone_caption, lone))
+    layers += list(aside.items())
     return layers
 
 
@@ -321,11 +336,11 @@ def _hang(row: list[int], nodes: dict[int, _Node], top: float) -> float:
 
 
 def _place_layered(s, nodes: dict[int, _Node], lone_caption: str = "no redundancy edge, in or out",
-                   max_width: float = MAX_WIDTH) -> list[_Band]:
+                   max_width: float = MAX_WIDTH, cohort: bool = False) -> list[_Band]:
     """Layers top to bottom, each in a shaded band; a layer wider than ``max_width`` inches continues in further
     rows of its band. The first layer (and the last, of features with no redundancy edge) in order of strength,
     the others each under its parents (fewer crossings, shorter arrows)."""
-    layers = _layers(s, nodes, lone_caption)
+    layers = _layers(s, nodes, lone_caption, cohort)
     width = max([min(max_width, _row_width(ids, nodes)) for _, ids in layers]
                 + [node.w for node in nodes.values()]
                 + [_text_size([caption], CAPTION_FONT)[0] for caption, _ in layers])
@@ -368,7 +383,41 @@ def _place_ring(s, nodes: dict[int, _Node], layout: str, random_state: int) -> l
         spots = {c: tuple(p) for c, p in nx.spring_layout(sketch, seed=random_state, scale=1.3 * radius).items()}
     for c, (x, y) in spots.items():
         nodes[c].x, nodes[c].y = float(x), float(y)
+    if layout == "spring":  # the force layout places centres only: push apart what overlaps
+        _separate(nodes)
     return []
+
+
+def _separate(nodes: dict[int, _Node], gap: float = 0.12, rounds: int = 400) -> None:
+    """Move nodes apart until no two extents (circle and label, or box) overlap or come closer than ``gap``
+    inches: each overlapping pair is pushed apart, half each, along the axis of the smaller overlap."""
+    ids = list(nodes)
+    if len(ids) < 2:
+        return
+    centre = np.array([[nodes[c].x, nodes[c].y] for c in ids])
+    relative = np.array([nodes[c].extent() for c in ids]) - np.hstack([centre, centre])
+    upper = ~np.eye(len(ids), dtype=bool)
+    for _ in range(rounds):
+        box = relative + np.hstack([centre, centre])
+        ox = np.minimum(box[:, None, 2], box[None, :, 2]) - np.maximum(box[:, None, 0], box[None, :, 0]) + gap
+        oy = np.minimum(box[:, None, 3], box[None, :, 3]) - np.maximum(box[:, None, 1], box[None, :, 1]) + gap
+        hit = (ox > 1e-9) & (oy > 1e-9) & upper
+        if not hit.any():
+            break
+        mid = (box[:, :2] + box[:, 2:]) / 2
+        dx = mid[:, None, 0] - mid[None, :, 0]
+        dy = mid[:, None, 1] - mid[None, :, 1]
+        side_x = np.where(dx == 0, np.where(np.arange(len(ids))[:, None] < np.arange(len(ids))[None, :], -1.0, 1.0),
+                          np.sign(dx))
+        side_y = np.where(dy == 0, 1.0, np.sign(dy))
+        along_x = hit & (ox <= oy)
+        along_y = hit & (ox > oy)
+        push = np.zeros_like(centre)
+        push[:, 0] = (np.where(along_x, ox * side_x, 0.0) / 2).sum(axis=1)
+        push[:, 1] = (np.where(along_y, oy * side_y, 0.0) / 2).sum(axis=1)
+        centre = centre + 0.5 * push  # half steps: a node pushed by several neighbours does not overshoot
+    for c, (x, y) in zip(ids, centre):
+        nodes[c].x, nodes[c].y = float(x), float(y)
 
 
 def _limits(nodes: dict[int, _Node], bands: list[_Band]) -> tuple[tuple[float, float], tuple[float, float]]:
@@ -480,7 +529,7 @@ class _Router:
     DARK_BENDS = (0.0, 0.12, -0.12, 0.25, -0.25, 0.4, -0.4, 0.6, -0.6)
     ARC_BENDS = (0.2, -0.2, 0.35, -0.35, 0.5, -0.5, 0.1, -0.1, 0.7, -0.7)
 
-    def __init__(self, nodes: dict[int, _Node], xlim, ylim):
+    def __init__(self, nodes: dict[int, _Node], xlim, ylim, obstacles=()):
         self.nodes = nodes
         boxes, owners, labels = [], [], []
         for c, node in nodes.items():
@@ -489,6 +538,10 @@ class _Router:
                     boxes.append(box)
                     owners.append(c)
                     labels.append(is_label)
+        for box in obstacles:  # the layers' captions: owned by no node, avoided by every edge
+            boxes.append(box)
+            owners.append(-1)
+            labels.append(True)
         self.boxes = np.array(boxes, dtype=float).reshape(-1, 4) + np.array([-0.05, -0.05, 0.05, 0.05])
         self.owners, self.labels = np.array(owners), np.array(labels, dtype=bool)
         self.origin = np.array([xlim[0], ylim[0]])
@@ -651,6 +704,13 @@ def _colour(value, magnitudes: bool) -> str:
     return MAGNITUDE if magnitudes else POSITIVE if value > 0 else NEGATIVE
 
 
+def _caption_box(band: _Band) -> tuple[float, float, float, float]:
+    """The extent ``(x0, y0, x1, y1)`` of a layer's caption (inches of the drawing), which edges keep off."""
+    w, h = _text_size([band.caption], CAPTION_FONT)
+    x0, y1 = band.left + 0.08, band.top - 0.05
+    return x0, y1 - h, x0 + w, y1
+
+
 def _draw_bands(ax, bands: list[_Band], f: float) -> None:
     """The shaded layers with their captions (top left)."""
     from matplotlib.patches import FancyBboxPatch
@@ -660,7 +720,7 @@ def _draw_bands(ax, bands: list[_Band], f: float) -> None:
                                     boxstyle="round,pad=0,rounding_size=0.08", fc=BAND_FILL, ec="none", zorder=0,
                                     gid="layer-band"))
         ax.text(band.left + 0.08, band.top - 0.05, band.caption, ha="left", va="top", fontsize=CAPTION_FONT * f,
-                color=CAPTION_COLOUR, style="italic", zorder=1,
+                color=CAPTION_COLOUR, style="italic", zorder=2.5, gid="layer-caption",
                 bbox={"boxstyle": "round,pad=0.1", "fc": BAND_FILL, "ec": "none", "alpha": 0.85})
 
 
@@ -699,16 +759,18 @@ def _draw_group(ax, node: _Node, phi, size: np.ndarray, top: float, magnitudes: 
 
 
 def _draw_nodes(ax, g, s, nodes: dict[int, _Node], magnitudes: bool, f: float):
-    """Every node; returns the patches by class (what the edges attach to) and the label texts."""
+    """Every node; returns the patches by class (what the edges attach to) and the label texts. A feature with no
+    effect is grey (its value, within gamma of 0, is still written)."""
     phi = g.univariate
     size = np.abs(phi) if phi is not None else np.asarray(s.ranking)
     top = float(size.max()) or 1.0
+    muted = set(s.no_effect)
     patches, labels = {}, []
     for c, node in nodes.items():
         if node.group:
             patches[c], texts = _draw_group(ax, node, phi, size, top, magnitudes, f)
         else:
-            value = None if phi is None else phi[node.members[0]]
+            value = None if phi is None or node.members[0] in muted else phi[node.members[0]]
             patches[c], texts = _draw_dot(ax, node, value, magnitudes, f)
         labels.extend(texts)
     return patches, labels
@@ -790,8 +852,10 @@ def _interaction_summary(g) -> _analysis.GraphSummary:
         x=np.linspace(0.0, 1.0, n), class_edges=[], adjacency=np.zeros((n, n), dtype=bool))
 
 
-def _legend_handles(layered: bool, magnitudes: bool, has_values: bool, left_out: int, shown: int):
-    """What the legend explains, as matplotlib handles."""
+def _legend_handles(layered: bool, magnitudes: bool, has_values: bool, left_out: int, shown: int,
+                    no_effect: str | None = None):
+    """What the legend explains, as matplotlib handles (``no_effect``: the caption of the grey dots, when some
+    feature has no effect)."""
     from matplotlib.patches import Patch
 
     m = plt()
@@ -811,6 +875,9 @@ def _legend_handles(layered: bool, magnitudes: bool, has_values: bool, left_out:
                                                                            else "")))
     area = ("mean |value|" if magnitudes else "|value|") if has_values else "ranking score"
     handles.append(m.Line2D([], [], marker="o", ls="", mfc="#888", mec="none", ms=9, label="area: " + area))
+    if no_effect:
+        handles.append(m.Line2D([], [], marker="o", ls="", mfc=NO_VALUE, mec="none", ms=9,
+                                label=f"grey: {no_effect}"))
     if left_out:
         handles.append(m.Line2D([], [], ls="", label=f"showing {shown} features with the largest\n|value|; "
                                 f"{left_out} more left out (max_features)"))
@@ -827,35 +894,95 @@ def _paragraph(text: str, fig_w: float) -> str:
     """The summary wrapped to a figure ``fig_w`` inches wide (8.5-point text), written literally."""
     if not text:
         return ""
-    per_character = _text_size([text], 8.5)[0] / max(len(text), 1)
-    return _escaped(textwrap.fill(text, width=max(40, int((fig_w - 0.45) / per_character))))
+    room = fig_w - 0.45
+    width = max(40, int(room / (_text_size([text], 8.5)[0] / max(len(text), 1))))
+    lines = textwrap.wrap(text, width=width)
+    while width > 40 and _text_size(lines, 8.5)[0] > room:  # wider letters than the average: narrower lines
+        width -= 3
+        lines = textwrap.wrap(text, width=width)
+    return _escaped("\n".join(lines))
 
 
-def _figure(ax, xlim, ylim, text: str, legend_h: float):
-    """The axes to draw in and the inches one data unit takes there, and the summary paragraph wrapped to the
-    figure's width. A new figure (``ax`` None) is sized to the drawing: one data unit is one inch unless the
-    drawing is taller than :data:`MAX_HEIGHT` (or wider than 20 inches), the legend right of it."""
+def _legend_size(ax, handles, font: float, ncol: int) -> tuple[float, float]:
+    """Width and height in inches of the legend of ``handles`` at ``font`` points in ``ncol`` columns, as
+    matplotlib lays it out (drawn once on ``ax`` and removed)."""
+    pad = 2 * 0.3 * font / 72.0  # borderaxespad on both sides
+    figure = ax.figure
+    try:
+        renderer = figure.canvas.get_renderer()
+    except AttributeError:  # a canvas without a renderer at hand: matplotlib's line heights, estimated
+        per = -(-len(handles) // ncol)
+        columns = [handles[k * per:(k + 1) * per] for k in range(ncol)]
+        width = sum(max(_text_size(h.get_label().split("\n"), font)[0] for h in c) + 0.5 for c in columns if c)
+        return width + pad, max(_legend_height(c) for c in columns if c) * font / 8.0 + pad
+    legend = ax.legend(handles=handles, fontsize=font, ncol=ncol, frameon=False, borderaxespad=0.3)
+    extent = legend.get_window_extent(renderer)
+    legend.remove()
+    return extent.width / figure.dpi + pad, extent.height / figure.dpi + pad
+
+
+def _own_axes_legend(ax, xlim, ylim, handles):
+    """On a user's ``ax``: the limits that leave room for the legend inside the axes (below the drawing, or right
+    of it when that gives the drawing more room), the inches per data unit, and the legend's placement. Its
+    font shrinks (to 5 points at least) until it fits the axes' width: nothing is drawn outside the axes, under
+    a neighbouring subplot or off the figure."""
+    fig_w, fig_h = ax.figure.get_size_inches()
+    box = ax.get_position()
+    bw, bh = box.width * fig_w, box.height * fig_h
+    span_w, span_h = xlim[1] - xlim[0], ylim[1] - ylim[0]
+    best = None
+    for ncol in (1, 2):
+        for font in (8.0, 7.0, 6.0, 5.0):
+            lw, lh = _legend_size(ax, handles, font, ncol)
+            if lw > bw:
+                continue
+            for where in ("below", "right"):
+                if where == "below":
+                    scale = min(bw / span_w, (bh - lh) / span_h)
+                elif lh <= bh:
+                    scale = min((bw - lw) / span_w, bh / span_h)
+                else:
+                    continue
+                if scale > 0 and (best is None or scale * (1 + 0.05 * font) > best[0] * (1 + 0.05 * best[1])):
+                    best = (scale, font, ncol, where, lw, lh)
+    if best is None:  # an axes too small for any legend: the legend at its smallest over the drawing's corner
+        scale = min(bw / span_w, bh / span_h)
+        return xlim, ylim, scale, {"fontsize": 5.0, "ncol": 1, "loc": "lower left", "bbox_to_anchor": (0.0, 0.0)}
+    scale, font, ncol, where, lw, lh = best
+    if where == "below":
+        ylim = (ylim[0] - lh / scale, ylim[1])
+        place = {"loc": "lower left", "bbox_to_anchor": (0.0, 0.0)}
+    else:
+        xlim = (xlim[0], xlim[1] + lw / scale)
+        place = {"loc": "upper right", "bbox_to_anchor": (1.0, 1.0)}
+    return xlim, ylim, scale, {"fontsize": font, "ncol": ncol, **place}
+
+
+def _figure(ax, xlim, ylim, text: str, handles):
+    """The axes to draw in, the inches one data unit takes there, the summary paragraph wrapped to the
+    figure's width, and where the legend goes. A new figure (``ax`` None) is sized to the drawing: one data unit
+    is one inch unless the drawing is taller than :data:`MAX_HEIGHT` (or wider than 20 inches), the legend right
+    of it. On a given ``ax`` the legend goes inside the axes (:func:`_own_axes_legend`)."""
     span_w, span_h = xlim[1] - xlim[0], ylim[1] - ylim[0]
     if ax is not None:
+        xlim, ylim, scale, legend = _own_axes_legend(ax, xlim, ylim, handles)
         ax.set_aspect("equal")
         ax.set_xlim(*xlim)
         ax.set_ylim(*ylim)
-        fig_w, fig_h = ax.figure.get_size_inches()
-        box = ax.get_position()
-        paragraph = _paragraph(text, fig_w)
-        return ax, min(box.width * fig_w / span_w, box.height * fig_h / span_h), paragraph
+        paragraph = _paragraph(text, ax.figure.get_size_inches()[0])
+        return ax, scale, paragraph, legend
     scale = min(1.0, MAX_HEIGHT / span_h, 20.0 / span_w)
     draw_w, draw_h = span_w * scale, span_h * scale
     fig_w = max(draw_w + LEGEND_W + 0.3, 7.5)
     paragraph = _paragraph(text, fig_w)
     text_h = (paragraph.count("\n") + 1) * 8.5 * 1.25 / 72.0 + 0.3 if paragraph else 0.15
-    fig_h = TITLE_H + max(draw_h, legend_h) + text_h
+    fig_h = TITLE_H + max(draw_h, _legend_height(handles)) + text_h
     ax = new_axes(None, (fig_w, fig_h))
     ax.set_position([0.15 / fig_w, 1.0 - (TITLE_H + draw_h) / fig_h, draw_w / fig_w, draw_h / fig_h])
     ax.set_aspect("equal")
     ax.set_xlim(*xlim)
     ax.set_ylim(*ylim)
-    return ax, scale, paragraph
+    return ax, scale, paragraph, {"fontsize": 8, "ncol": 1, "loc": "upper left", "bbox_to_anchor": (1.0, 1.0)}
 
 
 def _title(g, s, gamma, index) -> str:
@@ -900,33 +1027,36 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
           layout: str = "layered", random_state: int = 0, max_features: int | None = None):
     """Draw an explanation graph the way it is read: who makes whom redundant, and what matters.
 
-    ``result``: a :class:`~interplay.results.BivariateExplanation`, an :class:`~interplay.graph.ExplanationGraph`
-    (e.g. a cohort's, from :func:`~interplay.graph.mean_graph`), an Interactions result or an ``(n, n)`` matrix.
+    ``result``: a :class:`~interplay.results.BivariateExplanation`, an :class:`~interplay.graph.ExplanationGraph` (e.g.
+    a cohort's, from :func:`~interplay.graph.mean_graph`), an Interactions result or an ``(n, n)`` matrix.
 
-    Layout: the condensation of the redundancy graph ``H_gamma`` in shaded layers, each with a caption: on top
-    the classes no outside feature makes redundant (sources), below them those made redundant by a feature of
-    the layer just above (topological generations), last the features with no redundancy edge at all; a layer
-    too wide for the page continues in further rows inside its band. Mutually redundant features (a strongly
-    connected component of ``H_gamma``) are one box listing its members, each with its value and a dot coloured
-    like a node. Node area: ``|phi|`` (the univariate value; colour: red raises, blue lowers the output);
-    without univariate values, the ranking. Long names wrap after ``_``, spaces, ``-`` or ``.`` (or between
-    camelCase words) into two lines, three for a long one (longer ones are cut in the middle, their ends
-    kept); no two features are written alike.
-    Edges: dark arrows ``A -> B`` = "once A is known, B adds little" (the condensation's transitive reduction:
-    the implied edges are left out), and the ``strongest`` edges of G above gamma as coloured arcs under them
-    (``B`` matters given ``A``; red positive, blue negative weight, width ``|W|``; default ``min(5, n)``); every
-    edge is bent around the other nodes, labels and arrowheads. At most ``max_edges`` (default ``2 n``) edges
-    are drawn. ``gamma`` defaults to the graph's default (5 % of the largest ``|W|``; for a cohort graph, the
-    edges redundant in most rows). ``max_features`` keeps the features with the largest ``|phi|`` (the ranking
-    without values), read at the whole graph's gamma; the legend says how many were left out. ``summary``
-    (default: when this function makes the figure) writes :meth:`ExplanationGraph.describe` (of the whole graph)
-    under the picture. A new figure is sized to the drawing (about one inch per node); on a given ``ax`` the
-    text shrinks when the drawing has to. A graph of a symmetric interaction index (SII, Shapley-Taylor, ...,
-    :attr:`ExplanationGraph.interaction_index`) has no redundancy reading: its features are drawn side by side
-    with the ``strongest`` pairs as coloured lines (no arrowheads), and ``gamma`` is not used.
-    ``layout="circular"`` puts the same nodes and edges on a circle, ``"spring"`` (seeded by ``random_state``)
-    where networkx's force layout puts them. The drawn arrows carry ``gid`` ``"redundancy-edge"`` /
-    ``"strong-edge"``, node circles ``"node"``, group boxes ``"group"``, the shaded layers ``"layer-band"``.
+    Layout: the condensation of the redundancy graph ``H_gamma`` in shaded layers, each with a caption: on top the
+    classes no outside feature makes redundant (sources), below them those made redundant by a feature of the layer just
+    above (topological generations), then the features with no redundancy edge at all, and last the features set aside
+    as :meth:`ExplanationGraph.redundancy` does, each kind in a band of its own: "little effect on its own" (``|phi| <=
+    2 gamma``, not read as redundant) and "no effect on this prediction" (drawn grey, with a legend entry); a layer too
+    wide for the page continues in further rows inside its band. Mutually redundant features (a strongly connected
+    component of ``H_gamma``) are one box listing its members, each with its value and a dot coloured like a node. Node
+    area: ``|phi|`` (the univariate value; colour: red raises, blue lowers the output); without univariate values, the
+    ranking. Long names wrap after ``_``, spaces, ``-`` or ``.`` (or between camelCase words) into two lines, three for
+    a long one (longer ones are cut in the middle, their ends kept); no two features are written alike. Edges: dark
+    arrows ``A -> B`` = "once A is known, B adds little" (the condensation's transitive reduction: the implied edges are
+    left out), and the ``strongest`` edges of G above gamma as coloured arcs under them (``B`` matters given ``A``; red
+    positive, blue negative weight, width ``|W|``; default ``min(5, n)``); every edge is bent around the other nodes,
+    labels and arrowheads. At most ``max_edges`` (default ``2 n``) edges are drawn. ``gamma`` defaults to the graph's
+    default (5 % of the largest ``|W|``; for a cohort graph, the edges redundant in most rows). ``max_features`` keeps
+    the features with the largest ``|phi|`` (the ranking without values), read at the whole graph's gamma; the legend
+    says how many were left out. ``summary`` (default: when this function makes the figure) writes
+    :meth:`ExplanationGraph.describe` (of the whole graph) under the picture. A new figure is sized to the drawing
+    (about one inch per node), the legend right of it; on a given ``ax`` the text shrinks when the drawing has to, and
+    the legend goes inside the axes (below or right of the drawing, its font shrunk to fit), never under a neighbouring
+    subplot or off the figure. A graph of a symmetric interaction index (SII, Shapley-Taylor, ...,
+    :attr:`ExplanationGraph.interaction_index`) has no redundancy reading: its features are drawn side by side with the
+    ``strongest`` pairs as coloured lines (no arrowheads), and ``gamma`` is not used. ``layout="circular"`` puts the
+    same nodes and edges on a circle, ``"spring"`` (seeded by ``random_state``) where networkx's force layout puts them
+    (then pushed apart until no node or label overlaps another). The drawn arrows carry ``gid`` ``"redundancy-edge"`` /
+    ``"strong-edge"``, node circles ``"node"``, group boxes ``"group"``, the shaded layers ``"layer-band"`` and their
+    captions ``"layer-caption"`` (which the edges keep off).
     """
     if layout not in LAYOUTS:
         raise ValueError(f"layout: expected 'layered', 'circular' or 'spring', got {layout!r}")
@@ -940,23 +1070,24 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
     magnitudes = g.kind == "cohort"  # mean |phi| and mean |W|: no sign to colour
 
     nodes = _nodes(g, s, magnitudes)
+    cohort = g.redundancy_share is not None and at is None
     bands = (_place_layered(s, nodes, f"{index} interactions: no redundancy reading" if index
-                            else "no redundancy edge, in or out") if layout == "layered"
+                            else "no redundancy edge, in or out", cohort=cohort) if layout == "layered"
              else _place_ring(s, nodes, layout, random_state))
     xlim, ylim = _limits(nodes, bands)
     show_summary = summary if summary is not None else ax is None
+    no_effect = NO_EFFECT_CAPTION[cohort] if s.no_effect else None
     handles = (_interaction_handles(index, g.univariate is not None, left_out, n) if index else
-               _legend_handles(layout == "layered", magnitudes, g.univariate is not None, left_out, n))
-    ax, scale, paragraph = _figure(ax, xlim, ylim, whole.describe(gamma) if show_summary else "",
-                                   _legend_height(handles))
+               _legend_handles(layout == "layered", magnitudes, g.univariate is not None, left_out, n, no_effect))
+    ax, scale, paragraph, legend = _figure(ax, xlim, ylim, whole.describe(gamma) if show_summary else "", handles)
     f = min(1.0, scale)
     _draw_bands(ax, bands, f)
     patches, labels = _draw_nodes(ax, g, s, nodes, magnitudes, f)
-    edges = _draw_edges(ax, g, s, _Router(nodes, xlim, ylim), strongest, max_edges, magnitudes, f,
+    obstacles = [_caption_box(band) for band in bands]
+    edges = _draw_edges(ax, g, s, _Router(nodes, xlim, ylim, obstacles), strongest, max_edges, magnitudes, f,
                         symmetric=bool(index))
 
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False,
-              borderaxespad=0.3)
+    ax.legend(handles=handles, frameon=False, borderaxespad=0.3, **legend)
     ax.set_title(title or _title(g, s, gamma, index), fontsize=10, loc="left")
     ax.set_axis_off()
     if paragraph:
@@ -970,26 +1101,33 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
 
 def gamma_sweep(result, *, gammas=None, feature_names=None, ax=None, title: str | None = None,
                 gamma: float | None = None):
-    """Density of the redundancy graph ``H_gamma`` and the number of features in mutual-redundancy groups as
-    gamma grows (Bivariate Shapley paper, App. A.2.4, Fig. 6); the default gamma is marked."""
+    """Density of the redundancy graph ``H_gamma`` and the share of features in mutual-redundancy groups as
+    gamma grows (Bivariate Shapley paper, App. A.2.4, Fig. 6); the default gamma is marked. Both agree with the
+    graph's own analysis: the groups are those of :meth:`ExplanationGraph.redundancy` at each gamma (features
+    with no or little effect set aside, as :meth:`ExplanationGraph.gamma_sweep` counts them) and the default is
+    :meth:`ExplanationGraph.default_gamma` (raised by the standard errors of a sampled estimate). A bare matrix
+    or a symmetric index's graph is swept by the paper's definitions."""
     g = _analysis.as_graph(one_result(result, "result", "gamma_sweep"), feature_names)
-    w = np.asarray(g.weights)
-    sweep = _analysis.gamma_sweep(w, gammas)
+    sweep = _analysis.gamma_sweep(g, gammas)
+    made = ax is None
     ax = new_axes(ax, (6, 3.8))
     ax.plot(sweep["gamma"], sweep["density"], color="#333", lw=2, label="density of H")
     ax.set_xlabel("gamma (edges with |W| <= gamma are redundant)")
     ax.set_ylabel("density of H_gamma")
     ax.set_ylim(-0.02, 1.02)
     twin = ax.twinx()
-    n = len(w)
+    n = g.n_features
     twin.step(sweep["gamma"], sweep["n_grouped"] / max(n, 1), where="post", color=POSITIVE, lw=1.5,
               label="share of features in groups")
     twin.set_ylabel("share of features in groups", color=POSITIVE)
     twin.set_ylim(-0.02, 1.02)
-    marked = _analysis.default_gamma(w) if gamma is None else gamma
-    ax.axvline(marked, color="#888", ls="--", lw=1, label=f"gamma = {marked:.3g}")
+    marked = sweep["default_gamma"] if gamma is None else gamma
+    ax.axvline(marked, color="#888", ls="--", lw=1,
+               label=f"{'default ' if gamma is None else ''}gamma = {marked:.3g}")
     lines = ax.get_legend_handles_labels()
     more = twin.get_legend_handles_labels()
     ax.legend(lines[0] + more[0], lines[1] + more[1], loc="lower right", fontsize=8)
     ax.set_title(title or "redundancy threshold sweep")
+    if made:  # a figure of its own: room for the axis labels (they were cut at the bottom)
+        ax.figure.tight_layout()
     return ax
