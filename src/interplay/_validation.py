@@ -7,6 +7,7 @@ Habit copied from scikit-learn: errors are ``ValueError``/``TypeError`` with act
 from __future__ import annotations
 
 import numbers
+import re
 from typing import Any, Sequence
 
 import numpy as np
@@ -359,6 +360,9 @@ def column_order(have: Sequence[str], expected: Sequence[str] | None, name: str,
     if not missing and (allow_extra or not unexpected):
         position = {c: j for j, c in enumerate(have)}
         return [position[c] for c in expected]
+    renamed = sanitised_order(have, expected, allow_extra=allow_extra)
+    if renamed is not None:
+        return renamed
     if _default_names(expected) and not set(have) & set(expected):
         return None  # the explainer knows no names (x0, x1, ...): columns are used by position
     raise ValueError(
@@ -367,17 +371,42 @@ def column_order(have: Sequence[str], expected: Sequence[str] | None, name: str,
     )
 
 
+def _sanitised(name: str) -> str:
+    """A column name as LightGBM stores it: every whitespace character replaced by ``_``."""
+    return re.sub(r"\s", "_", name)
+
+
+def sanitised_order(have: Sequence[str], expected: Sequence[str], *, allow_extra: bool = False) -> list[int] | None:
+    """Positions in ``have`` of the ``expected`` columns when they match only once whitespace in ``have`` is
+    replaced by ``_``, one to one: LightGBM fitted on a DataFrame records ``'sepal length (cm)'`` as
+    ``'sepal_length_(cm)'`` (``feature_names_in_``) and accepts the DataFrame's own names. ``None`` when the
+    names do not match that way (or two input columns would become the same name)."""
+    have = [str(c) for c in have]
+    expected = [str(c) for c in expected]
+    renamed = [_sanitised(c) for c in have]
+    if len(set(renamed)) != len(renamed) or len(set(expected)) != len(expected) or renamed == have:
+        return None
+    position = {c: j for j, c in enumerate(renamed)}
+    if any(c not in position for c in expected) or (not allow_extra and len(have) != len(expected)):
+        return None
+    return [position[c] for c in expected]
+
+
 def align_columns(X: Any, expected: Sequence[str] | None, name: str, *,
                   what: str = "the explainer's input columns") -> Any:
     """``X`` with its columns (a DataFrame's, or a Series' index) in the ``expected`` order (see
-    :func:`column_order`); arrays and inputs without names come back unchanged."""
+    :func:`column_order`); arrays and inputs without names come back unchanged. Columns matched by
+    :func:`sanitised_order` (LightGBM's names) are given the ``expected`` names."""
     have = input_names(X)
     if have is None or expected is None:
         return X
     order = column_order(have, expected, name, what=what)
-    if order is None or order == list(range(len(have))):
+    if order is None:
         return X
-    return X.iloc[:, order] if _is_frame(X) else X.iloc[order]
+    aligned = X if order == list(range(len(have))) else (X.iloc[:, order] if _is_frame(X) else X.iloc[order])
+    if [have[j] for j in order] != [str(c) for c in expected]:  # matched by LightGBM's names: take them
+        aligned = aligned.set_axis(list(expected), axis=1 if _is_frame(X) else 0)
+    return aligned
 
 
 def as_float(value: Any) -> float:

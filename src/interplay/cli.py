@@ -118,11 +118,15 @@ def load_data(path: Path, model: Any, drop: tuple[str, ...]):
     frame = frame.drop(columns=list(drop))
     wanted = getattr(model, "feature_names_in_", None)
     if wanted is not None:
+        from ._validation import sanitised_order
+
         wanted = [str(c) for c in wanted]
         absent = [c for c in wanted if c not in frame.columns]
-        if absent:
+        renamed = sanitised_order(frame.columns, wanted, allow_extra=True) if absent else None
+        if absent and renamed is None:
             raise click.ClickException(f"{path}: the model needs column(s) {absent}, which the file lacks")
-        frame = frame[wanted]
+        # LightGBM's names ('sepal length (cm)' fitted as 'sepal_length_(cm)'): the file's columns, so named
+        frame = frame[wanted] if renamed is None else frame.iloc[:, renamed].set_axis(wanted, axis=1)
     n_in = getattr(model, "n_features_in_", None)
     if n_in is not None and frame.shape[1] != n_in:
         raise click.ClickException(
@@ -283,12 +287,71 @@ def _row_targets(explainer: Any, rows: Any) -> list:
     return [label.item() if isinstance(label, np.generic) else label for label in labels]
 
 
-def _explained_output(explainer: Any, x: Any) -> str:
-    """In words, which output the row's game explains, e.g. "probability of class 'yes'"."""
+def _explained_output(explainer: Any, label: Any) -> str:
+    """In words, which output a row's game explains (``label``: its target), e.g. "probability of class 'yes'"."""
     if explainer.model.kind != "classifier":
         return explainer.output
-    label = explainer.explained_outputs(x)[0]
     return f"{explainer.output} of class {label!r}" if isinstance(label, str) else f"{explainer.output} of class {label}"
+
+
+def _check_target(explainer: Any, x: Any) -> None:
+    """Refuse a --target the model does not have (e.g. 7 for a regressor) before anything is printed or written,
+    as a usage error naming --target (exit code 2); the first explained row ``x`` shows which outputs exist."""
+    try:
+        explainer.explained_outputs(x)
+    except ValueError as exc:
+        if str(exc).startswith("target:"):
+            raise click.BadParameter(str(exc).split(":", 1)[1].strip(), param_hint="--target") from None
+    except Exception:  # noqa: BLE001 - any other problem of the model is reported where it has always been
+        pass
+
+
+def _unestimated_pairs(result: Any) -> tuple[int, int]:
+    """``(pairs without an estimate, pairs)`` of an Interactions result: a pair whose standard error is infinite
+    had too few samples (the samplers report it as 0; the report shows it as n/a)."""
+    errors = result.std_errors or {}
+    pairs = [key for key in result.values if len(key) == 2]
+    return sum(1 for key in pairs if not np.isfinite(errors.get(key, 0.0))), len(pairs)
+
+
+def _budget_for_every_pair(method: str, index: str, n_features: int, start: int, seeds: list) -> int | None:
+    """The smallest budget (``start`` doubled, up to 64 times it, or ``2**n_features``, where the samplers
+    enumerate) at which ``method`` estimates every pair of every detail row, with the rows' own seeds: the
+    coalitions a sampler draws depend on its seed and budget only, so a zero game (no model call) shows them.
+    None when none of these does (or the method refuses them)."""
+    from . import api
+    from .games import Game
+
+    zero = Game(lambda coalitions: np.zeros(len(coalitions)), n_features)
+    start = max(int(start), 1)
+    candidates = [start * 2 ** k for k in range(1, 7) if start * 2 ** k < 2 ** n_features]
+    candidates += [2 ** n_features] if 2 ** n_features <= start * 64 else []
+    for candidate in candidates:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if all(_unestimated_pairs(api.interactions(zero, index=index, order=2, method=method,
+                                                           budget=candidate, random_state=np.random.default_rng(s)))[0]
+                       == 0 for s in seeds):
+                    return candidate
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def _pairs_warning(missing: dict, total: int, method: str, index: str, budget: int | None, start: int,
+                   suggestion: int | None) -> str:
+    """One line on the detail rows' interaction pairs that got no estimate (``missing``: row -> count)."""
+    rows = list(missing)
+    which = (f"row {rows[0]}" if len(rows) == 1 else
+             f"rows {', '.join(map(str, rows[:8]))}{' ...' if len(rows) > 8 else ''}")
+    most = max(missing.values())
+    fix = (f"--budget {suggestion} estimates every pair" if suggestion is not None else
+           f"a --budget well above {start * 64} is needed to estimate every pair")
+    return (f"the {index} heatmap of {len(rows)} detail row{'s' if len(rows) > 1 else ''} ({which}) has "
+            f"{'up to ' if len(rows) > 1 else ''}{most} of {total} pairs with too few samples for an estimate at "
+            f"--budget {budget if budget is not None else '(default)'} (method {method!r}); the report shows them "
+            f"as n/a. {fix[0].upper()}{fix[1:]}.")
 
 
 # ---------------------------------------------------------------------------------------------------- explain
@@ -382,19 +445,29 @@ def _record_options(out_dir: Path, ctx: click.Context, chunk_size: int) -> None:
     atomic_write(out_dir / RUN_OPTIONS, json.dumps(_run_options(ctx, chunk_size), indent=1))
 
 
+def _given(ctx: click.Context, name: str) -> bool:
+    """Whether the user gave option ``name`` (on the command line or in its environment variable). Decided by
+    click's record of where the value came from, never by comparing it with the default: click 8.3+ keeps a
+    flag's default as a sentinel, so ``False == param.default`` is false and every unset flag looked given."""
+    from click.core import ParameterSource
+
+    return ctx.get_parameter_source(name) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+
+
 def _command_words(ctx: click.Context) -> list[str]:
-    """The `interplay explain` command of ``ctx`` as words, without --out, --resume and --overwrite (options
-    left at their defaults omitted)."""
+    """The `interplay explain` command of ``ctx`` as words, without --out, --resume and --overwrite: the
+    options the user gave, and only those (a flag only when set: never a --trust-model the user left out)."""
     words = ["interplay", ctx.info_name or "explain"]
     words += [str(ctx.params[p.name]) for p in ctx.command.params if isinstance(p, click.Argument)]
     for param in ctx.command.params:
         value = ctx.params.get(param.name)
         if (not isinstance(param, click.Option) or param.name in ("out_dir", "resume", "overwrite")
-                or value is None or value == param.default or value == ()):
+                or not _given(ctx, param.name) or value is None or value == ()):
             continue
         option = max(param.opts, key=len)
         if param.is_flag:
-            words.append(option)
+            if value is True:
+                words.append(option)
         elif param.multiple:
             for item in value:
                 words += [option, str(item)]
@@ -454,7 +527,7 @@ def _write_failure(exc: OSError, out_dir: Path) -> click.ClickException:
 
 # library parameters named at the start of an error message -> the explain option that sets them
 _PARAM_HINTS = {"ray_address": "--ray-address", "random_state": "--seed", "chunk_size": "--chunk-size",
-                "n_jobs": "--n-jobs", "budget": "--budget", "backend": "--backend"}
+                "n_jobs": "--n-jobs", "budget": "--budget", "backend": "--backend", "target": "--target"}
 
 
 def _usage_error(exc: Exception) -> click.ClickException:
@@ -626,12 +699,15 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     try:
         explainer = ip.Explainer(model, background, removal=removal, output=output, target=target_value)
     except (TypeError, ValueError) as exc:
+        if str(exc).startswith("target:"):
+            raise click.BadParameter(str(exc).split(":", 1)[1].strip(), param_hint="--target") from None
         raise click.ClickException(str(exc)) from None
     if explainer._multi_target:
         classes = list(explainer.model.classes or [])
         raise click.BadParameter(f"the model has {len(classes) or 'several'} classes{f' {classes}' if classes else ''}"
                                  "; choose the one to explain (or 'predicted': each row's predicted class)",
                                  param_hint="--target")
+    _check_target(explainer, frame.iloc[[chosen[0]]])  # before anything is printed or written
     d = frame.shape[1]
     detail = chosen[:n_detail]
     methods = _tree_methods(explainer, method, index, bool(detail))
@@ -702,14 +778,30 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     # the first --detail-rows rows: interaction index and explanation graph, from one cached game per row
     seeds = np.random.SeedSequence(seed).spawn(len(detail))
     results, predictions, outputs, written = [], [], [], []
+    unestimated: dict = {}  # detail row -> interaction pairs with too few samples for an estimate
+    pair_seeds, n_pairs, spent = [], 0, 0
+    shown: set = set()
+
+    def show(message: Any, *_: Any, **__: Any) -> None:  # a warning as one plain line, each text once
+        if str(message) not in shown:
+            shown.add(str(message))
+            click.echo(f"Warning: {message}", err=True)
+
+    classifier = explainer.model.kind == "classifier"
     try:
-        with _progress(len(detail), "explaining in detail") as advance:
+        with _progress(len(detail), "explaining in detail") as advance, warnings.catch_warnings():
+            warnings.showwarning = show  # formatted like the batch's warnings, no source line
             for row, row_seed in zip(detail, seeds):
                 x = frame.iloc[[row]]
-                game = explainer.game(x)
+                ((label, game),) = explainer.games(x).items()
+                label = label.item() if isinstance(label, np.generic) else label
                 info = {**common, "row": row, "x": [as_float(v) for v in x.to_numpy(dtype=object)[0]],
-                        "prediction": float(game.grand_value()), "explained_output": _explained_output(explainer, x)}
-                _, s2, s3 = (np.random.default_rng(s) for s in row_seed.spawn(3))
+                        "prediction": float(game.grand_value()), "explained_output": _explained_output(explainer, label),
+                        # the class this row explains (each row's own with --target predicted)
+                        "target": label if classifier else common["target"]}
+                children = row_seed.spawn(3)
+                _, s2, s3 = (np.random.default_rng(s) for s in children)
+                pair_seeds.append(children[1])
                 biv = (explainer.bivariate(x, method="tree") if methods["bivariate"] == "tree" else
                        ip.bivariate(game, method=methods["bivariate"], budget=budget, random_state=s3))
                 biv = replace(biv, info={**biv.info, **info, "method": methods["bivariate"]},
@@ -718,10 +810,19 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                 written += [f"row-{row}-bivariate.json"]
                 results.append(biv)
                 if "interactions" in methods:
-                    inter = (explainer.interactions(x, index=index, order=2, method="tree")
-                             if methods["interactions"] == "tree" else
-                             ip.interactions(game, index=index, order=2, method=methods["interactions"],
-                                             budget=budget, random_state=s2))
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        inter = (explainer.interactions(x, index=index, order=2, method="tree")
+                                 if methods["interactions"] == "tree" else
+                                 ip.interactions(game, index=index, order=2, method=methods["interactions"],
+                                                 budget=budget, random_state=s2))
+                    missing, n_pairs = _unestimated_pairs(inter)
+                    if missing:  # said once for all rows, after them, with the budget that estimates every pair
+                        unestimated[row] = missing
+                        spent = max(spent, int(inter.n_evaluations))
+                    for w in caught:
+                        if not (missing and "too few samples" in str(w.message)):
+                            show(w.message)
                     inter = replace(inter, info={**inter.info, **info, "method": methods["interactions"],
                                                  "index": index})
                     save(inter, out_dir / f"row-{row}-{index}.json")
@@ -734,12 +835,18 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         raise _write_failure(exc, out_dir) from None
     except (TypeError, ValueError, RuntimeError) as exc:
         raise click.ClickException(str(exc)) from None
+    if unestimated:
+        start = budget or spent  # without --budget: the method's default, as spent
+        suggestion = _budget_for_every_pair(methods["interactions"], index, d, start, pair_seeds)
+        show(_pairs_warning(unestimated, n_pairs, methods["interactions"], index, budget, start, suggestion))
+    # each row's class, as the batch recorded it (no second pass over the rows' predictions)
+    targets = (values.info.get("targets") if classifier else None) or _row_targets(explainer, frame.iloc[chosen])
     explanation = Explanation(
         values=values.values, base_values=values.base_values, data=values.data, feature_names=values.feature_names,
         method=methods["shapley"], n_evaluations=values.n_evaluations, std_errors=values.std_errors,
         info={**common, "method": methods["shapley"], "kind": "shapley", "rows": chosen,
               "predictions": predictions, "explained_outputs": outputs, "detail_rows": detail,
-              "targets": _row_targets(explainer, frame.iloc[chosen]),
+              "targets": targets,
               "run": RUN_DIR_NOTE, "chunk_size": chunk_size})
     big = explanation.values.size > 20000
     try:  # every file is written atomically: a full disk leaves no half-written one
@@ -752,8 +859,8 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                                                      "command": sys.argv[1:]}, indent=1))
     except OSError as exc:
         raise _write_failure(exc, out_dir) from None
-    click.echo(f"Wrote {len(written)} result files, {MANIFEST}, the run (run-manifest.json, parts/) and "
-               f"{report_path}")
+    click.echo(f"Wrote {len(written)} result file{'' if len(written) == 1 else 's'}, {MANIFEST}, the run "
+               f"(run-manifest.json, parts/) and {report_path}")
 
 
 # ---------------------------------------------------------------------------------------------------- report

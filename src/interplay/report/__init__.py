@@ -2,13 +2,16 @@
 
 ``build_report(results)`` returns the HTML text, ``save_report(results, path)`` writes it. ``results`` is a list
 of result objects (or result files written by :func:`interplay.io.save`): Attributions, Interactions,
-BivariateExplanations of individual rows (grouped by ``info["row"]``) and Explanations of many rows. The page
-shows, per row: prediction and baseline, the attribution chart (plus the highlighted tokens when
-``info["tokens"]`` holds one token per feature, or the image with its regions tinted when ``info["image"]``
-and ``info["segments"]`` are given), the interaction heatmap (colours scaled by the pairs, the single-feature
-values in a column of their own), the directed explanation graph with its plain-language summary (hover, zoom, and
-a gamma slider over the analysis computed here, in Python, for every distinct threshold: the page looks it up and
-runs no graph algorithm) and tables of groups, sources, sinks and the ranking; for many rows, a summary.
+BivariateExplanations of individual rows (grouped by ``info["row"]`` and the class they explain, ``info["target"]``:
+the per-class files of a multi-class explanation give one entry per row and class, each labelled with its class)
+and Explanations of many rows. The page shows, per row: prediction and baseline, the attribution chart (plus the
+highlighted tokens when ``info["tokens"]`` holds one token per feature, or the image with its regions tinted when
+``info["image"]`` and ``info["segments"]`` are given), the interaction heatmap (colours scaled by the pairs, the
+single-feature values in a column of their own; a pair a sampler could not estimate, standard error inf, is
+hatched and n/a, not 0), the directed explanation graph with its plain-language summary (hover, zoom, and a gamma
+slider over the analysis computed here, in Python, for every distinct threshold: the page looks it up and runs no
+graph algorithm) and tables of groups, sources, sinks and the ranking (every feature); for many rows, a summary
+(the 20 features with the largest mean |attribution|, the others counted and one click away).
 
 The stylesheet and the script are package files (``report.css``, ``report.js``) read once per page.
 
@@ -121,17 +124,59 @@ def _row_key(result, default: Any) -> Any:
     return row if isinstance(row, (int, str)) else default
 
 
-def _free_row(rows: dict, features: tuple, slot: str) -> int:
+_CLASS_UNITS = ("probability", "log-odds", "margin")
+
+
+def _target(value: Any) -> Any:
+    """A result's target as a key: the class label or output it explains; ``None`` when it does not say which
+    (no target, or ``"predicted"`` without the rows' own classes): such a result joins the row's only entry."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or (isinstance(value, str) and value == "predicted"):
+        return None
+    return value if isinstance(value, (int, float, str, bool)) else str(value)
+
+
+def _targets_of(result) -> list:
+    """The target of each row of an Explanation (``info["targets"]``, else its one ``info["target"]``)."""
+    targets = result.info.get("targets")
+    if isinstance(targets, (list, tuple, np.ndarray)) and len(targets) == len(result):
+        return [_target(t) for t in targets]
+    return [_target(result.info.get("target"))] * len(result)
+
+
+def _find(rows: dict, row: Any, target: Any, features: tuple, *, rekey: bool = True) -> tuple:
+    """The key of the entry of ``row`` explaining ``target``: the same row and target; a result that does not say
+    its target (``None``) joins the row's only entry, as does a targeted result the row's only untargeted entry
+    (which then takes that target, unless ``rekey=False``)."""
+    if (row, target, features) in rows:
+        return (row, target, features)
+    same = [key for key in rows if key[0] == row and key[2] == features]
+    if len(same) == 1 and (target is None or same[0][1] is None):
+        if target is not None and rekey:  # the untargeted entry learns its target
+            items = list(rows.items())  # in place, keeping the rows' order
+            rows.clear()
+            rows.update(((row, target, features) if key == same[0] else key, e) for key, e in items)
+            return (row, target, features)
+        return same[0]
+    return (row, target, features)
+
+
+def _free_row(rows: dict, features: tuple, slot: str, target: Any = None) -> int:
     """The row of a result that does not say which row it explains: the first row (0, 1, ...) over these
     features that has no result of this kind yet (two such results were both filed as row 0, the second
     replacing the first under the first's attributions)."""
     k = 0
-    while slot in rows.get((k, features), {}):
+    while slot in rows.get(_find(rows, k, target, features, rekey=False), {}):
         k += 1
     return k
 
 
 def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
+    """``(feature names, {key: entry}, the summary Explanation, {meta key: distinct values})``. An entry holds
+    one row's results for one target (a multi-class explanation saved per class gives one entry per row and
+    class); its key is ``(row, features)``, or ``((row, target), features)`` where a row has entries for several
+    targets. ``entry["target"]`` is the class or output it explains (None when unknown)."""
     names: list[str] | None = None
     rows: dict[Any, dict] = {}
     summary = None
@@ -144,20 +189,28 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
             names = result_names
         features = tuple(result_names)  # rows over other features (e.g. a text and a table) get their own entries
         for key in _META_KEYS:  # every distinct value, in order: rows of different tasks may differ
+            value = result.info.get(key)
+            if key == "index" and not isinstance(value, str):
+                continue  # an Explanation's row labels (info["index"]) are not the interaction index
             if key in result.info:
                 seen = info.setdefault(key, [])
-                if not any(_same(result.info[key], v) for v in seen):
-                    seen.append(result.info[key])
+                if not any(_same(value, v) for v in seen):
+                    seen.append(value)
+        unit = result.info.get("output")
         if isinstance(result, Explanation):
             summary = result if summary is None or len(result) > len(summary) else summary
             labels = list(result.info.get("rows", result.info.get("index", range(len(result)))))
+            targets = _targets_of(result)
             predictions = list(result.info.get("predictions", []))
             outputs = list(result.info.get("explained_outputs", []))
             for k in range(min(len(result), MAX_DETAIL_ROWS)):
-                key = labels[k] if k < len(labels) else k
-                entry = rows.setdefault((key, features), {"feature_names": result_names})
+                label = labels[k] if k < len(labels) else k
+                key = _find(rows, label, targets[k], features)
+                entry = rows.setdefault(key, {"feature_names": result_names})
                 entry.setdefault("attribution", result[k])
                 entry.setdefault("data", result.data[k])
+                if unit is not None:
+                    entry.setdefault("output", unit)
                 if k < len(predictions):
                     entry.setdefault("prediction", predictions[k])
                 if k < len(outputs):
@@ -165,9 +218,10 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
             continue
         slot = ("attribution" if isinstance(result, Attribution) else
                 "interactions" if isinstance(result, Interactions) else "bivariate")
+        target = _target(result.info.get("target"))
         row = _row_key(result, None)
-        row = _free_row(rows, features, slot) if row is None else row
-        entry = rows.setdefault((row, features), {"feature_names": result_names})
+        row = _free_row(rows, features, slot, target) if row is None else row
+        entry = rows.setdefault(_find(rows, row, target, features), {"feature_names": result_names})
         if isinstance(result, Attribution):
             entry["attribution"] = result
         elif isinstance(result, Interactions):
@@ -180,11 +234,36 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
         for key in ("explained_output", "tokens", "image", "segments"):
             if key in result.info:
                 entry.setdefault(key, result.info[key])
+        if unit is not None:
+            entry.setdefault("output", unit)
         if isinstance(result.info.get("prediction"), (int, float)):
             entry.setdefault("prediction", result.info["prediction"])
     if names is None:
         raise ValueError("results: nothing to report (no results given)")
-    return names, rows, summary, info
+    shared = {}
+    for row, target, features in rows:
+        shared[(row, features)] = shared.get((row, features), 0) + 1
+    keyed = {}
+    for (row, target, features), entry in rows.items():
+        entry["target"] = target
+        keyed[(row, features) if shared[(row, features)] == 1 else ((row, target), features)] = entry
+    return names, keyed, summary, info
+
+
+def _target_text(target: Any) -> str:
+    return repr(target) if isinstance(target, str) else str(target)
+
+
+def _target_line(declared: list, rows: dict) -> str | None:
+    """The About table's target line when rows explain different targets: each row's predicted class, or one
+    entry per row and class (a multi-class explanation saved per class); None: the usual line."""
+    classes = list(dict.fromkeys(e["target"] for e in rows.values() if e.get("target") is not None))
+    if any(isinstance(v, str) and v == "predicted" for v in declared):
+        shown = "; ".join(map(str, classes))
+        return "predicted: each row's predicted class" + (f" ({shown})" if shown else "")
+    if len(classes) > 1:
+        return f"one entry per row and class: {'; '.join(map(str, classes))} (choose it under Rows)"
+    return None
 
 
 def _image_payload(image: Any, segments: Any, n_regions: int) -> dict:
@@ -206,9 +285,19 @@ def _image_payload(image: Any, segments: Any, n_regions: int) -> dict:
             "segments": base64.b64encode(seg.astype("<i4").tobytes()).decode("ascii")}
 
 
-def _row_payload(key: Any, entry: dict, names: list[str]) -> dict:
+def _row_payload(key: Any, entry: dict, names: list[str], several_targets: bool = False) -> dict:
     key = key[0]
+    if isinstance(key, tuple):  # (row, target): the row has entries for several targets
+        key = key[0]
     payload: dict[str, Any] = {"label": key if isinstance(key, str) else f"row {key}"}
+    target = entry.get("target")
+    class_unit = entry.get("output") in _CLASS_UNITS
+    if several_targets and target is not None:  # which class (or output) this entry explains, in its label
+        payload["label"] += f" ({'class' if class_unit else 'output'} {target})"
+    if target is not None:
+        payload["target"] = target if isinstance(target, (int, float, str)) else str(target)
+    if entry.get("explained_output") is None and target is not None and class_unit:
+        entry = {**entry, "explained_output": f"{entry['output']} of class {_target_text(target)}"}
     if entry["feature_names"] != names:
         payload["feature_names"] = entry["feature_names"]
     attribution = entry.get("attribution")
@@ -237,6 +326,12 @@ def _row_payload(key: Any, entry: dict, names: list[str]) -> dict:
     if interactions is not None:
         payload["interactions"] = {"index": str(interactions.index), "method": str(interactions.method),
                                    "matrix": _floats(interactions.matrix)}
+        # subsets a sampler could not estimate (too few samples: value 0, standard error inf) are shown as n/a,
+        # not as a 0 that reads "no interaction"; a NaN standard error (none computed) is not such a gap
+        errors = interactions.std_errors or {}
+        missing = [list(k) for k, e in sorted(errors.items()) if len(k) <= 2 and e == math.inf]
+        if missing:
+            payload["interactions"]["unestimated"] = [k * 2 if len(k) == 1 else k for k in missing]
     bivariate = entry.get("bivariate")
     if bivariate is not None:
         payload["graph"] = _graph_payload(bivariate.graph(), str(bivariate.method))
@@ -266,20 +361,30 @@ def build_report(results: Iterable[Any], *, title: str = "interplay report",
     names, rows, summary, info = _collect(results)
     lines = {k: info[k][0] if len(info[k]) == 1 else "varies by row: " + "; ".join(map(str, info[k]))
              for k in _META_KEYS if k in info}
+    targets = _target_line(info.get("target", []), rows)
+    if targets is not None:
+        lines["target"] = targets
+    several = len({e["target"] for e in rows.values() if e.get("target") is not None}) > 1
     lines.setdefault("interplay_version", _version())
     if meta:
         lines.update(meta)
     payload = {
         "title": str(title),
         "feature_names": names,
-        "rows": [_row_payload(key, rows[key], names) for key in rows],
+        "rows": [_row_payload(key, rows[key], names, several) for key in rows],
         "meta": [[str(k), "(default)" if v is None else str(v)] for k, v in lines.items()],
     }
     if summary is not None and len(summary) > 1:
         shown = slice(0, MAX_SUMMARY_ROWS)  # keeps the page light; the saved results hold every row
+        labels = list(summary.info.get("rows", summary.info.get("index", range(len(summary)))))
         payload["summary"] = {"values": _floats(summary.values[shown]), "data": _cells(summary.data[shown]),
                               "feature_names": [str(n) for n in summary.feature_names],
-                              "method": str(summary.method), "total_rows": len(summary)}
+                              "method": str(summary.method), "total_rows": len(summary),
+                              "labels": [str(v) if isinstance(v, str) else f"row {v}"
+                                         for v in labels[:MAX_SUMMARY_ROWS]]}
+        summary_targets = set(_targets_of(summary)) - {None}
+        if several and len(summary_targets) == 1:  # one class's values, in a report of several
+            payload["summary"]["target"] = str(next(iter(summary_targets)))
     data_block = _json_for_html(payload)
     CSS, JS = _asset("report.css"), _asset("report.js")
     script_hash = base64.b64encode(hashlib.sha256(JS.encode("utf-8")).digest()).decode("ascii")

@@ -91,9 +91,21 @@
   function textWidth(s) { return 7.6 * short(s).length; }
 
   // ------------------------------------------------------------------ charts
-  function barChart(values, data, stderr) {
-    var order = values.map(function (_, i) { return i; })
-      .sort(function (a, b) { return Math.abs(values[b]) - Math.abs(values[a]); }).slice(0, 20);
+  var BAR_FEATURES = 20, SUMMARY_FEATURES = 20;  // features drawn at first; the rest behind a visible note
+  function moreNote(hidden, labels, what, onShow) {  // "N more features ... not shown", and a button showing all
+    var p = el("p", {"class": "hint more"});
+    p.appendChild(document.createTextNode(hidden.length + " more feature" + (hidden.length === 1 ? "" : "s") +
+      " with smaller " + what + " not shown: " + hidden.slice(0, 12).map(function (f) { return labels[f]; }).join(", ") +
+      (hidden.length > 12 ? ", \u2026" : "") + ". "));
+    var b = el("button", {type: "button"}, "show all");
+    b.addEventListener("click", onShow);
+    p.appendChild(b);
+    return p;
+  }
+  function barChart(values, data, stderr, all) {
+    var ranked = values.map(function (_, i) { return i; })
+      .sort(function (a, b) { return Math.abs(values[b]) - Math.abs(values[a]); });
+    var order = all ? ranked : ranked.slice(0, BAR_FEATURES);
     var labels = order.map(function (i) {
       return data ? short(names[i]) + " = " + short(fmtValue(data[i])) : short(names[i]); });
     var left = Math.min(300, Math.max(80, Math.max.apply(null, labels.map(function (s) { return 7.6 * s.length; })) + 14));
@@ -123,10 +135,15 @@
       "\u2190 lowers the output"));
     svg.appendChild(sv("text", {x: zero + 8, y: height - 6, "text-anchor": "start", fill: "#5f6b76"},
       "raises the output \u2192"));
-    return svg;
+    if (order.length === ranked.length) { return svg; }
+    var box = el("div");
+    box.appendChild(svg);
+    box.appendChild(moreNote(ranked.slice(order.length), names, "|attribution|", function () {
+      box.parentNode.replaceChild(barChart(values, data, stderr, true), box); }));
+    return box;
   }
 
-  function heatmap(matrix, label) {
+  function heatmap(matrix, label, unestimated) {
     // colours scaled by the off-diagonal values (the pairs); the diagonal (single features) is a separate column
     // with its own scale, so that a large single-feature value does not wash the interactions out
     var n = matrix.length, cell = Math.max(14, Math.min(40, Math.floor(440 / n)));
@@ -134,10 +151,19 @@
     var diagX = left + n * cell + 14, size = diagX + cell + 90;
     var svg = sv("svg", {viewBox: "0 0 " + size + " " + (top + n * cell + 10), width: size,
                          height: top + n * cell + 10, role: "img", "aria-label": "interaction heatmap"});
+    var hatch = sv("pattern", {id: "na-hatch", width: "6", height: "6", patternUnits: "userSpaceOnUse",
+                               patternTransform: "rotate(45)"});
+    hatch.appendChild(sv("rect", {width: "6", height: "6", fill: "#eceef1"}));
+    hatch.appendChild(sv("line", {x1: "0", y1: "0", x2: "0", y2: "6", stroke: "#b7bec6", "stroke-width": "2"}));
+    var defs = sv("defs"); defs.appendChild(hatch); svg.appendChild(defs);
     var limit = 0, diagLimit = 0, i, j;
+    var gap = {};  // subsets the sampler could not estimate (too few samples): n/a, not 0, and not in the scale
+    (unestimated || []).forEach(function (p) { gap[p[0] + "," + p[1]] = true; gap[p[1] + "," + p[0]] = true; });
+    function missing(a, b) { return gap[a + "," + b] === true; }
+    var NA = "not estimated: too few samples at this budget (standard error infinite); a larger --budget estimates it";
     for (i = 0; i < n; i++) {
-      diagLimit = Math.max(diagLimit, Math.abs(matrix[i][i]));
-      for (j = 0; j < n; j++) { if (i !== j) { limit = Math.max(limit, Math.abs(matrix[i][j])); } }
+      if (!missing(i, i)) { diagLimit = Math.max(diagLimit, Math.abs(matrix[i][i])); }
+      for (j = 0; j < n; j++) { if (i !== j && !missing(i, j)) { limit = Math.max(limit, Math.abs(matrix[i][j])); } }
     }
     for (i = 0; i < n; i++) {
       svg.appendChild(sv("text", {x: left - 6, y: top + i * cell + cell / 2 + 4, "text-anchor": "end"}, short(names[i])));
@@ -146,20 +172,23 @@
       svg.appendChild(t);
       for (j = 0; j < n; j++) {
         (function (i, j) {
-          var v = matrix[i][j], diag = i === j;
+          var v = matrix[i][j], diag = i === j, na = !diag && missing(i, j);
           var r = sv("rect", {x: left + j * cell, y: top + i * cell, width: cell - 1, height: cell - 1,
-                              fill: diag ? "#ffffff" : diverging(v, limit), stroke: diag ? "#d5dae0" : "none",
-                              "class": diag ? "diag" : "pair"});
+                              fill: diag ? "#ffffff" : na ? "url(#na-hatch)" : diverging(v, limit),
+                              stroke: diag ? "#d5dae0" : "none",
+                              "class": diag ? "diag" : na ? "pair unestimated" : "pair"});
           hover(r, function () { return (diag ? names[i] + " alone (see the column on the right)" :
-                                         names[i] + " \u00d7 " + names[j]) + "\n" + label + " " + signed(v); });
+                                         names[i] + " \u00d7 " + names[j]) + "\n" + label + " " +
+                                         (na ? "n/a\n" + NA : signed(v)); });
           svg.appendChild(r);
         })(i, j);
       }
       (function (i) {
-        var v = matrix[i][i];
-        var r = sv("rect", {x: diagX, y: top + i * cell, width: cell - 1, height: cell - 1, "class": "alone",
-                            fill: diverging(v, diagLimit)});
-        hover(r, function () { return names[i] + " alone\n" + label + " " + signed(v); });
+        var v = matrix[i][i], na = missing(i, i);
+        var r = sv("rect", {x: diagX, y: top + i * cell, width: cell - 1, height: cell - 1,
+                            "class": na ? "alone unestimated" : "alone",
+                            fill: na ? "url(#na-hatch)" : diverging(v, diagLimit)});
+        hover(r, function () { return names[i] + " alone\n" + label + " " + (na ? "n/a\n" + NA : signed(v)); });
         svg.appendChild(r);
       })(i);
     }
@@ -385,7 +414,7 @@
       tables.appendChild(smallTable("Sources of H\u03b3", ["made redundant by no other feature"], roleRows(s.sources.filter(notIso))));
       tables.appendChild(smallTable("Sinks of H\u03b3", ["make no outside feature redundant"], roleRows(s.sinks.filter(notIso))));
       tables.appendChild(smallTable("No redundancy edges", ["features"], roleRows(isolated)));
-      var rankRows = rankOrder.slice(0, 15).map(function (f, r) {
+      var rankRows = rankOrder.map(function (f, r) {  // every feature (a table: cheap, and none left out)
         var tr = el("tr"); tr.appendChild(el("td", {"class": "num"}, String(r + 1)));
         tr.appendChild(el("td", null, names[f])); tr.appendChild(el("td", {"class": "num"}, fmt(rank[f]))); return tr;
       });
@@ -462,11 +491,12 @@
     redraw();
   }
 
-  function summaryChart(S) {
+  function summaryChart(S, all) {
     var names = S.feature_names || D.feature_names;  // stays right when another row is shown
     var V = S.values, X = S.data, m = V.length, d = names.length, j, k;
     var imp = names.map(function (_, f) { var s = 0; for (k = 0; k < m; k++) { s += Math.abs(V[k][f]); } return s / m; });
-    var order = imp.map(function (_, f) { return f; }).sort(function (a, b) { return imp[b] - imp[a]; }).slice(0, 15);
+    var ranked = imp.map(function (_, f) { return f; }).sort(function (a, b) { return imp[b] - imp[a]; });
+    var order = all ? ranked : ranked.slice(0, SUMMARY_FEATURES);
     var left = Math.min(200, Math.max.apply(null, order.map(function (f) { return textWidth(names[f]); })) + 14);
     var width = 760, row = 30, top = 6, plotW = width - left - 20, height = top + row * order.length + 30;
     var lo = Infinity, hi = -Infinity;
@@ -487,13 +517,18 @@
                                 mix("#b0b0b0", NEG, 1 - 2 * t),
                               "fill-opacity": "0.85"});
         (function (k, f) { hover(c, function () { return names[f] + " = " + fmtValue(X[k][f], 6) + "\nattribution " + signed(V[k][f]) +
-                                                         "\n(row " + (D.rows[k] ? D.rows[k].label : k) + ")"; }); })(k, f);
+                                                         "\n(" + (S.labels && S.labels[k] !== undefined ? S.labels[k] : "row " + k) + ")"; }); })(k, f);
         svg.appendChild(c);
       }
     });
     svg.appendChild(sv("text", {x: left + plotW / 2, y: height - 6, "text-anchor": "middle", fill: "#5f6b76"},
       "attribution (one dot per row; colour: the feature's value, low blue to high red)"));
-    return svg;
+    if (order.length === ranked.length) { return svg; }
+    var box = el("div");
+    box.appendChild(svg);
+    box.appendChild(moreNote(ranked.slice(order.length), names, "mean |attribution|",
+      function () { box.parentNode.replaceChild(summaryChart(S, true), box); }));
+    return box;
   }
 
   function tokenView(tokens, values) {
@@ -582,7 +617,15 @@
       var h = section("Interactions (" + R.interactions.index.toUpperCase() + ")",
         "Pairwise interaction values off the diagonal, single-feature values on it; red: the pair together adds " +
         "to the output, blue: it takes away. Hover a cell.");
-      h.appendChild(heatmap(R.interactions.matrix, R.interactions.index.toUpperCase()));
+      var gaps = R.interactions.unestimated || [];
+      var pairGaps = gaps.filter(function (p) { return p[0] !== p[1]; }).length, nf = R.interactions.matrix.length;
+      if (gaps.length) {
+        h.appendChild(el("p", {"class": "hint unestimated-note"}, (pairGaps ? pairGaps + " of " + nf * (nf - 1) / 2 +
+          " pairs" : gaps.length + " single features") + " had too few samples for an estimate at this budget " +
+          "(method \u201c" + R.interactions.method + "\u201d): hatched grey, n/a, left out of the colour scale. " +
+          "They are not zero; a larger --budget estimates them."));
+      }
+      h.appendChild(heatmap(R.interactions.matrix, R.interactions.index.toUpperCase(), gaps));
     }
     if (R.graph) {
       var g = section("Directed explanation graph (Bivariate Shapley)",
@@ -608,7 +651,8 @@
   if (D.rows.length) { renderRow(D.rows[first]); }
   if (D.summary) {
     var shownRows = D.summary.values.length, totalRows = D.summary.total_rows || shownRows;
-    var sm = section("All explained rows", (shownRows < totalRows ? "The first " + shownRows + " of " + totalRows :
+    var sm = section("All explained rows" + (D.summary.target !== undefined ? " (class " + D.summary.target + ")" : ""),
+      (shownRows < totalRows ? "The first " + shownRows + " of " + totalRows :
       String(totalRows)) + " rows summarised: features ordered by mean |attribution|.", true);
     sm.appendChild(summaryChart(D.summary));
   }

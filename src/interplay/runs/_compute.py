@@ -7,8 +7,9 @@ Cost per row: that of the method on one game (``2**d`` coalitions for ``method="
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -49,33 +50,78 @@ def resolve_method(explainer: Any, kind: str, method: str) -> str:
     return method
 
 
-def _tree_results(explainer: Any, task: Task, chunk: Chunk) -> list:
-    """Exact tree results (no sampling, no seed) of the chunk's rows, one per row."""
+_CONTROLLER: list = []  # one threadpoolctl controller per process (building one inspects every loaded library)
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """BLAS limited to one thread while rows are computed, in this process and in every worker alike.
+
+    A multi-threaded BLAS may sum in another order (the last bits of a matrix product differ), and worker
+    processes get fewer threads than the driver (``cpu_count // n_jobs``): without this limit the values of a
+    run depended on ``n_jobs`` and the backend in their last bits. Only BLAS is limited (a model's own OpenMP
+    threads, e.g. LightGBM's predictions, which do not change the numbers, are left alone). Needs threadpoolctl
+    (installed with scikit-learn); without it the thread counts are left as they are."""
+    if not _CONTROLLER:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # pragma: no cover - scikit-learn and the test extras install it
+            _CONTROLLER.append(None)
+        else:
+            _CONTROLLER.append(ThreadpoolController())
+    controller = _CONTROLLER[0]
+    if controller is None:  # pragma: no cover
+        yield
+        return
+    with controller.limit(limits=1, user_api="blas"):
+        yield
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _tree_results(explainer: Any, task: Task, chunk: Chunk) -> tuple[list, list]:
+    """Exact tree results (no sampling, no seed) of the chunk's rows, one per row, and the output each explains."""
     if task.kind == "bivariate":
-        return [explainer.bivariate(x[None, :], method="tree", **task.options) for x in chunk.rows]
+        results = [explainer.bivariate(x[None, :], method="tree", **task.options) for x in chunk.rows]
+        return results, [_plain(r.info.get("target")) for r in results]
     return _rows_of(getattr(explainer, task.kind)(chunk.rows, method="tree", **task.options))
 
 
-def _rows_of(expl) -> list:
+def _rows_of(expl) -> tuple[list, list]:
     from ..results import Attribution
 
     if isinstance(expl, dict):
         raise ValueError("target: a batch run explains one output; pass target= one class (or output)")
-    return [Attribution(v, float(b), expl.feature_names, int(n), expl.method, info=expl.info)
-            for v, b, n in zip(expl.values, expl.base_values, expl.n_evaluations)]
+    targets = list(expl.info.get("targets") or [expl.info.get("target")] * len(expl))
+    return ([Attribution(v, float(b), expl.feature_names, int(n), expl.method, info=expl.info)
+             for v, b, n in zip(expl.values, expl.base_values, expl.n_evaluations)], [_plain(t) for t in targets])
+
+
+def _sampled_results(explainer: Any, task: Task, chunk: Chunk) -> tuple[list, list]:
+    """The chunk's rows by the task's sampler, each with its own seed, and the output each row's game explains
+    (its predicted class for ``target="predicted"``), as :meth:`interplay.Explainer.shapley` does."""
+    estimate = getattr(api, task.kind)
+    labels = chunk.labels if chunk.labels is not None else [None] * len(chunk.rows)
+    results, targets = [], []
+    for k, (x, y) in enumerate(zip(chunk.rows, labels)):
+        ((target, game),) = explainer.games(x, y).items()
+        results.append(estimate(game, method=task.method, budget=task.budget,
+                                random_state=row_seed(task.entropy, chunk.start + k), **task.options))
+        targets.append(_plain(target))
+    return results, targets
 
 
 def explain_chunk(explainer: Any, task: Task, chunk: Chunk) -> dict:
     """Arrays for the rows of ``chunk``: ``row``, ``base_value``, ``n_evaluations``, ``values`` ``(m, d)``,
-    ``std_errors`` ``(m, d)`` or ``None``, and ``adjacency`` ``(m, d, d)`` for ``kind="bivariate"``."""
-    estimate = getattr(api, task.kind)
-    labels = chunk.labels if chunk.labels is not None else [None] * len(chunk.rows)
-    if task.method == "tree":
-        results = _tree_results(explainer, task, chunk)
-    else:
-        results = [estimate(explainer.game(x, y), method=task.method, budget=task.budget,
-                            random_state=row_seed(task.entropy, chunk.start + k), **task.options)
-                   for k, (x, y) in enumerate(zip(chunk.rows, labels))]
+    ``std_errors`` ``(m, d)`` or ``None``, ``adjacency`` ``(m, d, d)`` for ``kind="bivariate"``, and ``target``
+    (the output each row explains). BLAS runs on one thread (:func:`one_blas_thread`), whatever the backend."""
+    with one_blas_thread():
+        if task.method == "tree":
+            results, targets = _tree_results(explainer, task, chunk)
+        else:
+            results, targets = _sampled_results(explainer, task, chunk)
     attributions = [r.univariate for r in results] if task.kind == "bivariate" else results
     std = None
     if all(a.std_errors is not None for a in attributions):
@@ -88,4 +134,5 @@ def explain_chunk(explainer: Any, task: Task, chunk: Chunk) -> dict:
         "values": np.array([a.values for a in attributions], dtype=float),
         "std_errors": std,
         "adjacency": np.array([r.adjacency for r in results], dtype=float) if task.kind == "bivariate" else None,
+        "target": targets,
     }

@@ -83,6 +83,20 @@ def data_fingerprint(rows: np.ndarray, labels: list | None) -> str:
     return _sha(_array_bytes(rows), label_bytes)
 
 
+def target_value(target: Any) -> Any:
+    """The Explainer's ``target`` as recorded in the manifest: the value itself when JSON keeps it (a class label
+    or output index, ``"predicted"``; numpy scalars as Python values), else its text."""
+    if isinstance(target, np.generic):
+        target = target.item()
+    return target if target is None or isinstance(target, (str, bool, int, float)) else repr(target)
+
+
+def same_target(recorded: Any, target: Any) -> bool:
+    """Whether a manifest's recorded ``target`` is ``target``: the value (this version), or its ``repr`` (runs
+    begun by earlier versions, which recorded ``repr(explainer.target)``, so that they can still be resumed)."""
+    return recorded == target_value(target) or (isinstance(recorded, str) and recorded == repr(target))
+
+
 def run_parameters(explainer: Any, *, kind: str, method: str, budget: int | None, entropy: int,
                    options: dict, feature_names: list[str], chunk_size: int, store_data: bool, labels: str,
                    model_tag: str | None) -> dict:
@@ -96,7 +110,7 @@ def run_parameters(explainer: Any, *, kind: str, method: str, budget: int | None
         "options_plain_json": _plain_json(options),
         "removal": explainer.removal,
         "output": explainer.output,
-        "target": repr(explainer.target),
+        "target": target_value(explainer.target),
         "n_neighbors": explainer.n_neighbors,
         "background": "sha256:" + _sha(_array_bytes(explainer.background), _array_bytes(explainer.reference)),
         "model": model_fingerprint(explainer, model_tag),

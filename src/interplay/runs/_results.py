@@ -15,9 +15,10 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from .._optional import require
+from .._validation import one_target
 from ..results import Attribution, BivariateExplanation, Explanation
 from ._store import Store
-from ._table import adjacency, concat, data_matrix, matrix, value_columns
+from ._table import INDEX, TARGET, adjacency, concat, data_matrix, matrix, value_columns
 
 
 class Run:
@@ -61,8 +62,24 @@ class Run:
         return concat(tables)
 
     def to_pandas(self, columns: Sequence[str] | None = None):
-        """All finished rows as a pandas DataFrame indexed by ``row``."""
-        return self.table(columns).to_pandas().set_index("row")
+        """All finished rows as a pandas DataFrame, indexed like the input rows when they were a DataFrame (its
+        index, kept in the ``index`` column), else by ``row`` (the position in the input)."""
+        table = self.table(columns)
+        labels = self._labels(table.column(INDEX).to_pylist()) if INDEX in table.column_names else None
+        frame = table.to_pandas()
+        if labels is None:
+            return frame.set_index("row")
+        import pandas as pd
+
+        return frame.drop(columns=[INDEX]).set_index(pd.Index(labels, name=self.manifest.get("index_name")))
+
+    @staticmethod
+    def _labels(values: list) -> list | None:
+        """Per-row labels read back (row labels or targets), or None when a part lacks them (a part written by an
+        older version: null)."""
+        if any(v is None for v in values):
+            return None
+        return [v.item() if isinstance(v, np.generic) else v for v in values]
 
     def _require_complete(self) -> None:
         if not self.complete:
@@ -72,8 +89,10 @@ class Run:
                              "or read the finished rows with open_run(out).table()")
 
     def explanation(self) -> Explanation:
-        """The whole run as an :class:`Explanation` (all rows in memory). For ``kind="bivariate"``,
-        ``values`` are the univariate Shapley values and ``info["adjacency"]`` the ``(m, d, d)`` graphs."""
+        """The whole run as an :class:`Explanation` (all rows in memory), as :meth:`Explainer.shapley` gives it:
+        ``info["targets"]`` (each row's class) and ``info["target"]``, ``info["index"]`` (the input DataFrame's row
+        labels: ``.to_pandas()`` is indexed like X). For ``kind="bivariate"``, ``values`` are the univariate
+        Shapley values and ``info["adjacency"]`` the ``(m, d, d)`` graphs."""
         self._require_complete()
         table = self.table()
         names = self.feature_names
@@ -82,6 +101,16 @@ class Run:
         has_se = value_columns(names, "se")[0] in table.column_names
         info = {k: v for k, v in self.params.items() if k not in ("feature_names", "column_names")}
         info["out"] = self.path
+        # as Explainer.shapley: the output each row explains (its class), the one they share (or "predicted")
+        targets = self._labels(table.column(TARGET).to_pylist()) if TARGET in table.column_names else None
+        if targets is not None:
+            info["targets"] = targets
+            info["target"] = one_target(targets)
+        index = self._labels(table.column(INDEX).to_pylist()) if INDEX in table.column_names else None
+        if index is not None:  # the input rows' labels: .to_pandas() is indexed like X
+            info["index"] = index
+            if self.manifest.get("index_name") is not None:
+                info["index_name"] = self.manifest["index_name"]
         if self.kind == "bivariate":
             info["adjacency"] = adjacency(table, names)
         return Explanation(

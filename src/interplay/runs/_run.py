@@ -25,7 +25,7 @@ from ..estimators import get_estimator
 from ..explainer import Explainer
 from ._backends import BACKENDS, WorkersDied, make_backend
 from ._compute import KINDS, Task, resolve_method
-from ._params import data_fingerprint, dumps_explainer, refuse_mixing, run_parameters
+from ._params import data_fingerprint, dumps_explainer, refuse_mixing, run_parameters, same_target
 from ._results import Run
 from ._seeding import draw_entropy
 from ._sources import open_source
@@ -60,7 +60,8 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
     chunk_size:
         Rows per chunk (= per Parquet part, and the unit of work lost on a crash). Results do not depend on it.
     n_jobs:
-        Worker processes / Ray actors (default: all CPUs of the machine / cluster). Results do not depend on it.
+        Worker processes / Ray actors (default: all CPUs of the machine / cluster). Results do not depend on it,
+        to the last bit: rows are computed with BLAS on one thread, in this process and in every worker alike.
     random_state:
         Seed. Row ``i`` gets ``SeedSequence(entropy, spawn_key=(i,))`` as in :meth:`Explainer.shapley`, so the
         numbers equal ``explainer.shapley(X, method, budget, random_state)`` for any chunking and backend.
@@ -72,6 +73,8 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
         Labels for ``output="loss"``: one per row, or the name of a label column of a DataFrame/file.
     store_data:
         Also store the explained inputs (``data.<feature>`` columns), so :func:`load_run` can return them.
+        Each row's target (its class) and, for a DataFrame ``X``, its index label are always stored, so
+        ``load_run(out)`` has ``info["target"]``/``info["targets"]`` and ``.to_pandas()`` is indexed like ``X``.
     model_tag:
         A name for the model's version, used instead of its pickled bytes to recognise it when resuming.
     progress:
@@ -137,7 +140,11 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
                         "complete": False,
                         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                         "versions": _versions()}
+            if source.index_name is not None:
+                manifest["index_name"] = source.index_name  # X's index name, for load_run(...).to_pandas()
         else:
+            if same_target(manifest["params"].get("target"), explainer.target):
+                manifest["params"]["target"] = params["target"]  # an earlier version's repr: the same target
             refuse_mixing(manifest["params"], params, repr(store.root))
         store.remove_temporaries()
         bad = [k for k, entry in manifest["chunks"].items() if not store.part_ok(entry)]
@@ -185,16 +192,23 @@ def _execute(explainer, payload, chunks, manifest, store, *, backend, n_jobs, ta
                     or entry["rows"] != [chunk.start, chunk.start + len(chunk.rows)]:
                 raise ValueError(f"X: rows {chunk.start}..{chunk.start + len(chunk.rows) - 1} differ from those "
                                  f"of the run in {store.root!r}; refusing to mix results of different data")
+            elif "index_sha256" in entry and entry["index_sha256"] != _index_fingerprint(chunk.index):
+                raise ValueError(f"X: the row labels (index) of rows {chunk.start}..{chunk.start + len(chunk.rows) - 1}"
+                                 f" differ from those of the run in {store.root!r}; refusing to mix results of "
+                                 "differently labelled rows (pass X with the run's index)")
 
     engine = make_backend(backend, explainer=explainer, payload=payload, task=task, n_jobs=n_jobs,
                           ray_address=ray_address)
     try:
         for chunk, result in engine.map_unordered(pending()):
             index = chunk.start // chunk_size
-            entry = store.write_part(index, to_table(result, names, chunk.rows if store_data else None, data_names))
+            entry = store.write_part(index, to_table(result, names, chunk.rows if store_data else None, data_names,
+                                                     index=chunk.index))
             entry.update(rows=[chunk.start, chunk.start + len(chunk.rows)],
                          data_sha256=data_fingerprint(chunk.rows, chunk.labels),
                          n_evaluations=int(result["n_evaluations"].sum()))
+            if chunk.index is not None:  # the labels are stored, not part of the numbers' fingerprint
+                entry["index_sha256"] = _index_fingerprint(chunk.index)
             done[str(index)] = entry
             store.write_manifest(manifest)
             bar.update(len(chunk.rows))
@@ -262,6 +276,11 @@ def _call_text(method: str, root: str, *, kind: str, budget, chunk_size: int, y,
         args.append(f"y={y!r}" if isinstance(y, str) else "y=y")
     args += [f"{k}={v!r}" if _plain_json(v) else f"{k}=..." for k, v in sorted(options.items())]
     return ", ".join(args) + ")"
+
+
+def _index_fingerprint(index: list | None) -> str:
+    """SHA-256 of a chunk's row labels (their types and text), so a resume refuses rows labelled otherwise."""
+    return hashlib.sha256(repr([(type(v).__name__, str(v)) for v in (index or [])]).encode()).hexdigest()
 
 
 def _versions() -> dict:

@@ -39,19 +39,32 @@ def match_columns(available: Sequence[str], expected: Sequence[str] | None, n_fe
 
 @dataclass
 class Chunk:
-    """``rows[k]`` is global row ``start + k``; ``labels`` is ``None`` or one label per row."""
+    """``rows[k]`` is global row ``start + k``; ``labels`` is ``None`` or one label per row; ``index`` is ``None``
+    or the rows' own labels (a DataFrame's index, as ints or strings: see :func:`row_labels`)."""
 
     start: int
     rows: np.ndarray
     labels: list | None
+    index: list | None = None
+
+
+def row_labels(index: Any) -> list:
+    """A pandas index as a list of ints or strings, as :meth:`interplay.Explainer.shapley` records it in
+    ``info["index"]`` (numpy scalars as Python values; any label that is neither int nor str makes them all text)."""
+    labels = [v.item() if isinstance(v, np.generic) else v for v in index]
+    if not all(isinstance(v, (int, str)) and not isinstance(v, bool) for v in labels):
+        labels = [str(v) for v in labels]
+    return labels
 
 
 class Source:
-    """A stream of rows. ``columns``: the feature names used; ``n_rows``: known up front, or ``None`` (CSV)."""
+    """A stream of rows. ``columns``: the feature names used; ``n_rows``: known up front, or ``None`` (CSV);
+    ``index_name``: the name of the rows' index (a DataFrame's), or ``None``."""
 
     kind = "rows"
     columns: list[str] | None
     n_rows: int | None
+    index_name: str | None = None
 
     def chunks(self, chunk_size: int) -> Iterator[Chunk]:
         raise NotImplementedError
@@ -81,6 +94,7 @@ class ArraySource(Source):
                                 "or wrap the encoding inside the model")
             self.frame = X[self.columns]
             self.n_rows = len(X)
+            self.index_name = None if X.index.name is None else str(X.index.name)
         else:
             if isinstance(y, str):
                 raise ValueError("y: a column name needs X with named columns (a DataFrame or a file)")
@@ -107,7 +121,8 @@ class ArraySource(Source):
             else:
                 rows, _ = check_numeric_matrix(part, "X", allow_nan=True)
             labels = None if self.labels is None else self.labels[start:stop]
-            yield Chunk(start, np.ascontiguousarray(rows), labels)
+            index = None if self.frame is None else row_labels(part.index)  # kept, as Explainer.shapley keeps it
+            yield Chunk(start, np.ascontiguousarray(rows), labels, index)
 
 
 class FileSource(Source):

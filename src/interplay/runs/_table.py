@@ -1,6 +1,8 @@
 """The columns of a run's Parquet parts: one row per explained row, one column per number (wide, SQL-friendly).
 
-``row`` (global index in the input), ``base_value`` (``v(empty)``), ``n_evaluations``, then ``value.<feature>``
+``row`` (global index in the input), ``base_value`` (``v(empty)``), ``n_evaluations``, ``target`` (the output the
+row explains: the class label, e.g. each row's predicted class for ``target="predicted"``), ``index`` (the row's
+label in the input DataFrame, when it was one), then ``value.<feature>``
 per feature, ``se.<feature>`` when the method reports standard errors, ``data.<feature>`` (the explained input,
 when stored: floats for numeric input; for raw input (a model that encodes its own categorical columns) each
 column as its values' type: integers, floats or booleans when every value of the chunk's column is one, else
@@ -18,6 +20,7 @@ import numpy as np
 from .._validation import float_rows, is_missing
 
 FIXED = ("row", "base_value", "n_evaluations")
+TARGET, INDEX = "target", "index"
 
 
 def value_columns(names: Sequence[str], prefix: str) -> list[str]:
@@ -35,9 +38,22 @@ def adjacency_columns(names: Sequence[str]) -> list[str]:
     return [f"adjacency.{names[a]}->{names[b]}" for a, b in zip(i, j)]
 
 
-def to_table(result: dict, names: Sequence[str], data: np.ndarray | None, data_names: Sequence[str] | None = None):
+def labels_array(labels: Sequence[Any]):
+    """Row labels or targets (ints, strings, ...) as one pyarrow array: integers when every label is one, else
+    by :func:`_raw_array` (floats, booleans, else text)."""
+    import pyarrow as pa
+
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in labels):
+        return pa.array([int(v) for v in labels], pa.int64())
+    column = np.empty(len(labels), dtype=object)
+    column[:] = list(labels)
+    return _raw_array(column)
+
+
+def to_table(result: dict, names: Sequence[str], data: np.ndarray | None, data_names: Sequence[str] | None = None,
+             index: Sequence[Any] | None = None):
     """A pyarrow Table of one chunk's results (see the module docstring for the columns). ``data_names``: the
-    input columns, when they differ from the explained features (``groups=``)."""
+    input columns, when they differ from the explained features (``groups=``); ``index``: the rows' labels."""
     import pyarrow as pa
 
     columns = {name: result[name] for name in FIXED}
@@ -45,6 +61,10 @@ def to_table(result: dict, names: Sequence[str], data: np.ndarray | None, data_n
     if result["std_errors"] is not None:
         columns.update(zip(value_columns(names, "se"), result["std_errors"].T))
     arrays = {k: pa.array(np.ascontiguousarray(v)) for k, v in columns.items()}
+    if result.get("target") is not None:
+        arrays[TARGET] = labels_array(result["target"])
+    if index is not None:
+        arrays[INDEX] = labels_array(index)
     if data is not None:
         arrays.update(zip(value_columns(data_names or names, "data"), data_arrays(data)))
     if result["adjacency"] is not None:
@@ -104,7 +124,7 @@ def matrix(table, columns: Sequence[str]) -> np.ndarray:
 def data_matrix(table, columns: Sequence[str]) -> np.ndarray:
     """The stored input columns of ``table`` as an ``(m, len(columns))`` array: floats when every column is
     numeric floats (numeric input), else an object array of the values as stored (numbers, booleans and text,
-    e.g. category names; None where null)."""
+    e.g. category names; NaN where missing, as :meth:`interplay.Explainer.shapley` gives them)."""
     if not len(columns):
         return np.empty((table.num_rows, 0))
     import pyarrow as pa
@@ -113,7 +133,7 @@ def data_matrix(table, columns: Sequence[str]) -> np.ndarray:
         return matrix(table, columns)
     out = np.empty((table.num_rows, len(columns)), dtype=object)
     for k, c in enumerate(columns):
-        out[:, k] = table.column(c).to_pylist()
+        out[:, k] = [np.nan if v is None else v for v in table.column(c).to_pylist()]
     return out
 
 
@@ -126,12 +146,14 @@ def concat(tables: list):
     if all(s.equals(schemas[0]) for s in schemas[1:]):
         return pa.concat_tables(tables)
     target = {}
-    for name in schemas[0].names:
+    names = list(dict.fromkeys(n for s in schemas for n in s.names))
+    for name in names:
         types = {s.field(name).type for s in schemas if name in s.names}
         if len(types) > 1:
             numeric = all(pa.types.is_integer(t) or pa.types.is_floating(t) for t in types)
             target[name] = pa.float64() if numeric else pa.string()
-    return pa.concat_tables([_cast(t, target) for t in tables])
+    # a column some parts lack (``target``/``index`` in the parts of a run begun by an older version) is null there
+    return pa.concat_tables([_cast(t, target) for t in tables], promote_options="default")
 
 
 def _cast(table, target: dict):

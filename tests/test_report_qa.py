@@ -1,0 +1,153 @@
+"""Regression tests for the QA pass on the HTML report (/tmp/qa/runs.md, defects 1, 2, 8 and 10): each failed
+before its fix."""
+
+import json
+import math
+import re
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import interplay as ip
+from interplay.report import build_report, save_report
+from interplay.synthetic import UnanimitySum
+
+
+def page_data(html: str) -> dict:
+    """The report's JSON payload (what the page draws)."""
+    block = re.search(r'<script type="application/json" id="interplay-data">(.*?)</script>', html, re.S).group(1)
+    return json.loads(block)
+
+
+@pytest.fixture(scope="module")
+def iris_per_class():
+    pytest.importorskip("sklearn")
+    pd = pytest.importorskip("pandas")
+    from sklearn.datasets import load_iris
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    names = pd.Series(np.array(["setosa", "versicolor", "virginica"])[y])
+    model = LogisticRegression(max_iter=500).fit(X, names)
+    explainer = ip.Explainer(model, X.iloc[::15])  # a multi-class model's default: every class
+    rows = X.iloc[[0, 60, 120]]
+    return explainer, rows, explainer.shapley(rows, method="exact")  # {class: Explanation}
+
+
+# ------------------------------------------------------------------ 2: per-class files of one explanation
+def test_report_keeps_every_row_and_class_of_per_class_results(iris_per_class, tmp_path):
+    explainer, rows, per_class = iris_per_class
+    files = [ip.save(e, tmp_path / f"{c}.json") for c, e in per_class.items()]  # as `interplay report` gets them
+    data = page_data(build_report(files))
+    shown = {(r["label"], r["target"]): r for r in data["rows"]}
+    assert len(data["rows"]) == 9  # was 3: every row of the first class only
+    for cls, expl in per_class.items():
+        for k, row in enumerate(rows.index):
+            entry = shown[(f"row {row} (class {cls})", cls)]
+            np.testing.assert_allclose(entry["attribution"], expl.values[k], atol=1e-12)
+            assert entry["prediction"] == pytest.approx(expl.base_values[k] + expl.values[k].sum(), abs=1e-12)
+            assert entry["explained_output"] == f"probability of class {cls!r}"  # the prediction tile names it
+    about = dict(data["meta"])
+    assert "varies by row" not in about["target"]  # was "varies by row: setosa; versicolor; virginica"
+    assert about["target"].startswith("one entry per row and class") and "versicolor" in about["target"]
+    assert data["summary"]["target"] == "setosa" and data["summary"]["labels"] == ["row 0", "row 60", "row 120"]
+
+
+def test_per_class_detail_results_join_their_class_entry(iris_per_class):
+    explainer, rows, per_class = iris_per_class
+    graphs = explainer.bivariate(rows.iloc[[1]], method="exact")  # {class: BivariateExplanation}, info row 60
+    data = page_data(build_report([*per_class.values(), graphs["virginica"]]))
+    assert len(data["rows"]) == 9
+    with_graph = [r for r in data["rows"] if "graph" in r]
+    assert [(r["label"], r["target"]) for r in with_graph] == [("row 60 (class virginica)", "virginica")]
+
+
+def test_predicted_targets_are_labelled_per_row(iris_per_class):
+    explainer, rows, per_class = iris_per_class
+    # the info Explainer(model, target="predicted").shapley(rows) gives these rows (each its own class)
+    expl = replace(per_class["setosa"], info={**per_class["setosa"].info, "target": "predicted",
+                                             "targets": ["setosa", "versicolor", "virginica"]})
+    data = page_data(build_report([expl]))
+    assert [r["label"] for r in data["rows"]] == ["row 0 (class setosa)", "row 60 (class versicolor)",
+                                                  "row 120 (class virginica)"]
+    about = dict(data["meta"])["target"]
+    assert about == "predicted: each row's predicted class (setosa; versicolor; virginica)"
+
+
+# ------------------------------------------------------------------ 10: the About table's "index" line
+def test_about_has_no_list_of_row_labels(iris_per_class):
+    _, _, per_class = iris_per_class
+    expl = per_class["setosa"]
+    assert expl.info["index"] == [0, 60, 120]
+    many = ip.Explanation(np.zeros((500, 2)), np.zeros(500), np.zeros((500, 2)), ["a", "b"], "exact",
+                          np.zeros(500), info={"index": [f"customer-{k}" for k in range(500)]})
+    about = dict(page_data(build_report([expl, many]))["meta"])
+    assert "index" not in about  # was "[0, 60, 120]" / the 500 labels
+    game = UnanimitySum.random(4, n_terms=3, random_state=0).game()
+    inter = replace(ip.interactions(game, index="sii"), info={"index": "sii", "row": 0})
+    assert dict(page_data(build_report([many, inter]))["meta"])["index"] == "sii"  # the interaction index stays
+
+
+# ------------------------------------------------------------------ 1: pairs without an estimate
+def _unestimated_interactions():
+    game = UnanimitySum.random(6, n_terms=5, random_state=2).game()
+    with pytest.warns(RuntimeWarning, match="too few samples"):
+        inter = ip.interactions(game, index="sii", method="permutation", budget=40, random_state=0)
+    gaps = sorted(k for k, e in inter.std_errors.items() if len(k) == 2 and math.isinf(e))
+    assert gaps and any(inter[k] == 0 for k in gaps)  # reported as 0: read as "no interaction" before
+    return replace(inter, info={"row": 0}), gaps
+
+
+def test_unestimated_pairs_are_marked_in_the_payload():
+    inter, gaps = _unestimated_interactions()
+    payload = page_data(build_report([inter]))["rows"][0]["interactions"]
+    assert sorted(tuple(p) for p in payload["unestimated"]) == gaps  # was: a plain 0 in "matrix", nothing else
+
+
+def test_unestimated_pairs_show_as_na_in_chromium(browser, tmp_path):
+    inter, gaps = _unestimated_interactions()
+    path = save_report([inter], tmp_path / "gaps.html")
+    browser.open(path.as_uri())
+    assert browser.evaluate("document.body.getAttribute('data-ready')") == "1"
+    assert browser.evaluate("document.querySelectorAll('rect.pair.unestimated').length") == 2 * len(gaps)
+    note = browser.evaluate("document.querySelector('.unestimated-note').textContent")
+    assert note.startswith(f"{len(gaps)} of 15 pairs had too few samples") and "not zero" in note
+    box = browser.evaluate("(function () { var b = document.querySelector('rect.pair.unestimated')"
+                           ".getBoundingClientRect(); return [b.x + b.width / 2, b.y + b.height / 2]; })()")
+    browser.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": box[0], "y": box[1]})
+    tip = browser.evaluate("document.getElementById('tooltip').textContent")
+    assert "n/a" in tip and "not estimated" in tip and "+0" not in tip
+    assert browser.problems() == []
+
+
+# ------------------------------------------------------------------ 8: no feature left out silently
+def test_every_feature_is_shown_or_counted_in_chromium(browser, tmp_path):
+    rng = np.random.default_rng(0)
+    wide = [f"feature_{k:02d}" for k in range(24)]
+    scale = np.linspace(2.0, 0.1, 24)
+    expl = ip.Explanation(rng.normal(size=(12, 24)) * scale, np.zeros(12), rng.normal(size=(12, 24)), wide,
+                          "exact", np.zeros(12), info={"rows": list(range(12))})
+    d = 17
+    names = [f"f{k}" for k in range(d)]
+    phi = ip.Attribution(rng.normal(size=d), 0.0, names, 0, "exact")
+    graph = ip.BivariateExplanation(rng.normal(size=(d, d)) * 0.1, phi, names, 0, "exact", info={"row": 0})
+    path = save_report([graph], tmp_path / "ranking.html")
+    browser.open(path.as_uri())
+    ranked = browser.evaluate(
+        "(function () { var h = Array.from(document.querySelectorAll('h3')).find(function (x) {"
+        " return x.textContent.indexOf('Ranking') === 0; }); return h.nextSibling.querySelectorAll('tr').length - 1; })()")
+    assert ranked == d  # was 15
+    path = save_report([expl], tmp_path / "wide.html")
+    browser.open(path.as_uri())
+    count = "document.querySelectorAll('svg[aria-label=\"summary over rows\"] > text').length - 1"
+    assert browser.evaluate(count) == 20
+    notes = browser.evaluate("Array.from(document.querySelectorAll('p.more')).map(function (p) {"
+                             " return p.textContent; })")
+    assert any(n.startswith("4 more features with smaller mean |attribution| not shown: ") for n in notes), notes
+    assert any(n.startswith("4 more features with smaller |attribution| not shown") for n in notes), notes
+    browser.evaluate("Array.from(document.querySelectorAll('p.more button')).forEach(function (b) { b.click(); })")
+    assert browser.evaluate(count) == 24
+    bars = "document.querySelectorAll('svg[aria-label=\"attribution chart\"] rect').length"
+    assert browser.evaluate(bars) == 24
+    assert browser.problems() == []
