@@ -136,7 +136,8 @@ def test_every_feature_is_shown_or_counted_in_chromium(browser, tmp_path):
     browser.open(path.as_uri())
     ranked = browser.evaluate(
         "(function () { var h = Array.from(document.querySelectorAll('h3')).find(function (x) {"
-        " return x.textContent.indexOf('Ranking') === 0; }); return h.nextSibling.querySelectorAll('tr').length - 1; })()")
+        " return x.textContent.indexOf('Ranking') === 0; });"
+        " return h.nextSibling.querySelectorAll('tr').length - 1; })()")
     assert ranked == d  # was 15
     path = save_report([expl], tmp_path / "wide.html")
     browser.open(path.as_uri())
