@@ -152,3 +152,24 @@ def test_every_feature_is_shown_or_counted_in_chromium(browser, tmp_path):
     bars = "document.querySelectorAll('svg[aria-label=\"attribution chart\"] rect').length"
     assert browser.evaluate(bars) == 24
     assert browser.problems() == []
+
+
+def test_report_graph_sets_aside_features_with_no_or_little_effect(browser, tmp_path):
+    """The page's graph marks features set aside (no effect; too small on their own to call redundant) as
+    G.redundancy() does: their own tables and faded nodes, not the plain "No redundancy edges" list."""
+    names = ["big", "mid", "tiny", "none"]
+    game = ip.Game(lambda Z: 10.0 * Z[:, 0] + 4.0 * Z[:, 1] * Z[:, 0] + 0.5 * Z[:, 2] + 0.0 * Z[:, 3], 4, names)
+    result = ip.bivariate(game, method="exact")
+    H = result.graph().redundancy()
+    assert H.no_effect == ("none",) and H.little_effect == ("tiny",)  # the case under test
+    path = save_report([result], tmp_path / "aside.html")
+    browser.open(path.as_uri())
+    tables = browser.evaluate(
+        "(function () { var out = {}; Array.from(document.querySelectorAll('h3')).forEach(function (h) {"
+        " var t = h.nextSibling; if (t && t.querySelectorAll) { out[h.textContent] = t.textContent; } });"
+        " return out; })()")
+    assert "none" in tables["No effect on this prediction"] and "tiny" in tables["Little effect on their own"]
+    assert "none" not in tables["No redundancy edges"] and "tiny" not in tables["No redundancy edges"]
+    roles = browser.evaluate("Array.from(document.querySelectorAll('g.node')).map(function (g) {"
+                             " return g.getAttribute('data-role'); })")
+    assert "aside" in roles[3] and "aside" in roles[2] and "aside" not in roles[0]

@@ -163,7 +163,8 @@ def threshold_values(weights: np.ndarray, limit: int = MAX_THRESHOLDS) -> np.nda
 
 def thresholds(result, *, limit: int = MAX_THRESHOLDS, feature_names=None) -> dict:
     """The analysis at every distinct threshold, for the report: ``{"gammas": [...], "states": [...]}``, each
-    state with ``groups``, ``sources``, ``sinks``, ``isolated``, ``density``, ``depth``, ``x`` and the class
+    state with ``groups``, ``sources``, ``sinks``, ``isolated``, ``no_effect``, ``little_effect`` (the features
+    set aside), ``density``, ``depth``, ``x`` and the class
     edges as feature pairs (``edges``: one member of each class), plus ``default`` (the index of the state at
     the graph's default gamma)."""
     graph = as_graph(result, feature_names)
@@ -177,6 +178,7 @@ def thresholds(result, *, limit: int = MAX_THRESHOLDS, feature_names=None) -> di
         for i, c in enumerate(s.component.tolist()):
             first.setdefault(c, i)
         states.append({"groups": s.groups, "sources": s.sources, "sinks": s.sinks, "isolated": s.isolated,
+                       "no_effect": s.no_effect, "little_effect": s.little_effect,
                        "density": round(s.density, 6), "depth": s.depth.tolist(),
                        "x": [round(v, 4) for v in s.x.tolist()],
                        "edges": [[first[a], first[b]] for a, b in s.class_edges]})

@@ -265,7 +265,8 @@
     left.appendChild(legend);
     left.appendChild(el("p", {"class": "hint"},
       "Rows: the top row is made redundant by no other feature, the rows below by those above (the condensation " +
-      "of the redundancy graph H\u03b3, sources on top); features with no redundancy edge at the bottom. Node area: " +
+      "of the redundancy graph H\u03b3, sources on top); features with no redundancy edge at the bottom, faded when " +
+      "they are set aside (no effect, or too little on their own to call redundant). Node area: " +
       (phi ? "|attribution| (red raises, blue lowers the output)" : "ranking score") + ". Redundancy arrows implied " +
       "by others are left out. Hover a node or an edge; scroll or use +/\u2212 to zoom, drag to pan."));
     var side = el("div", {"class": "side"}); split.appendChild(side);
@@ -289,6 +290,9 @@
           if (s.sources.indexOf(f) >= 0) { role.push("source of H\u03b3 (no other feature makes it redundant)"); }
           if (s.sinks.indexOf(f) >= 0) { role.push("sink of H\u03b3 (makes no feature outside its class redundant)"); }
           if (s.isolated.indexOf(f) >= 0) { role = ["no redundancy edge either way"]; }
+          if ((s.no_effect || []).indexOf(f) >= 0) { role = ["no effect on this prediction (set aside)"]; }
+          if ((s.little_effect || []).indexOf(f) >= 0) {
+            role = ["little effect on its own (|attribution| \u2264 2\u03b3): too small to call redundant, set aside"]; }
           return names[f] + (phi ? "\nattribution " + signed(phi[f]) : "") + "\nrank " + (rankOf[f] + 1) + " of " + n +
             " (" + G.ranking_method + ": " + fmt(rank[f]) + ")" + (role.length ? "\n" + role.join("\n") : "");
         });
@@ -409,11 +413,15 @@
       function roleRows(list) {
         return list.length ? [(function () { var tr = el("tr"); tr.appendChild(listCell(list)); return tr; })()] : [];
       }
-      var isolated = s.isolated;
+      var isolated = s.isolated, aside = (s.no_effect || []).concat(s.little_effect || []);
       var notIso = function (f) { return isolated.indexOf(f) < 0; };
       tables.appendChild(smallTable("Sources of H\u03b3", ["made redundant by no other feature"], roleRows(s.sources.filter(notIso))));
       tables.appendChild(smallTable("Sinks of H\u03b3", ["make no outside feature redundant"], roleRows(s.sinks.filter(notIso))));
-      tables.appendChild(smallTable("No redundancy edges", ["features"], roleRows(isolated)));
+      tables.appendChild(smallTable("No redundancy edges", ["features"],
+        roleRows(isolated.filter(function (f) { return aside.indexOf(f) < 0; }))));
+      tables.appendChild(smallTable("No effect on this prediction", ["set aside"], roleRows(s.no_effect || [])));
+      tables.appendChild(smallTable("Little effect on their own", ["|attribution| \u2264 2\u03b3: set aside"],
+        roleRows(s.little_effect || [])));
       var rankRows = rankOrder.map(function (f, r) {  // every feature (a table: cheap, and none left out)
         var tr = el("tr"); tr.appendChild(el("td", {"class": "num"}, String(r + 1)));
         tr.appendChild(el("td", null, names[f])); tr.appendChild(el("td", {"class": "num"}, fmt(rank[f]))); return tr;
@@ -459,7 +467,10 @@
         if (s.sources.indexOf(k) >= 0) { role.push("source"); }
         if (s.sinks.indexOf(k) >= 0) { role.push("sink"); }
         if (s.isolated.indexOf(k) >= 0) { role.push("isolated"); }
+        var setAside = (s.no_effect || []).indexOf(k) >= 0 || (s.little_effect || []).indexOf(k) >= 0;
+        if (setAside) { role.push("aside"); }
         node.g.setAttribute("data-role", role.join(" "));
+        node.g.style.opacity = setAside ? "0.45" : "";
       }
       s.edges.forEach(function (e) {  // the condensation's transitive reduction: "once A is known, B adds little"
         var path = sv("path", {"class": "edge redundancy", d: edgePath(L.shape[e[0]], L.shape[e[1]], 0), fill: "none",
