@@ -54,7 +54,8 @@ def _unit_problem(explainer, ensemble: TreeEnsemble) -> str | None:
             if output == "margin" or (output == "log-odds" and ensemble.n_outputs == 1):
                 return None
             can = "output='log-odds'" if ensemble.n_outputs == 1 else "output='margin'"
-            return (f"{ensemble.source}'s trees add up to its raw score (log-odds), not the {output} this "
+            score = "raw score (log-odds)" if ensemble.n_outputs == 1 else "raw per-class scores (margins)"
+            return (f"{ensemble.source}'s trees add up to its {score}, not the {output} this "
                     f"Explainer explains; pass {can} (the default) for exact tree values, or use a sampling method")
         return None if output == "prediction" else f"{ensemble.source}'s trees add up to its prediction"
     if output != ensemble.output:
@@ -106,10 +107,14 @@ def output_gap(explainer, inputs: TreeInputs) -> str | None:
 def _checked_inputs(explainer, y: Any, *, verify: bool = False) -> TreeInputs:
     """The tree inputs of an Explainer whose output the trees give exactly (else a ValueError saying why).
 
-    The trees are checked against the model on the background rows (:func:`output_gap`) where the unit alone
-    cannot tell (a booster regressor's link, a Pipeline's encoders), and in every case with ``verify``."""
+    The trees are checked against the model on the background rows (:func:`output_gap`) once per Explainer
+    setting (removal, output, target), and again with ``verify``: a forced ``method="tree"`` on an XGBoost
+    model with ``missing=-999`` summed to -2.42 where the model gave 1.08 before that check was made for it."""
     _check_supported(explainer, y)
     inputs = tree_inputs(explainer)
+    verified = explainer.__dict__.setdefault("_tree_verified", set())
+    setting = (explainer.removal, explainer.output, str(explainer.target))
+    verify = verify or setting not in verified
     problem = _unit_problem(explainer, inputs.ensemble)
     link = inputs.ensemble.output == "margin" and explainer.model.kind != "classifier"
     gap = None
@@ -125,6 +130,7 @@ def _checked_inputs(explainer, y: Any, *, verify: bool = False) -> TreeInputs:
         problem = f"the trees do not reproduce the model's output: {gap}; use a sampling method"
     if problem is not None:
         raise ValueError(f"output: {problem}")
+    verified.add(setting)
     return inputs
 
 
@@ -356,8 +362,15 @@ def tree_choice(explainer, y: Any = None) -> str | None:
 def tree_rejection(explainer, y: Any = None) -> str | None:
     """Why ``method="auto"`` did not use the tree algorithms although the model is a tree ensemble (or a
     Pipeline ending in one) interplay reads; None when it did, or when the model is not one."""
-    if explainer.removal not in ("marginal", "baseline") or getattr(explainer, "model", None) is None:
+    if getattr(explainer, "model", None) is None:
         return None
+    if explainer.removal not in ("marginal", "baseline"):
+        try:
+            tree_inputs(explainer)
+        except (TypeError, ValueError, ImportError):  # not a tree model interplay reads
+            return None
+        return (f"removal={explainer.removal!r}: the tree algorithms need marginal or baseline removal (background "
+                "rows that do not depend on x); use removal='marginal' for exact tree values")
     return tree_check(explainer, y)[1]
 
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from . import _kernels as K
 from .ensemble import TreeEnsemble
-from .parsers import as_ensemble
+from .parsers import as_ensemble, xgb_missing_value
 
 _ONE_TO_ONE = {"StandardScaler", "MinMaxScaler", "MaxAbsScaler", "RobustScaler", "OrdinalEncoder", "SimpleImputer",
                "PowerTransformer", "QuantileTransformer", "TargetEncoder", "KBinsDiscretizer"}
@@ -53,6 +53,15 @@ class TreeInputs:
         return _coded(self.ensemble, self.owner, self.encode, rows, background, self.n_columns)
 
 
+def _as_missing(sentinel: float, encode: Callable[[np.ndarray], np.ndarray] | None):
+    """Rows -> the trees' inputs with ``sentinel`` (XGBoost's ``missing=``) as NaN, after ``encode`` if any."""
+    def encoded(rows: np.ndarray) -> np.ndarray:
+        values = np.array(rows if encode is None else encode(rows), dtype=float)
+        values[values == sentinel] = np.nan
+        return values
+    return encoded
+
+
 def tree_inputs(explainer) -> TreeInputs:
     """Read the Explainer's model into :class:`TreeInputs` (cached on the Explainer)."""
     cached = explainer.__dict__.get("_tree_inputs")
@@ -64,6 +73,9 @@ def tree_inputs(explainer) -> TreeInputs:
     steps = getattr(source, "steps", None)
     if steps is not None and type(source).__name__ == "Pipeline":
         *pre, (_, last) = steps
+        if xgb_missing_value(last) is not None:
+            raise ValueError(f"model: the Pipeline's {type(last).__name__} reads missing={last.missing!r} as missing "
+                             "after the Pipeline's steps; the tree methods do not follow that: use a sampling method")
         ensemble = as_ensemble(last)
         transform = _pipeline_transform(source, model)
         owner = _owners(pre, n_columns)
@@ -76,6 +88,9 @@ def tree_inputs(explainer) -> TreeInputs:
         if n_columns is not None and ensemble.n_features != n_columns:
             raise ValueError(f"model: the trees use {ensemble.n_features} features, the data has {n_columns}")
         encode = _category_codes(source, model) if explainer.raw else None
+        sentinel = xgb_missing_value(source)
+        if sentinel is not None:  # XGBoost(missing=-999): that value takes the trees' missing-value branches
+            encode = _as_missing(sentinel, encode)
         inputs = TreeInputs(ensemble, ensemble.n_features, encode)
     explainer.__dict__["_tree_inputs"] = inputs
     return inputs

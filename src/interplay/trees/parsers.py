@@ -325,6 +325,11 @@ def from_xgboost(model) -> TreeEnsemble:
         raise ValueError("model: XGBoost 'dart' boosters weight their trees at prediction; not supported")
     trees_json = gbm["model"]["trees"]
     info = gbm["model"]["tree_info"]
+    indptr = gbm["model"].get("iteration_indptr")
+    rounds = _xgb_predicted_rounds(model)
+    if rounds is not None and indptr is not None and rounds < len(indptr) - 1:
+        # an early-stopped scikit-learn model predicts with its best rounds only (xgboost's iteration_range)
+        trees_json, info = trees_json[:int(indptr[rounds])], info[:int(indptr[rounds])]
     n_features = int(learner["learner_model_param"]["num_feature"])
     n_class = int(learner["learner_model_param"].get("num_class", "0"))
     n_target = int(learner["learner_model_param"].get("num_target", "1"))
@@ -339,16 +344,42 @@ def from_xgboost(model) -> TreeEnsemble:
 
     names, types = booster.feature_names, booster.feature_types  # a DataFrame-fitted booster checks them
 
-    def margin(X, rounds=(0, 0)):  # (0, 0): every round
+    every = (0, rounds or 0)  # (0, 0): every round
+
+    def margin(X, rounds=every):
         return booster.predict(xgb.DMatrix(X, missing=np.nan, feature_names=names, feature_types=types,
                                            enable_categorical=bool(n_categories)), output_margin=True,
                                iteration_range=rounds)
 
-    indptr = gbm["model"].get("iteration_indptr")
     first_trees = int(indptr[1]) if indptr is not None and len(indptr) > 1 else 0
     first_round = (lambda X: margin(X, (0, 1)), first_trees) if first_trees else None
     return _with_offset(builder, n_features, margin, float32_inputs=True, output="margin",
                         source=f"xgboost.{type(model).__name__}", categories=n_categories, first_round=first_round)
+
+
+def _xgb_predicted_rounds(model) -> int | None:
+    """The boosting rounds a scikit-learn XGBoost model predicts with: ``best_iteration + 1`` after early
+    stopping (its ``predict`` then uses that ``iteration_range``; the booster keeps every round), else None."""
+    if not hasattr(model, "get_booster"):
+        return None  # a native Booster predicts with every round unless told otherwise
+    try:
+        best = model.best_iteration  # an AttributeError without early stopping
+    except AttributeError:
+        return None
+    return None if best is None else int(best) + 1
+
+
+def xgb_missing_value(model) -> float | None:
+    """The value a scikit-learn XGBoost model reads as missing when it is not NaN (its ``missing=`` parameter,
+    e.g. -999 or 0), else None. A native Booster takes it from the DMatrix, so None."""
+    if not hasattr(model, "get_booster"):
+        return None
+    value = getattr(model, "missing", np.nan)
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if np.isnan(value) else value
 
 
 def _xgb_tree(builder: _Builder, tree: dict, output: int, n_categories: dict[int, int]) -> None:
