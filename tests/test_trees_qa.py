@@ -67,3 +67,13 @@ def test_multiclass_booster_refusal_does_not_call_its_margins_log_odds():
     model = xgb.XGBClassifier(n_estimators=5, max_depth=2).fit(X, y3)
     with pytest.raises(ValueError, match=r"raw per-class scores \(margins\), not the log-odds"):
         ip.Explainer(model, X[:10], output="log-odds", target=1).shapley(X[:1], method="tree")
+
+
+def test_a_column_listed_twice_in_one_group_is_named_as_such():
+    def f(Z):
+        return Z.sum(1)
+
+    with pytest.raises(ValueError, match="column 'x0' is twice in group 'a'"):
+        ip.Explainer(f, np.zeros((5, 3)), groups={"a": [0, 0]})
+    with pytest.raises(ValueError, match="column 'x0' is in two groups"):
+        ip.Explainer(f, np.zeros((5, 3)), groups={"a": [0], "b": [0]})

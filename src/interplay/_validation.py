@@ -304,7 +304,8 @@ def check_groups(groups: Any, column_names: tuple[str, ...]) -> tuple[tuple[str,
             else:
                 raise ValueError(f"groups: unknown column {c!r}; known columns: {list(column_names)}")
             if j in owner:
-                raise ValueError(f"groups: column {column_names[j]!r} is in two groups")
+                where = "twice in group " + repr(gname or g) if owner[j] == g else "in two groups"
+                raise ValueError(f"groups: column {column_names[j]!r} is {where}")
             owner[j] = g
             indices.append(j)
         if not indices:
