@@ -159,3 +159,34 @@ def test_background_of_another_width_than_the_model_is_refused_at_construction(k
         ip.Explainer(model, removal="baseline", baseline="zero", feature_names=list("abc"))
     ex = ip.Explainer(model, background=X)  # the right width is accepted and explains
     assert ex.shapley(X[:1], method="exact").values.shape == (1, 4)
+
+
+def test_custom_torch_modules_are_not_refused_by_the_width_check():
+    """Only an nn.Sequential says which layer reads the input: a custom module that expands its rows before its
+    first Linear, or registers its head first, takes 4 columns and must not be refused (it was, from the first
+    Linear in registration order)."""
+    torch = pytest.importorskip("torch")
+
+    class Expanded(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.out = torch.nn.Linear(8, 1)
+
+        def forward(self, z):
+            return self.out(torch.cat([z, z ** 2], dim=1))
+
+    class HeadFirst(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.head = torch.nn.Linear(16, 1)
+            self.body = torch.nn.Linear(4, 16)
+
+        def forward(self, z):
+            return self.head(torch.tanh(self.body(z)))
+
+    X = np.random.default_rng(0).normal(size=(20, 4))
+    for net in (Expanded(), HeadFirst(), torch.nn.Sequential(torch.nn.Sequential(torch.nn.Linear(4, 2)))):
+        result = ip.Explainer(net, X).shapley(X[:1], method="exact")
+        assert result.values.shape == (1, 4)
+    with pytest.raises(ValueError, match="takes 4 inputs"):  # a nested Sequential still declares its width
+        ip.Explainer(torch.nn.Sequential(torch.nn.Sequential(torch.nn.Linear(4, 2))), np.hstack([X, X]))

@@ -39,12 +39,14 @@ def _warn_if_training(module: Any) -> None:
 
 
 def _input_width(module: Any) -> int | None:
-    """The number of inputs of a network whose first layer (its first leaf module, in registration order, as in
-    an ``nn.Sequential``) is an ``nn.Linear``: its ``in_features``; else None (unknown)."""
+    """The number of inputs of an ``nn.Sequential`` whose first layer (through nested Sequentials) is an
+    ``nn.Linear``: its ``in_features``; else None (unknown). Only a Sequential says which layer reads the input:
+    a custom module may register its layers in any order, or transform the rows before its first Linear."""
     import torch.nn as nn
 
-    first = next((m for m in module.modules() if not any(True for _ in m.children())), None)
-    return int(first.in_features) if isinstance(first, nn.Linear) else None
+    while isinstance(module, nn.Sequential) and len(module):
+        module = module[0]
+    return int(module.in_features) if isinstance(module, nn.Linear) else None
 
 
 class TorchModel(ModelFunction):
