@@ -185,8 +185,8 @@ def test_custom_torch_modules_are_not_refused_by_the_width_check():
             return self.head(torch.tanh(self.body(z)))
 
     X = np.random.default_rng(0).normal(size=(20, 4))
-    for net in (Expanded(), HeadFirst(), torch.nn.Sequential(torch.nn.Sequential(torch.nn.Linear(4, 2)))):
+    for net in (Expanded(), HeadFirst(), torch.nn.Sequential(torch.nn.Sequential(torch.nn.Linear(4, 1)))):
         result = ip.Explainer(net, X).shapley(X[:1], method="exact")
         assert result.values.shape == (1, 4)
     with pytest.raises(ValueError, match="takes 4 inputs"):  # a nested Sequential still declares its width
-        ip.Explainer(torch.nn.Sequential(torch.nn.Sequential(torch.nn.Linear(4, 2))), np.hstack([X, X]))
+        ip.Explainer(torch.nn.Sequential(torch.nn.Sequential(torch.nn.Linear(4, 1))), np.hstack([X, X]))
