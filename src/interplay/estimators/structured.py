@@ -37,6 +37,7 @@ from ._registry import register
 from .banzhaf_sampling import distinct_rows
 
 MAX_NEIGHBOURHOOD = 20
+MAX_SUBSETS = 2**20  # C-Shapley: connected sets listed at most, over all features (each row n booleans)
 
 if TYPE_CHECKING:  # annotations only; networkx is imported when a graph method runs
     import networkx as nx
@@ -86,9 +87,14 @@ def neighbourhood(G: nx.Graph, i: int, k: int) -> list[int]:
     return sorted(nx.single_source_shortest_path_length(G, i, cutoff=k))
 
 
-def connected_codes(G: nx.Graph, i: int, members: list[int]) -> np.ndarray:
+class TooManySubsets(Exception):
+    """Raised by :func:`connected_codes` past its ``limit``."""
+
+
+def connected_codes(G: nx.Graph, i: int, members: list[int], limit: int | None = None) -> np.ndarray:
     """Every connected node set ``U`` with ``i in U subset members``, each exactly once, as bit codes over
-    ``members`` (bit ``b`` = ``members[b]``; at most 62 members).
+    ``members`` (bit ``b`` = ``members[b]``; at most 62 members). Past ``limit`` sets: :class:`TooManySubsets`
+    (before they fill the memory: a 9 x 9 grid at k = 3 has over 17 million).
 
     Reverse-search enumeration on bitmasks: a branch either adds a candidate neighbour or excludes it for good.
     """
@@ -100,6 +106,8 @@ def connected_codes(G: nx.Graph, i: int, members: list[int]) -> np.ndarray:
 
     def grow(current: int, candidates: int, excluded: int) -> None:
         out.append(current)
+        if limit is not None and len(out) > limit:
+            raise TooManySubsets
         while candidates:
             bit = candidates & -candidates
             candidates ^= bit
@@ -177,12 +185,16 @@ def l_shapley(game: Game, *, budget: int | None = None, rng=None, graph=None, k:
 
 @register("shapley", "c-shapley")
 def c_shapley(game: Game, *, budget: int | None = None, rng=None, graph=None, k: int = 1,
-              weights: str = "boundary") -> Attribution:
+              weights: str = "boundary", max_subsets: int = MAX_SUBSETS) -> Attribution:
     """C-Shapley of order ``k`` (module docstring); ``weights``: ``"boundary"`` (default, exact weight
     ``(|U|-1)! |dU|! / (|U|+|dU|)!``) or ``"paper"`` (``2 / ((|U|+2)(|U|+1)|U|)``). Cost: distinct coalitions
-    ``U`` and ``U - i`` over all connected ``U``.
+    ``U`` and ``U - i`` over all connected ``U``. Refused, before they are listed, when one feature has more
+    connected sets than ``budget`` (each is a distinct coalition) or all features together more than
+    ``max_subsets``.
     """
     G, k = _check_common(game, graph, k)
+    max_subsets = check_int(max_subsets, "max_subsets", minimum=1)
+    budget = check_int(budget, "budget", minimum=1, allow_none=True)
     check_choice(weights, "weights", ("boundary", "paper"))
     n = game.n_players
     import networkx as nx
@@ -191,7 +203,14 @@ def c_shapley(game: Game, *, budget: int | None = None, rng=None, graph=None, k:
     rows, ws, counts = [], [], []
     for i in range(n):
         hood = neighbourhood(G, i, k)
-        subsets = connected_codes(G, i, hood)
+        left = max_subsets - sum(counts)
+        try:
+            subsets = connected_codes(G, i, hood, limit=left if budget is None else min(left, budget))
+        except TooManySubsets:
+            what = (f"more than budget={budget} connected sets hold feature {i}" if budget is not None and
+                    budget < left else f"the features' connected sets exceed max_subsets={max_subsets:,}")
+            raise ValueError(f"k: with k={k}, {what} (each is a coalition to evaluate); lower k, or raise "
+                             f"{'budget' if budget is not None and budget < left else 'max_subsets'}") from None
         members = _local_rows(n, np.array(hood), subsets)
         u = members.sum(axis=1)
         if weights == "paper":
