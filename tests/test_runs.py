@@ -344,7 +344,22 @@ def test_run_with_feature_groups_matches_the_explainer(tmp_path):
     expected = explainer.shapley(X)
     assert loaded.feature_names == ("ab", "cde")
     np.testing.assert_allclose(loaded.values, expected.values, atol=1e-12)
-    np.testing.assert_array_equal(loaded.data, X)
+    np.testing.assert_array_equal(loaded.data, expected.data)  # one column per feature: NaN for a group
+    assert np.isnan(loaded.data).all() and loaded.info["groups"] == expected.info["groups"]
+
+
+def test_run_with_single_column_groups_lines_data_up_with_the_features(tmp_path):
+    """groups= of single columns reorders the features (groups first): load_run's .data follows them, as
+    Explainer.shapley's does (it kept the input order, so a plot labelled bmi with age's value)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(6, 5))
+    explainer = ip.Explainer(nonlinear, X[:4], groups={"c": [2]})
+    ip.run(explainer, X, out=tmp_path / "run", chunk_size=4, n_jobs=1)
+    loaded = ip.load_run(tmp_path / "run")
+    expected = explainer.shapley(X)
+    assert loaded.feature_names == expected.feature_names == ("c", "x0", "x1", "x3", "x4")
+    np.testing.assert_array_equal(loaded.data, expected.data)
+    np.testing.assert_array_equal(loaded.data[:, 0], X[:, 2])
 
 
 def test_run_without_pyarrow_says_what_to_install(monkeypatch, tmp_path):

@@ -52,7 +52,7 @@ from .removal import (
 )
 from .removal._columns import CallSizer
 from .removal.conditional import refuse_missing
-from .results import Attribution, BivariateExplanation, Explanation, Interactions
+from .results import Attribution, BivariateExplanation, Explanation, Interactions, group_data
 
 
 class Explainer:
@@ -124,10 +124,14 @@ class Explainer:
                                        what="the columns the model was fitted on")
             bad = non_numeric_columns(background)
             if bad and self.model.columns is None:
+                native = "c" in (getattr(self.model.source, "feature_types", None) or ())
                 raise TypeError(
-                    f"background: non-numeric columns {bad}; encode them first (e.g. one-hot), wrap the "
-                    "encoding inside the model (a Pipeline fitted on a DataFrame), or pass numeric data"
-                )
+                    f"background: non-numeric columns {bad}; " + (
+                        "a native xgboost.Booster does not keep its categories: explain its scikit-learn "
+                        "wrapper (XGBClassifier/XGBRegressor fitted with enable_categorical=True), which is read "
+                        "exactly, or pass the category codes it was trained on" if native else
+                        "encode them first (e.g. one-hot), wrap the encoding inside the model (a Pipeline fitted "
+                        "on a DataFrame), or pass numeric data"))
             try:
                 self.background, columns, dtypes = check_table(background, "background", allow_missing=True)
             except TypeError:  # an array of mixed values, for a model that takes DataFrames: keep it raw
@@ -229,12 +233,16 @@ class Explainer:
         except Exception:  # noqa: BLE001 - the model's own error comes, named, at its first regular call
             return
         out = out.reshape(len(out), -1)
-        outside = bool(np.any(out < -1e-6) or np.any(out > 1 + 1e-6))
-        unnormalised = out.shape[1] > 1 and bool(np.any(np.abs(out.sum(axis=1) - 1.0) > 1e-4))
+        bad_rows = np.any((out < -1e-6) | (out > 1 + 1e-6), axis=1)
+        outside = bool(bad_rows.any())
+        if not outside and out.shape[1] > 1:
+            bad_rows = np.abs(out.sum(axis=1) - 1.0) > 1e-4
+        unnormalised = out.shape[1] > 1 and bool(bad_rows.any())
         if outside or unnormalised:
+            example = out[int(np.argmax(bad_rows))]  # the first offending row, not row 0
             raise ValueError(f"model: declared a classifier, but its outputs on the background are not class "
                              f"probabilities ({'outside [0, 1]' if outside else 'rows do not sum to 1'}, e.g. "
-                             f"{np.round(out[0], 4).tolist()}); end the network with a softmax (or a sigmoid for "
+                             f"{np.round(example, 4).tolist()}); end the network with a softmax (or a sigmoid for "
                              "one output), or explain its raw outputs as a regressor (classifier=False)")
 
     def _n_classes(self) -> int | None:
@@ -658,9 +666,14 @@ class Explainer:
             info["auto"] = results[0].info.get("auto") if len(chosen) == 1 else {"chosen": chosen}
         if rows.dtype == object:  # raw categorical rows: kept as given in .data (and, as before, in info)
             info["raw_data"] = [[v.item() if isinstance(v, np.generic) else v for v in row] for row in rows]
+        data = rows
+        if self.groups is not None:  # .data has one column per feature, in the features' order (groups first)
+            data = group_data(rows, self.groups)
+            info["groups"] = {name: [self.column_names[j] for j in cols]
+                              for name, cols in zip(self.feature_names, self.groups) if len(cols) > 1}
         return Explanation(
             values=np.array([r.values for r in results]), base_values=np.array([r.baseline for r in results]),
-            data=rows, feature_names=self.feature_names, method=method,
+            data=data, feature_names=self.feature_names, method=method,
             n_evaluations=np.array([r.n_evaluations for r in results]), std_errors=std, info=info,
         )
 

@@ -288,7 +288,11 @@ _SHAPIQ_INDEX = {"sii": "SII", "bii": "BII", "stii": "STII", "moebius": "Moebius
 
 def to_shap(result: Any):
     """A ``shap.Explanation`` with the same values (Attribution, Explanation, or a BivariateExplanation's
-    univariate Shapley values), so shap's plots work on interplay results. Needs ``shap``."""
+    univariate Shapley values), so shap's plots work on interplay results. Needs ``shap``.
+
+    ``data`` is passed only when it holds one value per feature, in the features' order (shap pairs them by
+    position); otherwise (e.g. the input columns of a run with ``groups=``) it is None. A feature of several
+    columns, or a missing value, is NaN, which shap's plots draw as missing."""
     try:
         import shap
     except ImportError:
@@ -297,15 +301,30 @@ def to_shap(result: Any):
         result = result.univariate
     if isinstance(result, Attribution):
         data = result.data if result.data is not None else result.info.get("x")
+        if data is not None and np.shape(data) != (result.n_features,):  # e.g. input columns, not features
+            data = None
         return shap.Explanation(values=np.array(result.values), base_values=result.baseline,
-                                data=None if data is None else np.array(data),
-                                feature_names=list(result.feature_names), error_std=result.std_errors)
+                                data=_shap_data(data), feature_names=list(result.feature_names),
+                                error_std=result.std_errors)
     if isinstance(result, Explanation):
+        # data only when it has one column per feature (shap's plots pair them by position)
+        data = result.data if result._data_aligned else None
         return shap.Explanation(values=np.array(result.values), base_values=np.array(result.base_values),
-                                data=np.array(result.data), feature_names=list(result.feature_names),
+                                data=_shap_data(data), feature_names=list(result.feature_names),
                                 error_std=None if result.std_errors is None else np.array(result.std_errors))
     raise TypeError(f"to_shap: expected an Attribution, Explanation or BivariateExplanation, "
                     f"got {type(result).__name__}")
+
+
+def _shap_data(data: Any) -> np.ndarray | None:
+    """Feature values for shap: a copy, with None (a missing value, or a feature of several columns, which has
+    no single value) as NaN, which shap's plots draw as missing."""
+    if data is None:
+        return None
+    data = np.array(data)
+    if data.dtype == object:
+        data[np.array([v is None for v in data.ravel()], dtype=bool).reshape(data.shape)] = np.nan
+    return data
 
 
 def to_shapiq(result: Any):

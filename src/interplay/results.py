@@ -43,9 +43,27 @@ def _pandas():
 
 
 def _format_table(names, values, *, limit: int = 10) -> str:
+    """The ``limit`` largest ``|values|`` with their names, one a line, and how many more are left out."""
     order = np.argsort(-np.abs(values), kind="stable")[:limit]
     width = max([len(str(names[i])) for i in order] + [4])
-    return "\n".join(f"  {str(names[i]):<{width}}  {values[i]: .6g}" for i in order)
+    lines = [f"  {str(names[i]):<{width}}  {values[i]: .6g}" for i in order]
+    if len(values) > len(order):
+        lines.append(f"  ... {len(values) - len(order)} more (top {len(order)} by |value| shown)")
+    return "\n".join(lines)
+
+
+def group_data(rows, groups) -> np.ndarray:
+    """Feature values of ``rows`` (``(m, n_columns)``, the input columns) with one column per feature of
+    ``groups`` (per feature, its column indices): a one-column feature takes that column's values; a feature of
+    several columns (or of none known) has no single value: NaN (None in an object array of raw values)."""
+    rows = np.asarray(rows)
+    out = np.empty((len(rows), len(groups)), dtype=object if rows.dtype == object else float)
+    for g, cols in enumerate(groups):
+        if len(cols) == 1:
+            out[:, g] = rows[:, cols[0]]
+        else:
+            out[:, g] = None if out.dtype == object else np.nan
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -150,6 +168,20 @@ class Interactions:
         object.__setattr__(self, "feature_names", tuple(self.feature_names))
         object.__setattr__(self, "info", dict(self.info))
 
+    def __getstate__(self) -> dict:
+        """Picklable (``pickle``, ``copy.deepcopy``, ``multiprocessing``): the read-only views as plain dicts."""
+        state = dict(self.__dict__)
+        for name in ("values", "std_errors"):
+            if state.get(name) is not None:
+                state[name] = dict(state[name])
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            if name in ("values", "std_errors") and value is not None:
+                value = MappingProxyType(dict(value))
+            object.__setattr__(self, name, value)
+
     @property
     def n_features(self) -> int:
         return len(self.feature_names)
@@ -216,7 +248,12 @@ class Interactions:
         return from_interactions(self)
 
     def __repr__(self) -> str:
-        lines = [f"  {' x '.join(names)}: {v: .6g}" for names, v in self.top(10, min(2, self.order))]
+        size = min(2, self.order)
+        lines = [f"  {' x '.join(names)}: {v: .6g}" for names, v in self.top(10, size)]
+        total = sum(1 for key in self.values if len(key) == size)
+        if total > len(lines):
+            lines.append(f"  ... {total - len(lines)} more {'pairs' if size == 2 else 'features'} "
+                         f"(top {len(lines)} by |value| shown)")
         return (
             f"Interactions(index={self.index!r}, order={self.order}, n_features={self.n_features}, "
             f"method={self.method!r}, n_evaluations={self.n_evaluations})\n" + "\n".join(lines)
@@ -329,7 +366,9 @@ def _scalar(value):
 class Explanation:
     """Attributions of many rows, a table like shap's ``Explanation``: ``values`` is ``(m, d)``, ``base_values``
     ``(m,)`` (``v(empty)`` per row), ``data`` the explained rows' feature values as given (floats, or an object
-    array keeping strings of raw categorical columns); ``n_evaluations`` is per row.
+    array keeping strings of raw categorical columns), one column per feature in the features' order (with
+    ``groups=``: a one-column group's values, NaN for a group of several columns, listed in ``info["groups"]``);
+    ``n_evaluations`` is per row.
 
     Select like a table: ``expl[3]`` (one row: an :class:`Attribution` with its ``data``), ``expl[:5]``,
     ``expl[mask]``, ``expl[:, "age"]``, ``expl[:, 2]``, ``expl[[0, 3], ["age", "sex"]]``. A selection of rows or
@@ -371,7 +410,8 @@ class Explanation:
 
     @property
     def _data_aligned(self) -> bool:
-        """Whether ``data`` has one column per feature (not so with ``groups=``: data keeps the input columns)."""
+        """Whether ``data`` has one column per feature (results of ``Explainer`` always; a run with ``groups=``
+        loaded by ``load_run`` keeps its input columns)."""
         return self.data is not None and self.data.ndim == 2 and self.data.shape[1] == self.n_features
 
     def __getitem__(self, key):
@@ -392,7 +432,8 @@ class Explanation:
                                info=self._row_info(r, cols),
                                data=None if self.data is None else self.data[r, data_cols])
         return replace(self, values=self.values[np.ix_(r, cols)], base_values=self.base_values[r],
-                       data=None if self.data is None else self.data[r][:, data_cols], feature_names=names, n_evaluations=self.n_evaluations[r],
+                       data=None if self.data is None else self.data[r][:, data_cols], feature_names=names,
+                       n_evaluations=self.n_evaluations[r],
                        std_errors=std, info=self._sliced_info(r, cols))
 
     def _sliced_info(self, rows, cols) -> dict:
@@ -424,15 +465,16 @@ class Explanation:
     def global_importance(self) -> Attribution:
         """Mean ``|value|`` per feature over the rows, as a named :class:`Attribution` (``gi["age"]``,
         ``gi.ranking()``, ``gi.to_pandas()``, ``np.asarray(gi)``; ``baseline`` is the mean base value)."""
-        return self._aggregate(np.abs(self.values).mean(axis=0), "mean |value|")
+        return self._aggregate(lambda: np.abs(self.values).mean(axis=0), "mean |value|")
 
     def mean_attribution(self) -> Attribution:
         """Mean signed value per feature and mean base value over the rows (a named :class:`Attribution`)."""
-        return self._aggregate(self.values.mean(axis=0), "mean value")
+        return self._aggregate(lambda: self.values.mean(axis=0), "mean value")
 
-    def _aggregate(self, values: np.ndarray, what: str) -> Attribution:
-        if len(self) == 0:
+    def _aggregate(self, compute, what: str) -> Attribution:
+        if len(self) == 0:  # before any mean: no numpy warning ahead of the error
             raise ValueError("explanation: has no row to aggregate")
+        values = compute()
         info = {k: v for k, v in self.info.items() if k not in _PER_ROW_INFO}
         return Attribution(values, float(self.base_values.mean()), self.feature_names,
                            int(self.n_evaluations.sum()), self.method, info={**info, "aggregate": what,
@@ -455,9 +497,13 @@ class Explanation:
         pd = _pandas()
         index = self._index()
         if data:
+            if self.data is None:
+                raise ValueError("explanation: holds no feature values (.data)")
             names = list(self.feature_names) if self._data_aligned else [f"column{k}" for k in
                                                                           range(self.data.shape[1])]
-            return pd.DataFrame(np.array(self.data), index=index, columns=names)
+            frame = pd.DataFrame(np.array(self.data), index=index, columns=names)
+            # raw categorical values make .data an object array: its numeric columns become numbers again
+            return frame.infer_objects() if self.data.dtype == object else frame
         if not tidy:
             return pd.DataFrame(np.array(self.values), index=index, columns=list(self.feature_names))
         m, d = self.values.shape

@@ -40,6 +40,14 @@ def output_transform(model: ModelFunction, full_output: np.ndarray, target: Any,
                      f"{list(classes) if classes is not None else list(range(n_outputs))}, got {target!r}")
 
 
+def explained_output(model: ModelFunction, transform: OutputTransform) -> dict:
+    """What a modality game's values are in, for its results' ``info`` (as the tabular Explainer records them):
+    ``{"output": unit, "target": class label or output index}`` (the class label when the model has them)."""
+    column = int(transform.column)
+    label = model.classes[column] if model.classes is not None and column < len(model.classes) else column
+    return {"output": transform.output, "target": label.item() if isinstance(label, np.generic) else label}
+
+
 class ModalityExplainer:
     """Base of :class:`TextExplainer` and :class:`ImageExplainer`: ``game(input)`` plus the estimators."""
 
@@ -53,13 +61,14 @@ class ModalityExplainer:
 
     def annotations(self, game) -> dict:
         """What a result of ``game`` carries in its ``info`` so that plots and reports can draw it (the tokens,
-        the image and its regions); implemented by subclasses."""
+        the image and its regions); implemented by subclasses. Every result also records the unit and the output
+        explained (``info["output"]``, ``info["target"]``: by default a classifier's predicted class)."""
         return {}
 
     def _carry(self, game, result):
         from dataclasses import replace
 
-        extra = self.annotations(game)
+        extra = {**getattr(game, "explained", {}), **self.annotations(game)}  # unit and target, as tabular results
         if hasattr(result, "univariate"):  # a BivariateExplanation: its Shapley values carry them too
             result = replace(result, univariate=replace(result.univariate,
                                                         info={**result.univariate.info, **extra}))

@@ -16,7 +16,7 @@ import numpy as np
 from .._validation import check_int
 from ..games import Game
 from ..removal._columns import chunked
-from ._common import ModalityExplainer, output_transform
+from ._common import ModalityExplainer, explained_output, output_transform
 
 
 def patch_segments(shape: tuple[int, int], patch_size: int) -> np.ndarray:
@@ -156,7 +156,9 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
                        coalitions, max_rows)
 
     value_fn.__name__ = f"image game of {model.name}"
-    return ImageGame(value_fn, image, labels, base)
+    game = ImageGame(value_fn, image, labels, base)
+    game.explained = explained_output(model, transform)  # results record their unit and target
+    return game
 
 
 class ImageExplainer(ModalityExplainer):

@@ -17,7 +17,7 @@ import numpy as np
 from .._validation import check_int
 from ..games import Game
 from ..removal._columns import chunked
-from ._common import ModalityExplainer, output_transform
+from ._common import ModalityExplainer, explained_output, output_transform
 
 
 def tokenize(text: str, tokenizer: str | Callable[[str], Sequence[str]] = "whitespace") -> list[str]:
@@ -101,7 +101,9 @@ def text_game(model: Any, text: str | None = None, *, tokens: Sequence[str] | No
                        coalitions, max_rows)
 
     value_fn.__name__ = f"text game of {model.name}"
-    return TextGame(value_fn, tokens, mask=mask, separator=separator)
+    game = TextGame(value_fn, tokens, mask=mask, separator=separator)
+    game.explained = explained_output(model, transform)  # results record their unit and target
+    return game
 
 
 class TextExplainer(ModalityExplainer):

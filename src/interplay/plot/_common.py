@@ -57,9 +57,110 @@ def values_and_names(result, feature_names=None):
     return values, [str(n) for n in names]
 
 
+def check_max_features(max_features):
+    """``max_features`` (a positive integer or None) as given; else a ValueError naming it (a negative one would
+    slice from the end, 0 would draw no feature)."""
+    if max_features is None:
+        return None
+    if (isinstance(max_features, (bool, np.bool_)) or not isinstance(max_features, (int, np.integer))
+            or max_features < 1):
+        raise ValueError(f"max_features: expected a positive integer or None, got {max_features!r}")
+    return int(max_features)
+
+
 def top_order(values, max_features):
+    max_features = check_max_features(max_features)
     order = np.argsort(-np.abs(values), kind="stable")
     return order if max_features is None else order[:max_features]
+
+
+def others(count: int, what: str = "feature") -> str:
+    """``"1 other feature"``, ``"5 other features"``."""
+    return f"{count} other {what}" + ("" if count == 1 else "s")
+
+
+def info_of(result) -> dict:
+    """``result.info`` (a BivariateExplanation's Shapley values' info when its own lacks the unit), or {}."""
+    info = getattr(result, "info", None)
+    if not isinstance(info, Mapping) or isinstance(result, np.ndarray):
+        return {}
+    inner = getattr(getattr(result, "univariate", None), "info", None)
+    if "output" not in info and isinstance(inner, Mapping):
+        return {**inner, **info}
+    return dict(info)
+
+
+CLASS_OUTPUTS = ("probability", "log-odds", "margin")  # a class's output: "log-odds of class '>50K'"
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _is_predicted(target) -> bool:
+    return isinstance(target, str) and target == "predicted"
+
+
+def target_classes(info) -> tuple[bool, list | None]:
+    """``(mixed, classes)``: whether the rows of a result explain different outputs (``target="predicted"``:
+    each row's predicted class) and, when ``info["targets"]`` says, which (in order of first appearance)."""
+    if info.get("output") == "loss":  # targets are the rows' labels, the loss is one output
+        return False, None
+    targets = info.get("targets")
+    if isinstance(targets, (list, tuple, np.ndarray)) and len(targets):
+        distinct = []
+        for t in targets:
+            t = _plain(t)
+            if t not in distinct:
+                distinct.append(t)
+        return len(distinct) > 1, distinct
+    return _is_predicted(info.get("target")), None
+
+
+def explained(info) -> str | None:
+    """What a result's values are in, from its ``info`` (``output``, ``target``, ``targets``):
+    ``"log-odds of class '>50K'"``, ``"probability of each row's predicted class"``, ``"prediction"`` (a
+    regressor's only output); None when the result does not say."""
+    unit = info.get("output")
+    if not unit:
+        return None
+    if unit == "loss":
+        return "minus the loss"
+    mixed, classes = target_classes(info)
+    if mixed:
+        return f"{unit} of each row's predicted class"
+    target = classes[0] if classes else _plain(info.get("target"))
+    if target is None or (unit not in CLASS_OUTPUTS and target == 0):  # e.g. a regressor's only output
+        return str(unit)
+    return f"{unit} of {'class' if unit in CLASS_OUTPUTS else 'output'} {target!r}"
+
+
+def with_unit(label: str, info, extra: str | None = None) -> str:
+    """``label`` followed by what the values are in (and ``extra``) in parentheses, when known."""
+    parts = [p for p in (explained(info), extra) if p]
+    return f"{label} ({'; '.join(parts)})" if parts else label
+
+
+def warn_mixed(info, plot: str, title: str | None) -> str | None:
+    """For a result whose rows explain different classes (``target="predicted"``): a UserWarning that ``plot``
+    pools them, and the title to draw when none is given (``title`` otherwise)."""
+    mixed, classes = target_classes(info)
+    if not mixed:
+        return title
+    import warnings
+
+    listed = f" ({', '.join(repr(c) for c in classes)})" if classes else ""
+    warnings.warn(f"explanation: its rows explain different classes (target='predicted': each row's predicted "
+                  f"class{listed}); {plot}() pools them as if they were one output. To read one class, select its "
+                  "rows, e.g. expl[np.asarray(expl.info['targets']) == cls], or explain one target= for every row",
+                  UserWarning, stacklevel=3)
+    return title if title is not None else f"rows explain different classes: each row's predicted class{listed}"
+
+
+def grouped(result) -> set:
+    """Names of the features made of several columns (``info["groups"]``): they have no single value."""
+    groups = info_of(result).get("groups")
+    return {str(k) for k in groups} if isinstance(groups, Mapping) else set()
 
 
 def value_cmap():
@@ -146,11 +247,12 @@ def format_value(value, digits: int = 4) -> str:
     return format_number(value, digits)
 
 
-def labelled(names, data):
-    """``"age = 27"`` labels when ``data`` holds one value per feature, else the names."""
+def labelled(names, data, several=()):
+    """``"age = 27"`` labels when ``data`` holds one value per feature, else the names; a feature of several
+    columns (a name in ``several``) has no single value: its name alone."""
     if data is None or np.ndim(data) != 1 or len(data) != len(names):
         return list(names)
-    return [f"{n} = {format_value(v)}" for n, v in zip(names, data)]
+    return [n if n in several else f"{n} = {format_value(v)}" for n, v in zip(names, data)]
 
 
 def row_data(result):

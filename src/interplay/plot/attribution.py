@@ -4,50 +4,82 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import (NEGATIVE, NEUTRAL, POSITIVE, encode, fit_texts, format_number, format_value, labelled,
-                      new_axes, one_result, row_data, shade, top_order, value_cmap, values_and_names)
+from ._common import (NEGATIVE, NEUTRAL, POSITIVE, check_max_features, encode, explained, fit_texts, format_number,
+                      format_value, grouped, info_of, labelled, new_axes, one_result, others, row_data, shade,
+                      top_order, value_cmap, values_and_names, warn_mixed, with_unit)
+
+_SIZE_WORDS = {1: "feature", 2: "pair"}
 
 
 def _bar_values(result, feature_names):
-    """(values, labels, x label, signed) for :func:`bar`."""
+    """(values, labels, x label, signed, sizes, info) for :func:`bar`; ``sizes``: each entry's subset size
+    (Interactions), else None."""
     if hasattr(result, "index") and hasattr(result, "order") and hasattr(result, "top"):  # Interactions
         top = result.top(k=len(result.values), size=result.order) if result.order == 1 else [
             item for size in range(1, result.order + 1) for item in result.top(k=len(result.values), size=size)]
         values = np.array([v for _, v in top], dtype=float)
-        return values, [" x ".join(names) for names, _ in top], f"{result.index} interaction", True
+        sizes = np.array([len(names) for names, _ in top], dtype=int)
+        return (values, [" x ".join(names) for names, _ in top],
+                with_unit(f"{result.index} interaction", info_of(result)), True, sizes, info_of(result))
     if hasattr(result, "base_values") and len(result) > 1:  # many rows: mean |value|, as shap.plots.bar
         values = np.abs(np.asarray(result.values, dtype=float)).mean(axis=0)
-        return values, [str(n) for n in result.feature_names], f"mean |value| over {len(result)} rows", False
+        info = info_of(result)
+        return (values, [str(n) for n in result.feature_names],
+                with_unit(f"mean |value| over {len(result)} rows", info), False, None, info)
     if hasattr(result, "base_values"):
         result = result[0]
     values, names = values_and_names(result, feature_names)
-    info = getattr(getattr(result, "univariate", result), "info", {}) or {}
+    info = info_of(result)
     if "aggregate" in info:  # e.g. global_importance()
-        return values, names, f"{info['aggregate']} over {info.get('rows', '?')} rows", bool(np.any(values < 0))
-    return values, labelled(names, row_data(result)), "attribution", True
+        return (values, names, with_unit(f"{info['aggregate']} over {info.get('rows', '?')} rows", info),
+                bool(np.any(values < 0)), None, info)
+    return (values, labelled(names, row_data(result), grouped(result)), with_unit("attribution", info), True,
+            None, info)
+
+
+def _rest_bars(values, rest, sizes):
+    """The bars that sum the entries ``rest`` not shown: one "N other features" bar, or, for Interactions, one
+    per subset size ("3 other features", "13 other pairs"): main effects and interactions are not added up."""
+    if not rest:
+        return []
+    if sizes is None:
+        return [(others(len(rest)), float(np.sum(values[rest])))]
+    bars = []
+    for size in sorted({int(sizes[i]) for i in rest}):
+        members = [i for i in rest if sizes[i] == size]
+        what = _SIZE_WORDS.get(size, f"subset of {size}")
+        bars.append((others(len(members), what), float(np.sum(values[members]))))
+    return bars
 
 
 def bar(result, *, feature_names=None, max_features: int | None = 12, ax=None, title: str | None = None):
     """Horizontal bars, largest ``|value|`` on top; the smallest features are summed into one "N other
-    features" bar (as shap's bar plot).
+    features" bar (as shap's bar plot). The x label names the unit and the class explained when the result
+    records them (``info["output"]``, ``info["target"]``).
 
     ``result``: an Attribution (one row, labels ``"age = 27"`` when it holds the row's ``data``; red raises the
-    output, blue lowers it), an Explanation of many rows (mean ``|value|`` per feature), a BivariateExplanation
-    (its Shapley values), Interactions (the subsets with the largest ``|value|``, labelled ``"age x sex"``) or
-    an array with ``feature_names``.
+    output, blue lowers it), an Explanation of many rows (mean ``|value|`` per feature; rows that explain
+    different classes, ``target="predicted"``, are pooled with a warning and a title saying so), a
+    BivariateExplanation (its Shapley values), Interactions (the subsets with the largest ``|value|``, labelled
+    ``"age x sex"``; the others summed per subset size: "N other features", "N other pairs") or an array with
+    ``feature_names``. ``max_features``: a positive integer, or None for all.
     """
-    values, labels, xlabel, signed = _bar_values(one_result(result, "result", "bar"), feature_names)
+    check_max_features(max_features)
+    result = one_result(result, "result", "bar")
+    values, labels, xlabel, signed, sizes, info = _bar_values(result, feature_names)
+    if (hasattr(result, "base_values") and len(result) > 1) or "aggregate" in info:  # rows pooled
+        title = warn_mixed(info, "bar", title)
     order = list(top_order(values, None))
     shown = order[:max_features] if max_features is not None else order
     rest = order[len(shown):]
     bars = [(labels[i], float(values[i])) for i in shown]
-    if rest:
-        bars.append((f"{len(rest)} other features", float(np.sum(values[rest]))))
-    bars = bars[::-1]
+    extra = _rest_bars(values, rest, sizes)
+    scale = float(np.max(np.abs(values))) if len(values) else 0.0
+    extra = [(name, 0.0 if abs(v) <= 1e-9 * scale else v) for name, v in extra]  # a sum's round-off: 0
+    bars = (bars + extra[::-1])[::-1]
     ax = new_axes(ax, (6.5, 0.35 * len(bars) + 1.2))
     colors = [(POSITIVE if v > 0 else NEGATIVE) if signed else POSITIVE for _, v in bars]
-    if rest:
-        colors[0] = NEUTRAL
+    colors[:len(extra)] = [NEUTRAL] * len(extra)
     ax.barh(range(len(bars)), [v for _, v in bars], color=colors)
     ax.set_yticks(range(len(bars)), [name for name, _ in bars])
     ax.axvline(0, color="#444", lw=0.8)
@@ -64,21 +96,24 @@ def bar(result, *, feature_names=None, max_features: int | None = 12, ax=None, t
 def waterfall(result, *, feature_names=None, max_features: int | None = 10, ax=None, title: str | None = None):
     """From the baseline ``v(empty)`` to the prediction, one step per feature (largest ``|value|`` on top,
     where the running total reaches the prediction); the smallest features are merged into one "other
-    features" step. Labels show the row's feature values (``"age = 27"``) when the result holds them.
+    features" step. Labels show the row's feature values (``"age = 27"``) when the result holds them; the x
+    label names the output's unit and class when the result records them (``"log-odds of class 1 (baseline
+    -2.2 -> 0.58)"``).
 
     ``result``: an Attribution, an Explanation of one row (or pass ``expl[i]``), a BivariateExplanation (its
-    Shapley values) or an array with ``feature_names``.
+    Shapley values) or an array with ``feature_names``. ``max_features``: a positive integer, or None for all.
     """
+    check_max_features(max_features)
     values, names = values_and_names(one_result(result, "result", "waterfall"), feature_names)
     one = result[0] if hasattr(result, "base_values") else result
-    labels = labelled(names, row_data(one))
+    labels = labelled(names, row_data(one), grouped(one))
     baseline = float(getattr(getattr(one, "univariate", one), "baseline", 0.0))
     order = list(top_order(values, None))
     shown = order[:max_features] if max_features is not None else order
     rest = order[len(shown):]
     steps = [(labels[i], values[i]) for i in shown]
     if rest:
-        steps.append((f"{len(rest)} other features", float(values[rest].sum())))
+        steps.append((others(len(rest)), float(values[rest].sum())))
     steps = steps[::-1]  # smallest first, so the running total ends at the prediction
     ax = new_axes(ax, (6.5, 0.4 * len(steps) + 1.5))
     start, texts, ends = baseline, [], [baseline]
@@ -93,7 +128,8 @@ def waterfall(result, *, feature_names=None, max_features: int | None = 10, ax=N
     ax.set_yticks(range(len(steps)), [s[0] for s in steps])
     ax.axvline(baseline, color="#888", lw=0.8, ls="--")
     ax.axvline(start, color="#222", lw=0.8)
-    ax.set_xlabel(f"output (baseline {format_number(baseline)} -> {format_number(start)})")
+    unit = explained(info_of(one)) or "output"
+    ax.set_xlabel(f"{unit} (baseline {format_number(baseline)} -> {format_number(start)})")
     fit_texts(ax, texts, (min(ends), max(ends)))  # the bars' sticky edges would stop ax.margins at the bars
     if title:
         ax.set_title(title)
@@ -132,28 +168,39 @@ def beeswarm(explanation, *, max_features: int | None = 12, ax=None, title: str 
     """Summary of many rows: one line per feature (most important on top), one dot per row at its value,
     coloured by the feature's value in that row (low blue to high red, each feature on its own scale between its
     5th and 95th percentiles; raw categories by their sorted position; missing values grey), jittered where
-    dots pile up; a colour bar explains the colours; beyond ``max_features``, one grey line of the rows' summed
-    values of the other features. ``explanation``: an Explanation (many rows)."""
+    dots pile up; a colour bar explains the colours (it says when categories are coloured by their names'
+    alphabetical order); beyond ``max_features`` (a positive integer, or None for all), one grey line of the
+    rows' summed values of the other features. The x label names the unit and the class explained when the
+    result records them; rows that explain different classes (``target="predicted"``) are drawn with a warning
+    and a title saying so. A feature of several columns (``groups=``) has no single value: its dots are grey.
+    ``explanation``: an Explanation (many rows)."""
     if not hasattr(one_result(explanation, "explanation", "beeswarm"), "base_values"):
         raise TypeError(f"explanation: beeswarm draws many rows of an Explanation, got {type(explanation).__name__}"
                         "; use bar() or waterfall() for one row")
+    check_max_features(max_features)
     values = np.asarray(explanation.values, dtype=float)
     names = [str(n) for n in explanation.feature_names]
     if values.ndim != 2 or len(values) == 0:
         raise ValueError(f"explanation: expected values of shape (rows, features), got {values.shape}")
+    info = info_of(explanation)
+    title = warn_mixed(info, "beeswarm", title)
     data = explanation.data if explanation._data_aligned else None
+    several = grouped(explanation)  # features of several columns: no single value to colour by (grey)
     order = list(top_order(np.abs(values).mean(axis=0), max_features)[::-1])
     rest = sorted(set(range(values.shape[1])) - set(order))
-    lines = [(names[j], values[:, j], None if data is None else data[:, j]) for j in order]
+    lines = [(names[j], values[:, j], None if data is None or names[j] in several else data[:, j]) for j in order]
     if rest:  # as shap: the rows' summed values of the features not shown, in grey
-        lines.insert(0, (f"{len(rest)} other features", values[:, rest].sum(axis=1), None))
+        lines.insert(0, (others(len(rest)), values[:, rest].sum(axis=1), None))
     ax = new_axes(ax, (7.5, 0.4 * len(lines) + 1.5))
     rng = np.random.default_rng(random_state)
     cmap = value_cmap()
+    categorical = False
     for k, (_, v, column) in enumerate(lines):
         colours = np.tile(np.array([0.6, 0.63, 0.65, 1.0]), (len(v), 1))  # grey: value unknown
         if column is not None:
-            level = shade(*encode(column))
+            numbers, categories = encode(column)
+            categorical |= categories is not None
+            level = shade(numbers, categories)
             known = np.isfinite(level)
             colours[known] = cmap(level[known])
         span = np.ptp(v) or 1.0
@@ -164,9 +211,10 @@ def beeswarm(explanation, *, max_features: int | None = 12, ax=None, title: str 
         ax.scatter(v, y, c=colours, s=12, linewidths=0, alpha=0.85)
     ax.set_yticks(range(len(lines)), [name for name, _, _ in lines])
     ax.axvline(0, color="#444", lw=0.8)
-    ax.set_xlabel("attribution (one dot per row)")
+    ax.set_xlabel(with_unit("attribution", info, "one dot per row"))
     if data is not None:
-        value_colorbar(ax)
+        # categories have no order: their colours follow their names' alphabetical order, which the bar says
+        value_colorbar(ax, label="feature value (categories: alphabetical)" if categorical else "feature value")
     if title:
         ax.set_title(title)
     return ax

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..results import _feature_index
-from ._common import encode, limits, new_axes, one_result, shade, value_cmap
+from ._common import encode, grouped, info_of, limits, new_axes, one_result, shade, value_cmap, warn_mixed, with_unit
 from .attribution import value_colorbar
 
 
@@ -73,7 +73,10 @@ def scatter(explanation, feature, *, color="auto", interactions=None, ax=None, t
     ``explanation``: an Explanation of many rows (with ``.data``). ``feature``: a name or index. ``color``:
     ``"auto"`` (the feature that interacts most, see :func:`strongest_interaction`; ``interactions=`` may pass
     interaction values to choose it), a feature name or index, or None (one colour). Raw categorical values are
-    placed at their sorted positions, slightly spread.
+    placed at their sorted positions, slightly spread. The y label names the unit and the class explained when
+    the result records them; rows that explain different classes (``target="predicted"``) are drawn with a
+    warning and a title saying so. A feature of several columns (``groups=``) has no single value: it can be
+    neither ``feature`` nor ``color``.
     """
     if not hasattr(one_result(explanation, "explanation", "scatter"), "base_values"):
         raise TypeError(f"explanation: scatter draws many rows of an Explanation, got {type(explanation).__name__}")
@@ -81,6 +84,12 @@ def scatter(explanation, feature, *, color="auto", interactions=None, ax=None, t
     j = _feature_index(feature, tuple(names))
     if not explanation._data_aligned:
         raise ValueError("explanation: has no feature values (.data) with one column per feature to plot against")
+    info = info_of(explanation)
+    several = grouped(explanation)
+    if names[j] in several:
+        raise ValueError(f"feature: {names[j]!r} is a group of several columns ({_columns(info, names[j])}); it has "
+                         "no single value to plot against")
+    title = warn_mixed(info, "scatter", title)
     x, categories = encode(explanation.data[:, j])
     y = np.asarray(explanation.values[:, j], dtype=float)
     if categories is not None:  # spread the dots of a category sideways
@@ -88,8 +97,13 @@ def scatter(explanation, feature, *, color="auto", interactions=None, ax=None, t
     c = None
     if isinstance(color, str) and color == "auto":
         c = strongest_interaction(explanation, j, interactions) if len(names) > 1 else None
+        if c is not None and names[c] in several:  # no single value to colour by
+            c = None
     elif color is not None:
         c = _feature_index(color, tuple(names))
+        if names[c] in several:
+            raise ValueError(f"color: {names[c]!r} is a group of several columns ({_columns(info, names[c])}); it "
+                             "has no single value to colour by")
     ax = new_axes(ax, (6.5, 4.5))
     if c is None:
         ax.scatter(x, y, s=14, color="#1f77d0", linewidths=0, alpha=0.8)
@@ -107,7 +121,12 @@ def scatter(explanation, feature, *, color="auto", interactions=None, ax=None, t
                       ha="right" if len(categories) > 4 else "center")
     ax.axhline(0, color="#888", lw=0.6)
     ax.set_xlabel(names[j])
-    ax.set_ylabel(f"attribution of {names[j]}")
+    ax.set_ylabel(with_unit(f"attribution of {names[j]}", info))
     if title:
         ax.set_title(title)
     return ax
+
+
+def _columns(info, name: str) -> str:
+    """The columns of group ``name`` (``info["groups"]``), comma-separated."""
+    return ", ".join(str(c) for c in info.get("groups", {}).get(name, []))

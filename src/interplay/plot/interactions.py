@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import diverging_cmap, new_axes, one_result
+from ._common import check_max_features, diverging_cmap, info_of, new_axes, one_result, with_unit
 
 MAX_INCHES = 12.0  # the heatmap's cells and labels fit in at most this many inches each way
 
@@ -16,10 +16,10 @@ def _matrix(result, feature_names):
                         f"(n, n) array), got {type(result).__name__}; use bar() or beeswarm()")
     if hasattr(result, "adjacency"):
         matrix, names = np.array(result.adjacency), list(result.feature_names)
-        label = "importance of column feature when row feature is present"
+        label = with_unit("importance of column feature when row feature is present", info_of(result))
     elif hasattr(result, "matrix"):
         matrix, names = np.array(result.matrix), list(result.feature_names)
-        label = f"{result.index} interaction"
+        label = with_unit(f"{result.index} interaction", info_of(result))
     else:
         matrix = np.array(result, dtype=float)
         names = list(feature_names) if feature_names is not None else [f"x{i}" for i in range(len(matrix))]
@@ -36,10 +36,9 @@ def strongest_features(matrix: np.ndarray, max_features: int | None) -> np.ndarr
     in their row and column (the diagonal counted once; NaN ignored); all of them when ``max_features`` is None
     or not smaller than the number of features."""
     n = len(matrix)
+    max_features = check_max_features(max_features)
     if max_features is None or max_features >= n:
         return np.arange(n)
-    if max_features < 1:
-        raise ValueError(f"max_features: expected a positive number or None, got {max_features}")
     size = np.nan_to_num(np.abs(matrix))
     total = size.sum(axis=0) + size.sum(axis=1) - np.diag(size)
     return np.sort(np.argsort(-total, kind="stable")[:max_features])
@@ -52,13 +51,19 @@ def _figsize(n: int) -> tuple[float, float]:
 
 
 def _annotate(ax, shown: np.ndarray, limit: float) -> None:
-    """Each finite cell's value written in it (white on dark cells)."""
+    """Each finite cell's value written in it (white on dark cells), every cell with the same number of
+    decimals: two significant digits of the largest ``|value|`` (``0.92``, ``-0.01``, ``0``), so that no label
+    is wider than its cell (``.2g`` wrote ``-0.00083`` next to ``0.00033``)."""
+    top = float(np.nanmax(np.abs(shown))) if np.isfinite(shown).any() else 0.0
+    decimals = max(0, 1 - int(np.floor(np.log10(top)))) if top > 0 else 0
     n = len(shown)
     for i in range(n):
         for j in range(n):
             if np.isfinite(shown[i, j]):
-                cell = shown[i, j] if abs(shown[i, j]) > 1e-9 * limit else 0.0  # hide round-off
-                ax.text(j, i, f"{cell:.2g}", ha="center", va="center", fontsize=7,
+                text = f"{shown[i, j]:.{decimals}f}"
+                if float(text) == 0:  # hide round-off and the sign of a rounded 0
+                    text = "0"
+                ax.text(j, i, text, ha="center", va="center", fontsize=7,
                         color="white" if abs(shown[i, j]) > 0.6 * limit else "#222")
 
 
@@ -71,7 +76,10 @@ def heatmap(result, *, feature_names=None, max_features: int | None = 12, ax=Non
     ``(n, n)`` array. Only the ``max_features`` features with the largest total ``|value|`` (row and column)
     are drawn, in their original order; the others are left out (the x label says how many; None: all). The
     figure grows about 0.45 inch per feature up to :data:`MAX_INCHES`. ``diagonal=False`` blanks the
-    diagonal. Values are written in the cells when ``annotate`` (default: at most 12 features drawn).
+    diagonal. For Interactions the pairs set the colour scale (the order-1 values on the diagonal, main effects,
+    are often much larger and would wash the pairs out): a larger diagonal cell takes the end colour, and the
+    colour bar says so. Values are written in the cells when ``annotate`` (default: at most 12 features drawn),
+    all with the same number of decimals. ``max_features``: a positive integer, or None for all.
     """
     matrix, names, label = _matrix(one_result(result, "result", "heatmap"), feature_names)
     keep = strongest_features(matrix, max_features)
@@ -83,6 +91,14 @@ def heatmap(result, *, feature_names=None, max_features: int | None = 12, ax=Non
     ax = new_axes(ax, _figsize(n))
     limit = np.nanmax(np.abs(shown)) if np.isfinite(shown).any() else 1.0
     limit = limit or 1.0
+    clipped = False
+    if diagonal and n > 1 and hasattr(result, "matrix"):  # Interactions: the pairs set the colour scale
+        pairs = shown[~np.eye(n, dtype=bool)]
+        pairs = pairs[np.isfinite(pairs)]
+        top = float(np.max(np.abs(pairs))) if pairs.size else 0.0
+        if 0 < top < limit:  # the order-1 values on the diagonal are larger: their colour is clipped
+            limit, clipped = top, True
+            label = f"{label}; diagonal: order-1 values, colour clipped"
     image = ax.imshow(shown, cmap=diverging_cmap(), vmin=-limit, vmax=limit)
     fontsize = float(np.clip(0.7 * 72 * min(0.45, MAX_INCHES / max(n, 1)), 4.0, 10.0))
     crowded = n > 24  # slanted labels would run into each other
@@ -91,7 +107,7 @@ def heatmap(result, *, feature_names=None, max_features: int | None = 12, ax=Non
     ax.set_yticks(range(n), names, fontsize=fontsize)
     if n < len(matrix):
         ax.set_xlabel(f"{n} of {len(matrix)} features (largest total |value|; max_features={max_features})")
-    ax.figure.colorbar(image, ax=ax, shrink=0.8, label=label)
+    ax.figure.colorbar(image, ax=ax, shrink=0.8, label=label, extend="both" if clipped else "neither")
     if annotate is None:
         annotate = n <= 12
     if annotate:

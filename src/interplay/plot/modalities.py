@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import diverging_cmap, new_axes, one_result
+from ._common import diverging_cmap, explained, new_axes, one_result
 
 
 def _limit(values):
@@ -20,9 +20,7 @@ def _default_title(result, values: np.ndarray) -> str | None:
     method = getattr(result, "method", None)
     if method is None:
         return None
-    unit = info.get("output")
-    target = info.get("target")
-    what = f"{unit} of {target!r}" if unit and target is not None else (unit or "output")
+    what = explained(info) or "output"  # "probability of class 1", as the tabular plots' labels
     return f"{method}: attributions to the {what}; sum {float(np.sum(values)):+.3g}"
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._optional import require
 from .._validation import one_target
-from ..results import Attribution, BivariateExplanation, Explanation
+from ..results import Attribution, BivariateExplanation, Explanation, group_data
 from ._store import Store
 from ._table import INDEX, TARGET, adjacency, concat, data_matrix, matrix, value_columns
 
@@ -99,7 +99,7 @@ class Run:
         data_names = self.params.get("column_names", names)  # input columns (differ with groups=)
         stored = self.params["store_data"]
         has_se = value_columns(names, "se")[0] in table.column_names
-        info = {k: v for k, v in self.params.items() if k not in ("feature_names", "column_names")}
+        info = {k: v for k, v in self.params.items() if k not in ("feature_names", "column_names", "groups")}
         info["out"] = self.path
         # as Explainer.shapley: the output each row explains (its class), the one they share (or "predicted")
         targets = self._labels(table.column(TARGET).to_pylist()) if TARGET in table.column_names else None
@@ -113,11 +113,17 @@ class Run:
                 info["index_name"] = self.manifest["index_name"]
         if self.kind == "bivariate":
             info["adjacency"] = adjacency(table, names)
+        data = data_matrix(table, value_columns(data_names, "data")) if stored else None
+        if data is not None and list(data_names) != list(names):  # groups=: one column per feature, as in
+            groups = self.params.get("groups") or [  # Explainer.shapley (a run from before: by name)
+                [list(data_names).index(n)] if n in data_names else [] for n in names]
+            data = group_data(data, groups)
+            info["groups"] = {name: [data_names[j] for j in cols]
+                              for name, cols in zip(names, groups) if len(cols) > 1}
         return Explanation(
             values=matrix(table, value_columns(names, "value")),
             base_values=table.column("base_value").to_numpy(),
-            data=data_matrix(table, value_columns(data_names, "data")) if stored else np.full(
-                (table.num_rows, len(data_names)), np.nan),
+            data=data if data is not None else np.full((table.num_rows, len(names)), np.nan),
             feature_names=names, method=self.method, n_evaluations=table.column("n_evaluations").to_numpy(),
             std_errors=matrix(table, value_columns(names, "se")) if has_se else None, info=info,
         )

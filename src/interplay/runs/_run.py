@@ -134,6 +134,8 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
         params["data"] = f"sha256:{data_sha256}"
         if data_names != names:
             params["column_names"] = data_names
+        if getattr(explainer, "groups", None) is not None:  # load_run lines .data up with the features
+            params["groups"] = [[int(j) for j in cols] for cols in explainer.groups]
         params["n_rows"] = n_rows
         if manifest is None:
             manifest = {"format": FORMAT, "params": params, "chunks": {}, "n_rows": n_rows,
