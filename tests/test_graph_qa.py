@@ -288,3 +288,19 @@ def test_main_drivers_leave_out_the_features_set_aside():
     text = G.describe()
     assert text.startswith("Main drivers: big (+10).")
     assert "tiny1" in text and "tiny2" in text  # still named, where they belong
+
+
+def test_features_set_aside_are_in_no_redundant_given_list():
+    """redundant_given / made_redundant_by follow the reading that sets features aside (a little-effect feature
+    was listed as made redundant while describe() said it was too small to call redundant); the paper's letter
+    keeps them."""
+    game = ip.Game(lambda Z: 10.0 * Z[:, 0] + 4.0 * Z[:, 1] * Z[:, 0] + 0.5 * Z[:, 2] + 0.0 * Z[:, 3], 4,
+                   ["big", "mid", "tiny", "none"])
+    G = ip.bivariate(game, method="exact").graph()
+    H = G.redundancy()
+    assert H.little_effect == ("tiny",) and H.no_effect == ("none",)
+    for f in ("big", "mid"):
+        assert not {"tiny", "none"} & set(H.redundant_given(f))
+    assert H.redundant_given("tiny") == [] and H.made_redundant_by("tiny") == []
+    letter = G.redundancy(exclude_no_effect=False)
+    assert "tiny" in letter.redundant_given("big") and "none" in letter.redundant_given("big")

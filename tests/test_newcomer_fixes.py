@@ -318,3 +318,9 @@ def test_conditional_removal_warns_when_the_explained_row_is_its_own_neighbour()
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             ip.Explainer(f, data, removal="conditional", n_neighbors=k).shapley(x, method="exact")
+
+
+def test_available_methods_names_the_kinds():
+    with pytest.raises(ValueError, match=r"kind: expected one of \['banzhaf', 'bivariate', 'interactions', "
+                                         r"'shapley'\], got 'sii'"):
+        ip.available_methods("sii")

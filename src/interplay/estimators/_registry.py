@@ -27,5 +27,9 @@ def get_estimator(kind: str, method: str) -> Callable:
 
 
 def available_methods(kind: str) -> list[str]:
-    """Names of the methods available for ``kind``."""
+    """Names of the methods available for ``kind`` ("shapley", "banzhaf", "interactions" or "bivariate"; an
+    ``Explainer`` adds "tree" for tree models)."""
+    if kind not in _REGISTRY:
+        raise ValueError(f"kind: expected one of {sorted(_REGISTRY)}, got {kind!r} (the interaction indices, e.g. "
+                         "'sii', are the index= of ip.interactions; their methods: available_methods('interactions'))")
     return sorted(_REGISTRY[kind])

@@ -320,12 +320,15 @@ class RedundancyGraph:
         return [(self.feature_names[i], self.feature_names[j]) for i, j in zip(rows.tolist(), cols.tolist())]
 
     def redundant_given(self, feature) -> list[str]:
-        """Features that are redundant given ``feature`` (its out-neighbours in H)."""
-        return self._names(np.flatnonzero(self.adjacency[self._index(feature)]))
+        """Features that are redundant given ``feature`` (its out-neighbours in H). Features set aside (no or
+        little effect on their own) are in no such list and have none: they are not read as redundant."""
+        i = self._index(feature)
+        return [] if self._aside[i] else self._names(np.flatnonzero(self.adjacency[i] & ~self._aside))
 
     def made_redundant_by(self, feature) -> list[str]:
-        """Features given which ``feature`` is redundant (its in-neighbours in H)."""
-        return self._names(np.flatnonzero(self.adjacency[:, self._index(feature)]))
+        """Features given which ``feature`` is redundant (its in-neighbours in H; none for a feature set aside)."""
+        j = self._index(feature)
+        return [] if self._aside[j] else self._names(np.flatnonzero(self.adjacency[:, j] & ~self._aside))
 
     def is_transitive(self) -> bool:
         """Whether ``i -> j -> k`` always implies ``i -> k`` for distinct ``i, k`` (Def. 4.3)."""
