@@ -173,3 +173,22 @@ def test_report_graph_sets_aside_features_with_no_or_little_effect(browser, tmp_
     roles = browser.evaluate("Array.from(document.querySelectorAll('g.node')).map(function (g) {"
                              " return g.getAttribute('data-role'); })")
     assert "aside" in roles[3] and "aside" in roles[2] and "aside" not in roles[0]
+
+
+def test_report_images_are_visible_whatever_their_range():
+    """Gray digits in 0..16 and a standardised colour image reach the page stretched to 0..255, as ip.plot.image
+    draws them (they came out near black); [0, 1] and 0..255 colour images keep their colours."""
+    import base64
+
+    from interplay.report import _image_payload
+
+    segments = np.zeros((4, 4), dtype=int)
+
+    def shown(img):
+        return np.frombuffer(base64.b64decode(_image_payload(img, segments, 1)["rgb"]), np.uint8)
+
+    digits = np.arange(16.0).reshape(4, 4)
+    standardised = np.random.default_rng(0).normal(size=(4, 4, 3))
+    assert shown(digits).max() == 255 and shown(standardised).min() == 0 and shown(standardised).max() == 255
+    assert set(shown(np.full((4, 4, 3), 0.5)).tolist()) == {128}
+    assert set(shown(np.full((4, 4, 3), 200.0)).tolist()) == {200}

@@ -15,9 +15,46 @@ OUTPUTS = ("auto", "prediction", "probability", "log-odds")
 GRAPH_METHODS = ("l-shapley", "c-shapley")  # estimators that take the players' graph as ``graph=``
 
 
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (messages print ``0`` and ``'neg'``, not ``np.int64(0)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def check_probabilities(model: ModelFunction, outputs: np.ndarray, rows: str) -> None:
+    """A model declared a classifier (``classifier=True`` on a callable or a torch module) whose outputs on
+    ``rows`` (the explained input and its fully removed version, which the game needs anyway) are not class
+    probabilities (outside [0, 1], or rows of several columns not summing to 1) is refused, as
+    :class:`~interplay.Explainer` refuses it: its "probabilities" and "log-odds" would mean nothing (a network
+    returning logits). Models with class labels (scikit-learn's ``predict_proba``) are trusted."""
+    if model.kind != "classifier" or model.classes is not None:
+        return
+    out = np.asarray(outputs, dtype=float).reshape(len(outputs), -1)
+    bad_rows = np.any((out < -1e-6) | (out > 1 + 1e-6), axis=1)
+    outside = bool(bad_rows.any())
+    if not outside and out.shape[1] > 1:
+        bad_rows = np.abs(out.sum(axis=1) - 1.0) > 1e-4
+    if outside or (out.shape[1] > 1 and bool(bad_rows.any())):
+        example = out[int(np.argmax(bad_rows))]  # the first offending row
+        raise ValueError(f"model: declared a classifier, but its outputs on {rows} are not class probabilities "
+                         f"({'outside [0, 1]' if outside else 'rows do not sum to 1'}, e.g. "
+                         f"{np.round(example, 4).tolist()}); end the network with a softmax (or a sigmoid for "
+                         "one output), or explain its raw outputs as a regressor (classifier=False)")
+
+
+def _is_predicted(model: ModelFunction, target: Any) -> bool:
+    """``target="predicted"`` (unless "predicted" is one of the model's class labels)."""
+    return (isinstance(target, str) and target == "predicted"
+            and not (model.classes is not None and "predicted" in model.classes))
+
+
 def output_transform(model: ModelFunction, full_output: np.ndarray, target: Any, output: str) -> OutputTransform:
-    """The utility of a modality game: column ``target`` (class label or index; default: the predicted class
-    of a classifier, the only output of a regressor) of the model's output, as ``output``."""
+    """The utility of a modality game: column ``target`` of the model's output, as ``output``.
+
+    ``target``: a class label or an output index; ``"predicted"``: the class the model predicts for the
+    explained input (``full_output[0]``); default (``None``): as in :class:`~interplay.Explainer`, a binary
+    classifier's positive class (its second class, so that signs and colours mean the same across inputs), but
+    a classifier of more than two classes its predicted class for the explained input (one game explains one
+    output), and a regressor's only output."""
     output = check_choice(output, "output", OUTPUTS)
     if output == "auto":
         output = "probability" if model.kind == "classifier" else "prediction"
@@ -25,19 +62,31 @@ def output_transform(model: ModelFunction, full_output: np.ndarray, target: Any,
         raise ValueError(f"output={output!r} needs a classifier (predict_proba or classifier=True); "
                          f"{model.name} is not one")
     n_outputs = full_output.shape[1]
+    if _is_predicted(model, target):
+        if model.kind != "classifier":
+            raise ValueError(f"target: 'predicted' explains the predicted class of a classifier; {model.name} is "
+                             "not one (declare classifier=True if it returns class probabilities)")
+        return OutputTransform(output, int(np.argmax(full_output[0])))
     if target is None:
         if model.kind == "classifier":
+            if n_outputs == 2:  # binary: the positive class, whatever this input's prediction
+                return OutputTransform(output, 1)
             return OutputTransform(output, int(np.argmax(full_output[0])))
         if n_outputs > 1:
-            raise ValueError(f"target: the model returns {n_outputs} outputs; choose one with target=")
+            raise ValueError(f"target: the model returns {n_outputs} outputs; choose one with target= (an output "
+                             f"index 0..{n_outputs - 1}), or, if they are class probabilities, declare "
+                             f"classifier=True (a classifier explains its "
+                             f"{'predicted' if n_outputs > 2 else 'positive'} class by default)")
         return OutputTransform(output, 0)
     classes = model.classes
+    target = _plain(target)
     if classes is not None and target in classes:
-        return OutputTransform(output, classes.index(target))
-    if isinstance(target, (int, np.integer)) and 0 <= int(target) < n_outputs:
-        return OutputTransform(output, int(target))
-    raise ValueError(f"target: expected a class label or output index in "
-                     f"{list(classes) if classes is not None else list(range(n_outputs))}, got {target!r}")
+        return OutputTransform(output, list(classes).index(target))
+    if isinstance(target, int) and not isinstance(target, bool) and 0 <= target < n_outputs:
+        return OutputTransform(output, target)
+    choices = [_plain(c) for c in classes] if classes is not None else list(range(n_outputs))
+    predicted = " or 'predicted'" if model.kind == "classifier" else ""
+    raise ValueError(f"target: expected a class label or output index in {choices}{predicted}, got {target!r}")
 
 
 def explained_output(model: ModelFunction, transform: OutputTransform) -> dict:
@@ -62,7 +111,8 @@ class ModalityExplainer:
     def annotations(self, game) -> dict:
         """What a result of ``game`` carries in its ``info`` so that plots and reports can draw it (the tokens,
         the image and its regions); implemented by subclasses. Every result also records the unit and the output
-        explained (``info["output"]``, ``info["target"]``: by default a classifier's predicted class)."""
+        explained (``info["output"]``, ``info["target"]``: by default a binary classifier's positive class, the
+        predicted class of a classifier of more than two classes)."""
         return {}
 
     def _carry(self, game, result):

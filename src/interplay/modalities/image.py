@@ -16,7 +16,12 @@ import numpy as np
 from .._validation import check_int
 from ..games import Game
 from ..removal._columns import chunked
-from ._common import ModalityExplainer, explained_output, output_transform
+from ._common import (
+    ModalityExplainer,
+    check_probabilities,
+    explained_output,
+    output_transform,
+)
 
 
 def patch_segments(shape: tuple[int, int], patch_size: int) -> np.ndarray:
@@ -66,7 +71,16 @@ def baseline_image(image: np.ndarray, baseline: Any, *, blur_sigma: float = 2.0)
             sigma = (blur_sigma, blur_sigma) + (0,) * (image.ndim - 2)
             return gaussian_filter(image, sigma=sigma)
         raise ValueError(f"baseline: expected 'zero', 'mean', 'blur', a number or an image, got {baseline!r}")
-    base = np.broadcast_to(np.asarray(baseline, dtype=float), image.shape).astype(float)
+    try:
+        base = np.asarray(baseline, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"baseline: expected 'zero', 'mean', 'blur', a number or an image, got "
+                         f"{type(baseline).__name__}") from None
+    try:
+        base = np.broadcast_to(base, image.shape).astype(float)
+    except ValueError:
+        raise ValueError(f"baseline: expected a number or an image of the image's shape {image.shape} (or one "
+                         f"that broadcasts to it, e.g. one value per channel), got shape {base.shape}") from None
     if not np.isfinite(base).all():
         raise ValueError("baseline: contains NaN or inf")
     return base
@@ -121,6 +135,10 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
     ``segments``: ``"slic"`` (``n_segments``, ``compactness``), ``"patches"`` (``patch_size``) or an
     ``(H, W)`` integer label image. ``model``: a callable returning ``(N,)`` or ``(N, K)``, or an object with
     ``predict_proba``/``predict`` on image batches. ``max_rows`` bounds the images per model call.
+    ``target``: by default a binary classifier's positive class (its second class, for every image alike), a
+    classifier of more than two classes its predicted class for ``image``, a regressor its only output; a class
+    label, an output index, or ``"predicted"``. A model declared ``classifier=True`` must return class
+    probabilities on the image and on its baseline image (else a ValueError, as in the Explainer).
     """
     from ..models import as_model
 
@@ -149,7 +167,9 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
     labels = labels.reshape(image.shape[:2])
     base = baseline_image(image, baseline, blur_sigma=blur_sigma)
     max_rows = check_int(max_rows, "max_rows", minimum=1)
-    transform = output_transform(model, model(image[None]), target, output)
+    full = model(np.stack([image, base]))  # the image and its baseline image: one call for both
+    check_probabilities(model, full, "the image and on its baseline image")
+    transform = output_transform(model, full, target, output)
 
     def value_fn(coalitions: np.ndarray) -> np.ndarray:
         return chunked(lambda chunk: transform(model(masked_images(image, labels, base, chunk))),
@@ -164,7 +184,9 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
 class ImageExplainer(ModalityExplainer):
     """Explain an image model: ``ImageExplainer(model, segments="patches", patch_size=2).shapley(image)``.
 
-    Options as in :func:`image_game`.
+    Options as in :func:`image_game`. Default target: a binary classifier's positive class for every image; a
+    classifier of more than two classes (e.g. digits), each image's predicted class (``target="predicted"``: a
+    binary one's too).
     """
 
     def __init__(self, model: Any, *, segments: Any = "slic", n_segments: int = 16, compactness: float = 1.0,

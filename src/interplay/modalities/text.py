@@ -5,11 +5,23 @@
 regular expression, or a callable) or are given. The players are the tokens in order; ``game.graph`` is the
 path graph over them (the sequence graph of L-/C-Shapley, papers' README), and ``graph="sequence"`` names it.
 Cost: one model call per batch of coalitions, one string per coalition.
+
+Texts are rebuilt from the input itself, so the full coalition is exactly the input (``v(N) = f(text)``):
+each token keeps its place, and the text between tokens (spaces, line breaks, nothing before a comma) stays
+as it was. A masked token's span is replaced by ``mask``, all separators kept. A dropped token's span goes, and
+with it the separators on both of its sides but one: between the kept tokens on either side of a run of
+dropped tokens goes the longest of the separators that were between them (the first when they tie), so two
+words never run together (dropping "bad" from ``"Not bad, really!"`` gives ``"Not , really!"``, dropping ","
+gives ``"Not bad really!"``). Text before the first and after the last token is always kept; dropping the
+first (last) tokens drops the separators after (before) them. Tokens given as a list (``tokens=``), or from a
+callable tokenizer whose tokens are not found in the text in order, are joined with ``separator`` (a warning
+says so when that is not the input text).
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -17,36 +29,99 @@ import numpy as np
 from .._validation import check_int
 from ..games import Game
 from ..removal._columns import chunked
-from ._common import ModalityExplainer, explained_output, output_transform
+from ._common import (
+    ModalityExplainer,
+    check_probabilities,
+    explained_output,
+    output_transform,
+)
 
 
-def tokenize(text: str, tokenizer: str | Callable[[str], Sequence[str]] = "whitespace") -> list[str]:
-    """Split ``text``: ``"whitespace"`` (``str.split``), a regular expression (its matches), or a callable."""
+def _check_text(text: Any) -> str:
+    if isinstance(text, (bytes, bytearray)):
+        raise TypeError(f"text: expected a string, got {type(text).__name__}; decode it first, e.g. "
+                        "text.decode('utf-8')")
     if not isinstance(text, str):
         raise TypeError(f"text: expected a string, got {type(text).__name__}")
+    return text
+
+
+def _pattern(tokenizer: str) -> re.Pattern:
+    """The compiled regular expression of a regex tokenizer: one without capturing groups (``re.findall``
+    would give tuples of groups, not tokens)."""
+    try:
+        pattern = re.compile(tokenizer)
+    except re.error as exc:
+        raise ValueError(f"tokenizer: {tokenizer!r} is not a valid regular expression ({exc})") from None
+    if pattern.groups:
+        raise ValueError(f"tokenizer: the regular expression {tokenizer!r} has {pattern.groups} capturing "
+                         "group(s); each match is one token, so write the groups as non-capturing (?:...), e.g. "
+                         r"r'\w+|[^\w\s]' for r'(\w+)|([^\w\s])'")
+    return pattern
+
+
+def _find_spans(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | None:
+    """Where ``tokens`` lie in ``text``, searched in order; ``None`` when one is not found after the previous."""
+    spans, position = [], 0
+    for token in tokens:
+        start = text.find(token, position)
+        if start < 0:
+            return None
+        spans.append((start, start + len(token)))
+        position = start + len(token)
+    return spans
+
+
+def token_spans(text: str, tokenizer: str | Callable[[str], Sequence[str]] = "whitespace"
+                ) -> tuple[list[str], list[tuple[int, int]] | None]:
+    r"""The tokens of ``text`` and their ``(start, end)`` spans in it (``None`` for a callable tokenizer whose
+    tokens are not found in the text in order). Empty tokens (a pattern such as ``r"\w*"`` matches the empty
+    string between words) are dropped: they are no part of the text."""
+    text = _check_text(text)
     if callable(tokenizer):
         tokens = [str(t) for t in tokenizer(text)]
+        tokens = [t for t in tokens if t]
+        spans = _find_spans(text, tokens)
     elif tokenizer == "whitespace":
-        tokens = text.split()
+        matches = list(re.finditer(r"\S+", text))
+        tokens, spans = [m.group() for m in matches], [m.span() for m in matches]
     elif isinstance(tokenizer, str):
-        tokens = re.findall(tokenizer, text)
+        matches = [m for m in _pattern(tokenizer).finditer(text) if m.end() > m.start()]
+        tokens, spans = [m.group() for m in matches], [m.span() for m in matches]
     else:
         raise TypeError(f"tokenizer: expected 'whitespace', a regular expression or a callable, got {tokenizer!r}")
     if not tokens:
         raise ValueError(f"text: no tokens found in {text!r}")
-    return tokens
+    return tokens, spans
+
+
+def tokenize(text: str, tokenizer: str | Callable[[str], Sequence[str]] = "whitespace") -> list[str]:
+    """Split ``text``: ``"whitespace"`` (``str.split``), a regular expression (its matches; capturing groups are
+    refused, empty matches dropped), or a callable (empty tokens dropped)."""
+    return token_spans(text, tokenizer)[0]
+
+
+def _gaps(text: str, spans: Sequence[tuple[int, int]]) -> tuple[str, ...]:
+    """The text before the first token, between consecutive tokens, and after the last (``n + 1`` strings)."""
+    ends = [0] + [end for _, end in spans]
+    starts = [start for start, _ in spans] + [len(text)]
+    return tuple(text[a:b] for a, b in zip(ends, starts))
 
 
 class TextGame(Game):
-    """A :class:`~interplay.games.Game` whose players are ``tokens``; ``graph`` is their path graph."""
+    """A :class:`~interplay.games.Game` whose players are ``tokens``; ``graph`` is their path graph.
+
+    ``gaps``: the ``n + 1`` separators of the input text (before, between and after the tokens) that rebuild
+    it, or ``None`` when the tokens are joined with ``separator`` (module docstring)."""
 
     graph_name = "sequence"
 
     def __init__(self, value_fn, tokens: Sequence[str], *, mask: str | None, separator: str,
-                 batch_size: int | None = None) -> None:
+                 gaps: Sequence[str] | None = None, batch_size: int | None = None) -> None:
         self.tokens = tuple(tokens)
         self.mask = mask
         self.separator = separator
+        self.gaps = None if gaps is None else tuple(gaps)
         names = [f"{i}:{t}" for i, t in enumerate(self.tokens)]
         super().__init__(value_fn, len(self.tokens), names, batch_size=batch_size)
 
@@ -60,11 +135,34 @@ class TextGame(Game):
     def texts(self, coalitions: Any) -> list[str]:
         """The strings the model sees for ``coalitions`` (``(k, n)`` booleans)."""
         coalitions = np.atleast_2d(np.asarray(coalitions, dtype=bool))
-        return masked_texts(self.tokens, coalitions, self.mask, self.separator)
+        return masked_texts(self.tokens, coalitions, self.mask, self.separator, self.gaps)
 
 
-def masked_texts(tokens: Sequence[str], coalitions: np.ndarray, mask: str | None, separator: str) -> list[str]:
-    """One string per coalition: present tokens kept, absent ones dropped or replaced by ``mask``."""
+def _rebuilt(tokens: Sequence[str], gaps: Sequence[str], keep: np.ndarray, mask: str | None) -> str:
+    """One coalition's text from the input's tokens and separators (module docstring)."""
+    n = len(tokens)
+    if mask is not None:
+        parts = [gaps[0]]
+        for i in range(n):
+            parts.append(tokens[i] if keep[i] else mask)
+            parts.append(gaps[i + 1])
+        return "".join(parts)
+    parts, previous = [gaps[0]], None
+    for i in np.flatnonzero(keep).tolist():
+        if previous is not None:
+            parts.append(max(gaps[previous + 1:i + 1], key=len))  # the longest separator of the dropped run
+        parts.append(tokens[i])
+        previous = i
+    parts.append(gaps[n])
+    return "".join(parts)
+
+
+def masked_texts(tokens: Sequence[str], coalitions: np.ndarray, mask: str | None, separator: str,
+                 gaps: Sequence[str] | None = None) -> list[str]:
+    """One string per coalition: present tokens kept, absent ones dropped or replaced by ``mask``; rebuilt
+    with the input's separators ``gaps`` (module docstring), or joined with ``separator`` without them."""
+    if gaps is not None:
+        return [_rebuilt(tokens, gaps, row, mask) for row in coalitions]
     tokens = np.array(tokens, dtype=object)
     if mask is None:
         return [separator.join(tokens[row]) for row in coalitions]
@@ -79,29 +177,46 @@ def text_game(model: Any, text: str | None = None, *, tokens: Sequence[str] | No
 
     ``model``: a callable ``list[str] -> (N,)`` or ``(N, K)`` scores, or an object with ``predict_proba`` /
     ``predict`` on strings (e.g. a scikit-learn text Pipeline). ``target``/``output`` choose the utility as in
-    :class:`~interplay.Explainer`. ``max_rows`` bounds the strings per model call.
+    :class:`~interplay.Explainer`: by default a binary classifier's positive class (its second class, for every
+    text alike), but a classifier of more than two classes explains its predicted class for ``text``;
+    ``target="predicted"`` explains the predicted class of a binary one too. A model declared
+    ``classifier=True`` must return class probabilities on the text and on the text without its tokens (else a
+    ValueError, as in the Explainer). ``separator`` joins given ``tokens`` (a text is rebuilt with its own
+    separators: module docstring). ``max_rows`` bounds the strings per model call.
     """
     from ..models import as_model
 
     model = as_model(model, classifier=classifier)
+    gaps = None
     if tokens is None:
         if text is None:
             raise ValueError("text: pass a string, or tokens= a list of tokens")
-        tokens = tokenize(text, tokenizer)
+        tokens, spans = token_spans(text, tokenizer)
+        if spans is not None:
+            gaps = _gaps(text, spans)
+        elif separator.join(tokens) != text:
+            warnings.warn(f"tokenizer: its tokens are not found in the text in order (subword pieces?); the "
+                          f"model sees them joined with separator={separator!r}, so v(N) is the model on "
+                          f"{separator.join(tokens)[:60]!r}, not on the text", UserWarning, stacklevel=3)
     else:
+        if any(isinstance(t, (bytes, bytearray)) for t in tokens):
+            raise TypeError("tokens: expected strings, got bytes; decode them first, e.g. t.decode('utf-8')")
         tokens = [str(t) for t in tokens]
         if not tokens:
             raise ValueError("tokens: expected at least one token")
     max_rows = check_int(max_rows, "max_rows", minimum=1)
-    full = model([separator.join(tokens)])
+    ends = np.zeros((2, len(tokens)), dtype=bool)
+    ends[0] = True  # the text as given, and the text with every token removed: one call for both
+    full = model(masked_texts(tokens, ends, mask, separator, gaps))
+    check_probabilities(model, full, "the text and on the text without its tokens")
     transform = output_transform(model, full, target, output)
 
     def value_fn(coalitions: np.ndarray) -> np.ndarray:
-        return chunked(lambda chunk: transform(model(masked_texts(tokens, chunk, mask, separator))),
+        return chunked(lambda chunk: transform(model(masked_texts(tokens, chunk, mask, separator, gaps))),
                        coalitions, max_rows)
 
     value_fn.__name__ = f"text game of {model.name}"
-    game = TextGame(value_fn, tokens, mask=mask, separator=separator)
+    game = TextGame(value_fn, tokens, mask=mask, separator=separator, gaps=gaps)
     game.explained = explained_output(model, transform)  # results record their unit and target
     return game
 
@@ -109,7 +224,11 @@ def text_game(model: Any, text: str | None = None, *, tokens: Sequence[str] | No
 class TextExplainer(ModalityExplainer):
     """Explain a text model: ``TextExplainer(model, mask=None).shapley("it is not a bad movie")``.
 
-    Options as in :func:`text_game` (``tokenizer``, ``mask``, ``separator``, ``target``, ``output``).
+    Options as in :func:`text_game` (``tokenizer``, ``mask``, ``separator``, ``target``, ``output``). Default
+    target: a binary classifier's positive class for every text (signs and colours mean the same across texts);
+    a classifier of more than two classes, each text's predicted class (``target="predicted"``: each text's
+    predicted class for a binary one too). The model sees the text itself, rebuilt with its own separators
+    (module docstring), so the values add up to ``f(text) - f(text without its tokens)``.
     """
 
     def __init__(self, model: Any, *, tokenizer: str | Callable = "whitespace", mask: str | None = None,
@@ -128,6 +247,8 @@ class TextExplainer(ModalityExplainer):
                       max_rows=self.max_rows)
         if isinstance(text, str):
             return text_game(self.model, text, tokenizer=self.tokenizer, **kwargs)
+        if isinstance(text, (bytes, bytearray)):
+            _check_text(text)  # a TypeError naming text: decode it first
         if text is None or not hasattr(text, "__iter__"):
             raise TypeError(f"text: expected a string or a list of tokens, got {type(text).__name__}")
         return text_game(self.model, tokens=list(text), **kwargs)
