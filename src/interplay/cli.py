@@ -241,10 +241,37 @@ def _check_steps(methods: dict, n_features: int, budget: int | None, index: str)
                                      param_hint="--budget" if "budget" in str(exc) else "--method") from None
 
 
-def _tree_methods(explainer: Any, method: str, index: str, detail: bool) -> dict | None:
+def _no_interactions_note(n_features: int, index: str, budget: int | None, *, tree: bool) -> str:
+    """The note said when no estimator of ``index`` fits ``n_features`` features at ``budget`` (the report then
+    has no heatmap): which index, why, and what gives one. ``tree``: the model's exact tree algorithms compute
+    the other steps (and would compute ``--index sii|bii`` exactly)."""
+    from .api import _MAX_ENUMERATED
+    from .estimators._sampling import default_budget
+
+    text = (f"Note: no interaction estimator fits {n_features} features for --index {index}, so the report has "
+            "no heatmap")
+    if index in ("ksii", "moebius"):
+        name = {"ksii": "k-SII", "moebius": "Moebius"}[index]
+        text += (f". {name} has no sampler and no tree algorithm, only exact enumeration of all 2**{n_features} "
+                 "coalitions per row")
+        if n_features > _MAX_ENUMERATED:
+            text += f", which stops at {_MAX_ENUMERATED} features"
+        else:
+            resolved = default_budget(n_features) if budget is None else budget
+            text += (f", more than the {'default ' if budget is None else ''}budget ({resolved}) allows "
+                     f"(--budget {2 ** n_features} would enumerate them)")
+        if tree:
+            text += "; --index sii or bii gives one, exactly with the tree algorithms"
+        elif choose_method("interactions", "auto", n_features, budget, optional=True, index="sii") is not None:
+            text += "; --index sii or bii gives one, by sampling"
+    return text + "; --index none hides this note."
+
+
+def _tree_methods(explainer: Any, method: str, index: str, detail: bool, budget: int | None = None) -> dict | None:
     """Every step's method when the exact tree algorithms apply (``--method tree``, or ``auto`` on a tree
     model whose trees give the explained output), else None; ``--method tree`` where they cannot is refused
-    with the reason."""
+    with the reason. An index the trees do not give (not sii/bii) is estimated as without trees at ``budget``,
+    or skipped with a note when nothing fits."""
     from ._optional import TREES_MISSING, installed
 
     if method not in ("auto", "tree") or (method == "auto" and not installed("numba")):
@@ -269,10 +296,11 @@ def _tree_methods(explainer: Any, method: str, index: str, detail: bool) -> dict
         if index in ("sii", "bii"):
             methods["interactions"] = "tree"
         elif index != "none":
-            methods["interactions"] = choose_method("interactions", "auto", explainer.n_features, None,
+            methods["interactions"] = choose_method("interactions", "auto", explainer.n_features, budget,
                                                     optional=True, index=index)
-            if methods["interactions"] is None:
+            if methods["interactions"] is None:  # k-SII/Moebius above what enumeration allows
                 methods.pop("interactions")
+                click.echo(_no_interactions_note(explainer.n_features, index, budget, tree=True), err=True)
     return methods
 
 
@@ -291,7 +319,8 @@ def _explained_output(explainer: Any, label: Any) -> str:
     """In words, which output a row's game explains (``label``: its target), e.g. "probability of class 'yes'"."""
     if explainer.model.kind != "classifier":
         return explainer.output
-    return f"{explainer.output} of class {label!r}" if isinstance(label, str) else f"{explainer.output} of class {label}"
+    shown = repr(label) if isinstance(label, str) else label
+    return f"{explainer.output} of class {shown}"
 
 
 def _check_target(explainer: Any, x: Any) -> None:
@@ -710,7 +739,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     _check_target(explainer, frame.iloc[[chosen[0]]])  # before anything is printed or written
     d = frame.shape[1]
     detail = chosen[:n_detail]
-    methods = _tree_methods(explainer, method, index, bool(detail))
+    methods = _tree_methods(explainer, method, index, bool(detail), budget)
     if methods is None:
         methods = {"shapley": choose_method("shapley", method, d, budget)}
         if detail:
@@ -718,8 +747,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         if detail and index != "none":
             methods["interactions"] = choose_method("interactions", method, d, budget, optional=True, index=index)
             if methods["interactions"] is None:
-                click.echo(f"Note: no interaction estimator fits {d} features; the report has no heatmap "
-                           "(--index none hides this note).", err=True)
+                click.echo(_no_interactions_note(d, index, budget, tree=False), err=True)
         if methods.get("interactions") is None:
             methods.pop("interactions", None)
     _check_steps({k: m for k, m in methods.items() if m != "tree"}, d, budget, index)
@@ -796,7 +824,8 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                 ((label, game),) = explainer.games(x).items()
                 label = label.item() if isinstance(label, np.generic) else label
                 info = {**common, "row": row, "x": [as_float(v) for v in x.to_numpy(dtype=object)[0]],
-                        "prediction": float(game.grand_value()), "explained_output": _explained_output(explainer, label),
+                        "prediction": float(game.grand_value()),
+                        "explained_output": _explained_output(explainer, label),
                         # the class this row explains (each row's own with --target predicted)
                         "target": label if classifier else common["target"]}
                 children = row_seed.spawn(3)

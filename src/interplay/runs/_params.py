@@ -1,13 +1,15 @@
 """A run's parameters as recorded in its manifest, and the check that refuses to mix different runs.
 
-The model is identified by the SHA-256 of its pickled bytes (cloudpickle), or by a ``model_tag`` the user gives
-(use one when the same model pickles to different bytes in different processes). The background/reference data
-and the removal settings are hashed too; the explained rows are checked chunk by chunk (``data_sha256``).
+The model is identified by the SHA-256 of its pickled bytes (cloudpickle), with the state that changes when the
+model is only used zeroed (see :func:`model_fingerprint`), or by a ``model_tag`` the user gives (use one when the same
+model pickles to different bytes in different processes). The background/reference data and the removal settings
+are hashed too; the explained rows are checked chunk by chunk (``data_sha256``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from typing import Any
 
@@ -62,14 +64,87 @@ def _array_bytes(a: np.ndarray | None) -> bytes:
     return repr(a.shape).encode() + a.tobytes()
 
 
+def _fingerprint_only(*args: Any) -> None:  # pragma: no cover - the fingerprint's bytes are never unpickled
+    raise TypeError("this pickle only fingerprints a model; it cannot be loaded")
+
+
+# A ModelFunction's usage counters (a TorchModel's function is its own bound method, so they were pickled)
+_USAGE_COUNTERS = ("n_calls", "n_rows")
+
+
+def _neighbors_tree_reduce(tree: Any) -> tuple | None:
+    """A scikit-learn KDTree/BallTree's reduce tuple with its query statistics zeroed; None for other objects.
+
+    The tree counts its work in its pickled state: ``n_trims``, ``n_leaves``, ``n_splits`` (``get_tree_stats()``)
+    and ``n_calls`` (distance evaluations, ``get_n_calls()``) grow with every query, so a nearest-neighbour model
+    (KNeighbors*, RadiusNeighbors*, LocalOutlierFactor, KernelDensity...) pickles to other bytes after each predict.
+    Zeroed (not dropped), a tree that has answered no query pickles to the bytes it always did.
+    """
+    cls = type(tree)
+    if not (cls.__module__.startswith("sklearn.neighbors.") and hasattr(cls, "get_tree_stats")
+            and hasattr(cls, "get_n_calls") and hasattr(cls, "__getstate__")):
+        return None
+    reduce = tree.__reduce__()  # (newObj, (cls,), __getstate__()): data, idx, node data, node bounds, leaf_size,
+    state = tuple(reduce[2])    # n_levels, n_nodes, n_trims, n_leaves, n_splits, n_calls, metric, weights
+    counters = (*(int(v) for v in tree.get_tree_stats()), int(tree.get_n_calls()))
+    if len(reduce) == 3 and len(state) >= 11 and tuple(state[7:11]) == counters:
+        return reduce[0], reduce[1], state[:7] + (0, 0, 0, 0) + state[11:]
+    # another layout (another scikit-learn version): every plain integer dropped (sizes follow from the arrays)
+    return (_fingerprint_only, (cls.__module__, cls.__qualname__),
+            tuple(v for v in state if not isinstance(v, int) or isinstance(v, bool)))
+
+
+def _stable_pickler() -> type:
+    """cloudpickle's Pickler, with the state that changes when a model is only used zeroed (fingerprints only).
+
+    Every other object pickles to the same bytes as with ``cloudpickle.dumps``, and a model that has not been
+    used yet to the bytes it always did, so runs begun by earlier versions are still recognised.
+    """
+    from ..models.adapters import ModelFunction
+
+    module = cloudpickle()
+
+    class StablePickler(module.Pickler):
+        def reducer_override(self, obj: Any) -> Any:
+            if isinstance(obj, ModelFunction):
+                reduce = obj.__reduce_ex__(module.DEFAULT_PROTOCOL)
+                if isinstance(reduce, tuple) and len(reduce) >= 3 and isinstance(reduce[2], dict):
+                    state = {k: (0 if k in _USAGE_COUNTERS else v) for k, v in reduce[2].items()}
+                    return (*reduce[:2], state, *reduce[3:])
+            tree = _neighbors_tree_reduce(obj)
+            if tree is not None:
+                return tree
+            return super().reducer_override(obj)
+
+    return StablePickler
+
+
+def stable_dumps(obj: Any) -> bytes:
+    """``obj`` pickled as ``cloudpickle.dumps`` does, with usage counters zeroed (:func:`model_fingerprint`)."""
+    module = cloudpickle()
+    with io.BytesIO() as file:
+        _stable_pickler()(file, protocol=module.DEFAULT_PROTOCOL).dump(obj)
+        return file.getvalue()
+
+
 def model_fingerprint(explainer: Any, model_tag: str | None) -> str:
-    """``"tag:<model_tag>"``, or the SHA-256 of the pickled model function (without its usage counters)."""
+    """``"tag:<model_tag>"``, or the SHA-256 of the pickled model function with the state that changes when the
+    model is only used zeroed, so the same call repeated (or :func:`resume_run`) after predictions recognises it:
+
+    * the usage counters ``n_calls``/``n_rows`` of any :class:`~interplay.models.adapters.ModelFunction` in it
+      (a torch module's wrapper is its own function, so its counters were pickled);
+    * a scikit-learn KDTree/BallTree's query statistics (nearest-neighbour models; :func:`_neighbors_tree_reduce`).
+
+    The fitted arrays, parameters and everything else still count, so a model fitted on other data differs.
+    State a model changes on use in other ways (e.g. a callable that counts its calls in a global) still changes
+    the fingerprint: name such a model with ``model_tag=``.
+    """
     if model_tag is not None:
         if not isinstance(model_tag, str) or not model_tag:
             raise TypeError(f"model_tag: expected a non-empty string, got {model_tag!r}")
         return f"tag:{model_tag}"
     model = explainer.model
-    return "sha256:" + _sha(cloudpickle().dumps((model.fn, model.kind, model.classes, model.columns)))
+    return "sha256:" + _sha(stable_dumps((model.fn, model.kind, model.classes, model.columns)))
 
 
 def data_fingerprint(rows: np.ndarray, labels: list | None) -> str:
@@ -127,7 +202,8 @@ def _difference(key: str, recorded: Any, current: Any) -> str:
         "background": "another background (or baseline reference) than this call's explainer",
         "data": "other rows in X than this call (their values or labels differ)",
         "model": "another model than this call's explainer (the pickled model differs; if it is the same model, "
-                 "pass the same model_tag= to both calls)",
+                 "e.g. one whose pickle changes when it is used, name it with the same model_tag= in both ip.run "
+                 "calls: a run begun without model_tag= must then start again in another out= folder)",
     }
     tags = [v for v in (recorded, current) if isinstance(v, str) and v.startswith("tag:")]
     if key == "model" and len(tags) == 2:
