@@ -204,10 +204,12 @@ def test_describe_and_summary_validate_their_counts():
     for bad, error in ((0, ValueError), (-2, ValueError), (1.5, TypeError), (True, TypeError)):
         with pytest.raises(error, match="limit"):
             graph.describe(limit=bad)
-        with pytest.raises(error, match="top"):
-            graph.describe(top=bad)
+        if bad != 0:  # top=0 leaves the drivers sentence out (as before the counts were checked)
+            with pytest.raises(error, match="top"):
+                graph.describe(top=bad)
         with pytest.raises(error, match="limit"):
             graph.redundancy().summary(limit=bad)
+    assert not graph.describe(top=0).startswith("Main drivers") and graph.ranking().top(0) == []
     with pytest.raises(ValueError, match="top"):
         ip.interactions(redundancy_game(), index="sii").graph().describe(top=-1)
     with pytest.raises(ValueError, match="k"):

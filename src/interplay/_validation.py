@@ -338,14 +338,16 @@ def _default_names(names: Sequence[str]) -> bool:
 
 
 def column_order(have: Sequence[str], expected: Sequence[str] | None, name: str, *,
-                 allow_extra: bool = False, what: str = "the explainer's input columns") -> list[int] | None:
+                 allow_extra: bool = False, what: str = "the explainer's input columns",
+                 renamed_ok: bool = False) -> list[int] | None:
     """Positions in ``have`` (the input's column names) of the ``expected`` columns, in their order.
 
     ``None`` means "use the input by position": no names are expected, or the expected names are the
     defaults ``x0, x1, ...`` and the input does not use them. Otherwise columns are matched by name: a
     permutation is reordered, extra columns are dropped only with ``allow_extra``, and anything else (missing,
     renamed or duplicated columns) is a ``ValueError`` naming ``name`` and listing the differences. This is
-    the one rule of the Explainer, the tree explainers and batch runs.
+    the one rule of the Explainer, the tree explainers and batch runs. ``renamed_ok`` (a LightGBM model, which
+    renames whitespace to ``_``): names that match only so are matched too (:func:`sanitised_order`).
     """
     have = [str(c) for c in have]
     if expected is None:
@@ -361,7 +363,7 @@ def column_order(have: Sequence[str], expected: Sequence[str] | None, name: str,
     if not missing and (allow_extra or not unexpected):
         position = {c: j for j, c in enumerate(have)}
         return [position[c] for c in expected]
-    renamed = sanitised_order(have, expected, allow_extra=allow_extra)
+    renamed = sanitised_order(have, expected, allow_extra=allow_extra) if renamed_ok else None
     if renamed is not None:
         return renamed
     if _default_names(expected) and not set(have) & set(expected):
@@ -375,6 +377,15 @@ def column_order(have: Sequence[str], expected: Sequence[str] | None, name: str,
 def _sanitised(name: str) -> str:
     """A column name as LightGBM stores it: every whitespace character replaced by ``_``."""
     return re.sub(r"\s", "_", name)
+
+
+def renames_columns(model: Any) -> bool:
+    """Whether ``model`` (or a Pipeline's last step) is a LightGBM model, which records a DataFrame's column
+    names with whitespace replaced by ``_`` (and accepts the DataFrame's own names)."""
+    steps = getattr(model, "steps", None)
+    if steps and type(model).__name__ == "Pipeline":
+        model = steps[-1][1]
+    return type(model).__module__.split(".")[0] == "lightgbm"
 
 
 def sanitised_order(have: Sequence[str], expected: Sequence[str], *, allow_extra: bool = False) -> list[int] | None:
@@ -394,14 +405,14 @@ def sanitised_order(have: Sequence[str], expected: Sequence[str], *, allow_extra
 
 
 def align_columns(X: Any, expected: Sequence[str] | None, name: str, *,
-                  what: str = "the explainer's input columns") -> Any:
+                  what: str = "the explainer's input columns", renamed_ok: bool = False) -> Any:
     """``X`` with its columns (a DataFrame's, or a Series' index) in the ``expected`` order (see
     :func:`column_order`); arrays and inputs without names come back unchanged. Columns matched by
     :func:`sanitised_order` (LightGBM's names) are given the ``expected`` names."""
     have = input_names(X)
     if have is None or expected is None:
         return X
-    order = column_order(have, expected, name, what=what)
+    order = column_order(have, expected, name, what=what, renamed_ok=renamed_ok)
     if order is None:
         return X
     aligned = X if order == list(range(len(have))) else (X.iloc[:, order] if _is_frame(X) else X.iloc[order])

@@ -118,11 +118,12 @@ def load_data(path: Path, model: Any, drop: tuple[str, ...]):
     frame = frame.drop(columns=list(drop))
     wanted = getattr(model, "feature_names_in_", None)
     if wanted is not None:
-        from ._validation import sanitised_order
+        from ._validation import renames_columns, sanitised_order
 
         wanted = [str(c) for c in wanted]
         absent = [c for c in wanted if c not in frame.columns]
-        renamed = sanitised_order(frame.columns, wanted, allow_extra=True) if absent else None
+        renamed = (sanitised_order(frame.columns, wanted, allow_extra=True)
+                   if absent and renames_columns(model) else None)
         if absent and renamed is None:
             raise click.ClickException(f"{path}: the model needs column(s) {absent}, which the file lacks")
         # LightGBM's names ('sepal length (cm)' fitted as 'sepal_length_(cm)'): the file's columns, so named

@@ -26,6 +26,7 @@ from ._optional import installed
 from ._progress import tracked
 from ._validation import (
     align_columns,
+    renames_columns,
     check_choice,
     check_feature_names,
     check_groups,
@@ -103,6 +104,7 @@ class Explainer:
                  output: str = "auto", target: Any = None, feature_names: Sequence[str] | None = None, *,
                  groups: Any = None, n_neighbors: int | None = None, max_rows: int = 65536) -> None:
         self.model = as_model(model)
+        self._renamed_ok = renames_columns(self.model.source)  # LightGBM: 'a b' fitted as 'a_b'
         self.removal = check_choice(removal, "removal", REMOVALS)
         self.output = check_choice(output, "output", OUTPUTS + ("margin",))
         if self.output in ("probability", "log-odds", "margin") and self.model.kind != "classifier":
@@ -121,7 +123,7 @@ class Explainer:
         self.background = None
         if background is not None:
             background = align_columns(background, self.model.columns, "background",
-                                       what="the columns the model was fitted on")
+                                       what="the columns the model was fitted on", renamed_ok=self._renamed_ok)
             bad = non_numeric_columns(background)
             if bad and self.model.columns is None:
                 native = "c" in (getattr(self.model.source, "feature_types", None) or ())
@@ -304,7 +306,7 @@ class Explainer:
     def _align_frame(self, data: Any, name: str = "x") -> Any:
         """``data`` with its columns matched by name to the explainer's input columns (see
         :func:`interplay._validation.column_order`)."""
-        return align_columns(data, self._input_columns or self.column_names, name)
+        return align_columns(data, self._input_columns or self.column_names, name, renamed_ok=self._renamed_ok)
 
     def _set_groups(self) -> None:
         self.groups = None
@@ -424,7 +426,8 @@ class Explainer:
     def _label_of(self, column: int) -> Any:
         """The class label of output ``column`` (the column itself for a model without class labels): results
         name the class explained, not the index that chose it (``target=2`` of classes [5, 6, 7] is class 7)."""
-        return self.model.classes[column] if self.model.classes is not None else column
+        label = self.model.classes[column] if self.model.classes is not None else column
+        return label.item() if isinstance(label, np.generic) else label
 
     def _predicted(self, target: Any) -> bool:
         """``target="predicted"`` (unless "predicted" is one of the model's class labels)."""

@@ -207,10 +207,12 @@ def c_shapley(game: Game, *, budget: int | None = None, rng=None, graph=None, k:
         try:
             subsets = connected_codes(G, i, hood, limit=left if budget is None else min(left, budget))
         except TooManySubsets:
-            what = (f"more than budget={budget} connected sets hold feature {i}" if budget is not None and
-                    budget < left else f"the features' connected sets exceed max_subsets={max_subsets:,}")
-            raise ValueError(f"k: with k={k}, {what} (each is a coalition to evaluate); lower k, or raise "
-                             f"{'budget' if budget is not None and budget < left else 'max_subsets'}") from None
+            if budget is not None and budget < left:  # the same message as the total check of _finish
+                raise ValueError(f"budget: method='c-shapley' needs more than {budget} evaluations here (feature "
+                                 f"{i} alone is in more connected sets at k={k}), got {budget}; lower k or raise "
+                                 "the budget") from None
+            raise ValueError(f"max_subsets: with k={k} the features' connected sets exceed {max_subsets:,} (each "
+                             "is a coalition to evaluate); lower k, or raise max_subsets") from None
         members = _local_rows(n, np.array(hood), subsets)
         u = members.sum(axis=1)
         if weights == "paper":

@@ -117,7 +117,7 @@ def describe(graph, gamma: float | None = None, *, top: int = 3, limit: int = 6)
     """
     from .redundancy import _check_count
 
-    top, limit = _check_count(top, "top"), _check_count(limit, "limit")
+    top, limit = _check_count(top, "top", minimum=0), _check_count(limit, "limit")
     if graph.interaction_index is not None:
         return describe_interactions(graph, gamma, top=top, limit=limit)
     return describe_redundancy(graph, gamma, top=top, limit=limit)
@@ -227,7 +227,7 @@ def describe_redundancy(graph, gamma: float | None = None, *, top: int = 3, limi
     """
     from .redundancy import _check_count
 
-    top, limit = _check_count(top, "top"), _check_count(limit, "limit")
+    top, limit = _check_count(top, "top", minimum=0), _check_count(limit, "limit")
     h = graph.redundancy(gamma)
     names = list(graph.feature_names)
     cohort = graph.redundancy_share is not None and gamma is None
@@ -293,7 +293,7 @@ def describe_interactions(graph, gamma: float | None = None, *, top: int = 3, li
     """
     from .redundancy import _check_count, _check_gamma
 
-    top, limit = _check_count(top, "top"), _check_count(limit, "limit")
+    top, limit = _check_count(top, "top", minimum=0), _check_count(limit, "limit")
     names = graph.feature_names
     label = _index_name(graph)
     threshold = graph.default_gamma() if gamma is None else _check_gamma(gamma)

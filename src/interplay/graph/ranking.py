@@ -115,7 +115,7 @@ class Ranking:
         """The ``k`` (a positive integer) highest-scoring features with their scores."""
         from .redundancy import _check_count
 
-        return [(name, self[name]) for name in self.order()[:_check_count(k, "k")]]
+        return [(name, self[name]) for name in self.order()[:_check_count(k, "k", minimum=0)]]
 
     def __getitem__(self, feature) -> float:
         return float(self.scores[_feature_index(feature, self.feature_names)])

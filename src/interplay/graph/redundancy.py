@@ -182,12 +182,13 @@ def _set_aside(weights: np.ndarray, univariate, gamma: float):
     return np.flatnonzero(none).tolist(), np.flatnonzero(little).tolist()
 
 
-def _check_count(value, name: str) -> int:
-    """``value`` as a positive integer, or an error naming the parameter."""
+def _check_count(value, name: str, minimum: int = 1) -> int:
+    """``value`` as an integer of at least ``minimum``, or an error naming the parameter."""
+    what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name}: expected a positive integer, got {value!r}")
-    if value < 1:
-        raise ValueError(f"{name}: expected a positive integer, got {value!r}")
+        raise TypeError(f"{name}: expected {what}, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name}: expected {what}, got {value!r}")
     return int(value)
 
 
@@ -230,8 +231,9 @@ class RedundancyGraph:
     no effect (see :func:`no_effect_mask`) and those with little effect on their own
     (:func:`little_effect_mask`) are set aside from the structure (each a singleton class with no class edge, in
     no group and in none of :meth:`sources`, :meth:`sinks`, :meth:`isolated`) and the sinks are the
-    directionally redundant classes (entered by a class edge). ``adjacency`` (and :meth:`edges`, :attr:`density`,
-    :meth:`redundant_given`, :meth:`made_redundant_by`) is the paper's ``H_gamma`` either way.
+    directionally redundant classes (entered by a class edge). ``adjacency`` (and :meth:`edges`, :attr:`density`)
+    is the paper's ``H_gamma`` either way; :meth:`redundant_given` and :meth:`made_redundant_by` leave the
+    features set aside out.
     """
 
     adjacency: np.ndarray

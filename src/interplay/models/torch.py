@@ -46,7 +46,8 @@ def _input_width(module: Any) -> int | None:
 
     while isinstance(module, nn.Sequential) and len(module):
         module = module[0]
-    return int(module.in_features) if isinstance(module, nn.Linear) else None
+    width = int(module.in_features) if isinstance(module, nn.Linear) else 0
+    return width if width > 0 else None  # nn.LazyLinear: 0 until its first forward pass
 
 
 class TorchModel(ModelFunction):

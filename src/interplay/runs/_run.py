@@ -111,7 +111,8 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
     # X has the explainer's input columns; with groups= the values are per group (fewer, other names)
     columns = getattr(explainer, "column_names", None) or explainer.feature_names
     n_columns = getattr(explainer, "n_columns", None) or explainer.n_features
-    source = open_source(X, feature_names=columns, n_features=n_columns, y=y, raw=getattr(explainer, "raw", False))
+    source = open_source(X, feature_names=columns, n_features=n_columns, y=y, raw=getattr(explainer, "raw", False),
+                         renamed_ok=getattr(explainer, "_renamed_ok", False))
     data_sha256, n_rows, n_features = _scan(source, chunk_size)  # one streaming pass: checks and fingerprint
     data_names = list(columns or check_feature_names(source.columns, n_features))
     names = list(explainer.feature_names or data_names)
@@ -147,6 +148,8 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
         else:
             if same_target(manifest["params"].get("target"), explainer.target):
                 manifest["params"]["target"] = params["target"]  # an earlier version's repr: the same target
+            if "groups" in params and "groups" not in manifest["params"]:  # begun before groups were recorded:
+                manifest["params"]["groups"] = params["groups"]  # the feature and column names still compare
             refuse_mixing(manifest["params"], params, repr(store.root))
         store.remove_temporaries()
         bad = [k for k, entry in manifest["chunks"].items() if not store.part_ok(entry)]

@@ -22,11 +22,12 @@ from .._validation import as_array, check_numeric_matrix, check_table, column_or
 FILE_SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
 
-def match_columns(available: Sequence[str], expected: Sequence[str] | None, n_features: int | None) -> list[str]:
+def match_columns(available: Sequence[str], expected: Sequence[str] | None, n_features: int | None,
+                  renamed_ok: bool = False) -> list[str]:
     """The input columns to use, in the explainer's feature order (extra columns are left out; an error names
     missing/unexpected ones). The rule is :func:`interplay._validation.column_order`, as for the Explainer."""
     available = [str(c) for c in available]
-    order = column_order(available, expected, "X", allow_extra=True)
+    order = column_order(available, expected, "X", allow_extra=True, renamed_ok=renamed_ok)
     if order is not None:
         return [available[j] for j in order]
     if n_features is not None and len(available) != n_features:
@@ -74,7 +75,7 @@ class ArraySource(Source):
     kind = "array"
 
     def __init__(self, X: Any, expected: Sequence[str] | None, n_features: int | None, y: Any,
-                 raw: bool = False) -> None:
+                 raw: bool = False, renamed_ok: bool = False) -> None:
         self.frame = None
         self.raw = raw
         if hasattr(X, "columns") and hasattr(X, "iloc"):
@@ -84,7 +85,7 @@ class ArraySource(Source):
                     raise ValueError(f"y: no column {y!r} in X; columns are {names}")
                 y, X = X[y].to_numpy(), X.drop(columns=[y])
                 names = [str(c) for c in X.columns]
-            self.columns = match_columns(names, expected, n_features)
+            self.columns = match_columns(names, expected, n_features, renamed_ok)
             X = X.set_axis(names, axis=1)
             from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
@@ -129,7 +130,7 @@ class FileSource(Source):
     """CSV or Parquet file, read in record batches by pyarrow and re-cut into chunks of ``chunk_size`` rows."""
 
     def __init__(self, path: str, expected: Sequence[str] | None, n_features: int | None, y: Any,
-                 raw: bool = False) -> None:
+                 raw: bool = False, renamed_ok: bool = False) -> None:
         import pyarrow as pa
 
         self.raw = raw
@@ -146,7 +147,7 @@ class FileSource(Source):
         if y is not None and y not in names:
             raise ValueError(f"y: no column {y!r} in {self.path}; columns are {names}")
         self.label_column = y
-        self.columns = match_columns([c for c in names if c != y], expected, n_features)
+        self.columns = match_columns([c for c in names if c != y], expected, n_features, renamed_ok)
         bad = [c for c in self.columns
                if not (pa.types.is_integer(schema.field(c).type) or pa.types.is_floating(schema.field(c).type)
                        or pa.types.is_boolean(schema.field(c).type) or pa.types.is_decimal(schema.field(c).type)
@@ -217,9 +218,10 @@ class FileSource(Source):
 
 
 def open_source(X: Any, *, feature_names: Sequence[str] | None, n_features: int | None, y: Any = None,
-                raw: bool = False) -> Source:
+                raw: bool = False, renamed_ok: bool = False) -> Source:
     """A :class:`Source` over ``X`` (array, DataFrame, or path to a CSV/Parquet file); ``raw``: keep
-    non-numeric columns as their values (for an explainer whose model encodes them)."""
+    non-numeric columns as their values (for an explainer whose model encodes them); ``renamed_ok``: a LightGBM
+    model's whitespace-renamed names match the data's (:func:`interplay._validation.column_order`)."""
     if isinstance(X, (str, os.PathLike)):
-        return FileSource(X, feature_names, n_features, y, raw)
-    return ArraySource(X, feature_names, n_features, y, raw)
+        return FileSource(X, feature_names, n_features, y, raw, renamed_ok)
+    return ArraySource(X, feature_names, n_features, y, raw, renamed_ok)

@@ -144,8 +144,10 @@ def _target_sets(explainer, ensemble: TreeEnsemble, rows: np.ndarray) -> tuple[b
     n_labels = len(classes) if classes is not None else (2 if binary_margin else ensemble.n_outputs)
     n = len(rows)
 
-    def fixed(label):
+    def fixed(label):  # keyed and labelled by the class explained (target=2 of classes [5, 6, 7]: 7), as samplers
         column = explainer._class_column(label, n_labels, "target")
+        label = classes[column] if classes is not None else label
+        label = label.item() if isinstance(label, np.generic) else label
         return (label, np.full(n, column, dtype=np.int64), [label] * n)
 
     target = explainer.target
@@ -365,9 +367,15 @@ def tree_rejection(explainer, y: Any = None) -> str | None:
     if getattr(explainer, "model", None) is None:
         return None
     if explainer.removal not in ("marginal", "baseline"):
-        try:
-            tree_inputs(explainer)
-        except (TypeError, ValueError, ImportError):  # not a tree model interplay reads
+        readable = explainer.__dict__.get("_tree_readable")
+        if readable is None:  # once per Explainer: a model the reader refuses is not cached by tree_inputs
+            try:
+                tree_inputs(explainer)
+                readable = True
+            except (TypeError, ValueError, ImportError):  # not a tree model interplay reads
+                readable = False
+            explainer.__dict__["_tree_readable"] = readable
+        if not readable:
             return None
         return (f"removal={explainer.removal!r}: the tree algorithms need marginal or baseline removal (background "
                 "rows that do not depend on x); use removal='marginal' for exact tree values")
