@@ -66,14 +66,16 @@ def test_lightgbm_fitted_on_names_with_spaces_takes_the_same_dataframe(iris, tmp
 def test_whitespace_matching_is_one_to_one_only():
     from interplay._validation import align_columns, column_order
 
-    assert column_order(["b c", "a b"], ["a_b", "b_c"], "X") == [1, 0]
+    assert column_order(["b c", "a b"], ["a_b", "b_c"], "X", renamed_ok=True) == [1, 0]
+    with pytest.raises(ValueError, match="differ"):  # not a LightGBM model: names are names
+        column_order(["b c", "a b"], ["a_b", "b_c"], "X")
     with pytest.raises(ValueError, match="differ"):  # two columns would both become 'a_b'
-        column_order(["a b", "a\tb"], ["a_b", "a_b2"], "X")
+        column_order(["a b", "a\tb"], ["a_b", "a_b2"], "X", renamed_ok=True)
     with pytest.raises(ValueError, match="differ"):  # an extra column is still refused without allow_extra
-        column_order(["a b", "c"], ["a_b"], "X")
-    assert column_order(["a b", "c"], ["a_b"], "X", allow_extra=True) == [0]
+        column_order(["a b", "c"], ["a_b"], "X", renamed_ok=True)
+    assert column_order(["a b", "c"], ["a_b"], "X", allow_extra=True, renamed_ok=True) == [0]
     frame = pd.DataFrame({"x y": [1.0], "z": [2.0]})
-    assert list(align_columns(frame, ["z", "x_y"], "X").columns) == ["z", "x_y"]
+    assert list(align_columns(frame, ["z", "x_y"], "X", renamed_ok=True).columns) == ["z", "x_y"]
 
 
 def test_cli_explains_a_lightgbm_model_on_a_file_with_spaces_in_its_columns(iris, tmp_path):
