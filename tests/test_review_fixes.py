@@ -77,3 +77,71 @@ def test_the_tree_readers_verdict_is_read_once_under_conditional_removal(monkeyp
     for _ in range(3):
         explainer.bivariate(X[40])
     assert len(calls) <= 1
+
+
+def test_images_are_shown_the_same_way_in_the_plot_and_the_report():
+    from interplay.modalities.display import displayable
+
+    photo = np.full((2, 2, 3), 200.0)  # a photo's 0..255 kept as floats: drawn as it is
+    assert np.allclose(displayable(photo), 200 / 255)
+    assert np.allclose(displayable(photo.astype(np.uint8)), 200 / 255)
+    digits = np.repeat(np.array([[0.0, 8.0], [16.0, 4.0]])[..., None], 3, axis=2)  # 0..16: stretched
+    assert displayable(digits).max() == 1.0 and displayable(digits).min() == 0.0
+    rgba = np.concatenate([np.random.default_rng(0).normal(size=(2, 2, 3)), np.ones((2, 2, 1))], axis=2)
+    assert np.all(displayable(rgba)[..., 3] == 1.0)  # alpha kept, not rescaled with the colours
+    assert set(np.unique(displayable(np.eye(2, dtype=bool)))) == {0.0, 1.0}
+
+
+def test_modality_games_respect_max_rows_one():
+    def one_at_a_time(items):
+        assert len(items) == 1, f"batch of {len(items)}"
+        return np.array([[0.3, 0.7]])
+
+    from interplay.modalities import TextExplainer
+
+    result = TextExplainer(one_at_a_time, classifier=True, max_rows=1).shapley("good film", method="exact")
+    assert result.values.shape[-1] == 2
+
+
+def test_lightgbm_inside_a_meta_estimator_keeps_its_renamed_columns():
+    lgb = pytest.importorskip("lightgbm")
+    pd = pytest.importorskip("pandas")
+    from sklearn.compose import TransformedTargetRegressor
+
+    X = pd.DataFrame(np.random.default_rng(0).normal(size=(80, 2)), columns=["a b", "c"])
+    model = TransformedTargetRegressor(lgb.LGBMRegressor(n_estimators=5, verbose=-1)).fit(X, X["c"] * 2)
+    assert list(model.feature_names_in_) == ["a_b", "c"]
+    assert ip.Explainer(model, X[:10]).shapley(X[:1], method="exact").values.shape == (1, 2)
+
+
+def _row_sum(Z):
+    return np.asarray(Z, float).sum(1)
+
+
+def test_an_explainer_pickled_before_the_renaming_flag_still_aligns_dataframes():
+    import pickle
+
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame(np.random.default_rng(0).normal(size=(10, 2)), columns=["a", "b"])
+    explainer = ip.Explainer(_row_sum, X)
+    del explainer.__dict__["_renamed_ok"]  # as an Explainer pickled by an earlier version
+    restored = pickle.loads(pickle.dumps(explainer))
+    assert restored.shapley(X[["b", "a"]].iloc[:1], method="exact").values.shape == (1, 2)
+
+
+def test_describe_top_zero_writes_no_empty_lists():
+    games = [ip.Game(lambda Z, a=a: (a * Z[:, 0] * Z[:, 1] + Z[:, 2]).astype(float), 3) for a in (1.0, 2.0)]
+    cohort = ip.mean_graph([ip.interactions(g, index="sii", method="exact") for g in games])
+    text = cohort.describe(top=0)
+    assert "): ." not in text and "Strongest" not in text
+    assert "Strongest interactions" in cohort.describe()  # the list is there when asked for
+
+
+def test_sampler_labels_are_plain_values():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 3))
+    model = LogisticRegression().fit(X, np.array([5, 6, 7])[np.digitize(X[:, 0], [-0.4, 0.4])])
+    per_class = ip.Explainer(model, X[:10]).shapley(X[:1], method="exact")  # "all"
+    assert all(type(k) is int for k in per_class)

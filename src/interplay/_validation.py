@@ -379,13 +379,23 @@ def _sanitised(name: str) -> str:
     return re.sub(r"\s", "_", name)
 
 
-def renames_columns(model: Any) -> bool:
-    """Whether ``model`` (or a Pipeline's last step) is a LightGBM model, which records a DataFrame's column
-    names with whitespace replaced by ``_`` (and accepts the DataFrame's own names)."""
+def renames_columns(model: Any, depth: int = 4) -> bool:
+    """Whether ``model`` is, or wraps, a LightGBM model, which records a DataFrame's column names with whitespace
+    replaced by ``_`` (and accepts the DataFrame's own names): a Pipeline's last step, a meta-estimator's
+    ``regressor_``/``estimator_``/``estimators_[0]`` (TransformedTargetRegressor, MultiOutputRegressor, ...)."""
+    if model is None or depth < 0:
+        return False
+    if type(model).__module__.split(".")[0] == "lightgbm":
+        return True
     steps = getattr(model, "steps", None)
-    if steps and type(model).__name__ == "Pipeline":
-        model = steps[-1][1]
-    return type(model).__module__.split(".")[0] == "lightgbm"
+    inner = [steps[-1][1]] if isinstance(steps, list) and steps and isinstance(steps[-1], tuple) else []
+    for name in ("regressor_", "estimator_", "base_estimator_", "classifier_"):
+        inner.append(getattr(model, name, None))
+    for name in ("estimators_", "calibrated_classifiers_"):
+        items = getattr(model, name, None)
+        if isinstance(items, (list, tuple)) and items:
+            inner.append(getattr(items[0], "estimator", items[0]))
+    return any(renames_columns(m, depth - 1) for m in inner if m is not None and m is not model)
 
 
 def sanitised_order(have: Sequence[str], expected: Sequence[str], *, allow_extra: bool = False) -> list[int] | None:

@@ -306,7 +306,8 @@ class Explainer:
     def _align_frame(self, data: Any, name: str = "x") -> Any:
         """``data`` with its columns matched by name to the explainer's input columns (see
         :func:`interplay._validation.column_order`)."""
-        return align_columns(data, self._input_columns or self.column_names, name, renamed_ok=self._renamed_ok)
+        renamed_ok = self.__dict__.get("_renamed_ok", False)  # an Explainer pickled by an earlier version has none
+        return align_columns(data, self._input_columns or self.column_names, name, renamed_ok=renamed_ok)
 
     def _set_groups(self) -> None:
         self.groups = None
@@ -398,8 +399,7 @@ class Explainer:
                 column = 0
             return {y: OutputTransform("loss", column, float(y), regression=True)}
         if isinstance(target, str) and target == "all":
-            labels = list(self.model.classes) if self.model.classes is not None else list(range(n_outputs))
-            return {label: OutputTransform(unit, k) for k, label in enumerate(labels[:n_outputs])}
+            return {self._label_of(k): OutputTransform(unit, k) for k in range(n_outputs)}
         if isinstance(target, (list, tuple, np.ndarray)):
             labels = list(target)
             if not labels:
@@ -411,8 +411,7 @@ class Explainer:
                 raise ValueError("target: 'predicted' explains each row's predicted class; the model is not a "
                                  "classifier")
             column = int(np.argmax(self.model(x[None, :])[0]))
-            label = self.model.classes[column] if self.model.classes is not None else column
-            return {label: OutputTransform(unit, column)}
+            return {self._label_of(column): OutputTransform(unit, column)}
         if target is None:
             if self.model.kind == "classifier" and n_outputs <= 2:  # positive class (no data to probe before)
                 return {n_outputs - 1: OutputTransform(unit, n_outputs - 1)}

@@ -269,6 +269,8 @@ def _interaction_sentences(graph, notable, top, limit) -> list[str]:
     """The strongest pairs: by sign for signed values, by size for a cohort's mean magnitudes."""
     names = graph.feature_names
     label = _index_name(graph)
+    if top == 0:  # describe(top=0): no lists of drivers or pairs
+        return []
     if _magnitudes(graph):
         return [f"Strongest interactions ({label}, mean |value| over the rows): "
                 f"{_pair_list(notable[:top], names, limit, False)}."]

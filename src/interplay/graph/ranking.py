@@ -112,7 +112,7 @@ class Ranking:
         return [self.feature_names[i] for i in tie_order(self.scores)]
 
     def top(self, k: int = 10) -> list[tuple[str, float]]:
-        """The ``k`` (a positive integer) highest-scoring features with their scores."""
+        """The ``k`` (an integer >= 0) highest-scoring features with their scores."""
         from .redundancy import _check_count
 
         return [(name, self[name]) for name in self.order()[:_check_count(k, "k", minimum=0)]]

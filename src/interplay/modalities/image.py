@@ -167,7 +167,8 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
     labels = labels.reshape(image.shape[:2])
     base = baseline_image(image, baseline, blur_sigma=blur_sigma)
     max_rows = check_int(max_rows, "max_rows", minimum=1)
-    full = model(np.stack([image, base]))  # the image and its baseline image: one call for both
+    pair = np.stack([image, base])  # the image and its baseline image: one call for both (max_rows=1: two)
+    full = np.concatenate([model(pair[k:k + max_rows]) for k in range(0, 2, max_rows)])
     check_probabilities(model, full, "the image and on its baseline image")
     transform = output_transform(model, full, target, output)
 

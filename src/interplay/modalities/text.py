@@ -207,7 +207,8 @@ def text_game(model: Any, text: str | None = None, *, tokens: Sequence[str] | No
     max_rows = check_int(max_rows, "max_rows", minimum=1)
     ends = np.zeros((2, len(tokens)), dtype=bool)
     ends[0] = True  # the text as given, and the text with every token removed: one call for both
-    full = model(masked_texts(tokens, ends, mask, separator, gaps))
+    texts = masked_texts(tokens, ends, mask, separator, gaps)  # one call for both (max_rows=1: two)
+    full = np.concatenate([model(texts[k:k + max_rows]) for k in range(0, 2, max_rows)])
     check_probabilities(model, full, "the text and on the text without its tokens")
     transform = output_transform(model, full, target, output)
 

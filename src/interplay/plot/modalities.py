@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..modalities.display import displayable
 from ._common import diverging_cmap, explained, new_axes, one_result
 
 
@@ -101,29 +102,6 @@ def _region_edges(segments: np.ndarray):
     return LineCollection(np.concatenate([vertical, horizontal]), colors="#f2f2f2", linewidths=0.6, alpha=0.8)
 
 
-def _displayable(img: np.ndarray) -> np.ndarray:
-    """The image as ``imshow`` can draw it, visible whatever its range: grayscale (``(H, W)`` or ``(H, W, 1)``)
-    as ``(H, W)``, drawn on a gray scale from its min to its max; colour (``(H, W, 3)`` or RGBA) as it is in
-    [0, 1], divided by 255 when its dtype is an integer one in 0..255 (uint8), else rescaled from its min..max
-    over all channels (a standardised image, digits 0..16 repeated to three channels: drawn black before);
-    other channel counts as the mean over channels, in gray."""
-    shown = np.asarray(img)
-    integer = np.issubdtype(shown.dtype, np.integer) or shown.dtype == bool
-    shown = shown.astype(float)
-    if shown.ndim == 3 and shown.shape[2] not in (3, 4):
-        shown = shown[..., 0] if shown.shape[2] == 1 else shown.mean(axis=2)
-    if shown.ndim == 2 or shown.size == 0:
-        return shown
-    low, high = float(shown.min()), float(shown.max())
-    if integer and low >= 0 and high <= 255:
-        return shown / 255.0
-    if low >= 0 and high <= 1:
-        return shown
-    if high > low:
-        return (shown - low) / (high - low)
-    return np.full_like(shown, 0.5)  # one colour outside [0, 1]: mid gray
-
-
 def image(result, segments=None, values=None, *, ax=None, title: str | None = None, alpha: float = 0.65,
           boundaries: bool = True):
     """The image with each region (``segments[y, x]`` = region id, ids ``0..len(values)-1``) tinted by its
@@ -158,7 +136,7 @@ def image(result, segments=None, values=None, *, ax=None, title: str | None = No
     from matplotlib.colors import Normalize
 
     ax = new_axes(ax, (5, 5 * img.shape[0] / max(img.shape[1], 1)))
-    shown = _displayable(img)
+    shown = displayable(img)
     ax.imshow(shown, cmap="gray" if shown.ndim == 2 else None)
     limit = _limit(values)
     norm, cmap = Normalize(-limit, limit), diverging_cmap()

@@ -268,23 +268,18 @@ def _target_line(declared: list, rows: dict) -> str | None:
 
 def _image_payload(image: Any, segments: Any, n_regions: int) -> dict:
     """An image (H, W[, 3], floats in [0, 1] or 0..255) and its region map (H, W), as base64 for the canvas."""
-    img = np.asarray(image, dtype=float)
+    img = np.asarray(image)
     seg = np.asarray(segments)
-    if img.ndim == 3 and img.shape[2] == 1:
-        img = img[..., 0]
-    if img.ndim == 2:  # gray: drawn from its min to its max, as ip.plot.image does (digits 0..16 were near black)
-        low, high = float(img.min()), float(img.max()) if img.size else 0.0
-        img = np.repeat(((img - low) / (high - low) if high > low else np.full_like(img, 0.5))[..., None], 3, axis=2)
-    if img.ndim != 3 or img.shape[2] not in (3, 4) or seg.shape != img.shape[:2]:
+    if img.ndim not in (2, 3) or (img.ndim == 3 and img.shape[2] not in (1, 3, 4)) or seg.shape != img.shape[:2]:
         raise ValueError(f"image: expected (H, W) or (H, W, 3) pixels and (H, W) segments, got {img.shape} "
                          f"and {seg.shape}")
     if seg.min() < 0 or seg.max() >= n_regions:
         raise ValueError(f"segments: region ids must lie in 0..{n_regions - 1} (one attribution per region)")
-    low, high = float(img[..., :3].min()), float(img[..., :3].max())
-    if low >= 0.0 and high <= 1.0:
-        img = img * 255.0
-    elif (low < 0.0 or high > 255.0) and high > low:  # e.g. standardised for a network: min..max, as the plot
-        img = (img - low) / (high - low) * 255.0
+    from ..modalities.display import displayable
+
+    img = displayable(img) * 255.0  # as ip.plot.image shows it (gray min..max, colour rescaled when needed)
+    if img.ndim == 2:
+        img = np.repeat(img[..., None], 3, axis=2)
     rgb = np.clip(np.round(img[..., :3]), 0, 255).astype(np.uint8)
     return {"height": int(seg.shape[0]), "width": int(seg.shape[1]),
             "rgb": base64.b64encode(rgb.tobytes()).decode("ascii"),

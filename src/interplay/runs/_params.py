@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import sys
 from typing import Any
 
 import numpy as np
@@ -114,9 +115,31 @@ def _stable_pickler() -> type:
             tree = _neighbors_tree_reduce(obj)
             if tree is not None:
                 return tree
+            tensor = _tensor_reduce(obj)
+            if tensor is not None:
+                return tensor
             return super().reducer_override(obj)
 
     return StablePickler
+
+
+def _content_tensor(kind: str, dtype: str, shape: tuple, data: bytes) -> None:
+    """Stands for a torch tensor in a fingerprint (never called: fingerprints are hashed, not loaded)."""
+    raise RuntimeError("a model fingerprint is not meant to be loaded")
+
+
+def _tensor_reduce(obj: Any):
+    """A torch tensor (or parameter) by its content, kind, dtype and shape: torch pickles a storage with its
+    memory address, so the same model loaded in two processes gave two fingerprints. None for other objects."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(obj, torch.Tensor):
+        return None
+    try:
+        flat = obj.detach().cpu().contiguous().reshape(-1)
+        data = flat.view(torch.uint8).numpy().tobytes()
+    except Exception:  # noqa: BLE001 - an exotic tensor (sparse, quantised): pickled as torch does
+        return None
+    return _content_tensor, (type(obj).__name__, str(obj.dtype), tuple(obj.shape), data)
 
 
 def stable_dumps(obj: Any) -> bytes:
