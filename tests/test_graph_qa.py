@@ -142,12 +142,12 @@ def test_no_effect_features_have_their_own_band_colour_and_legend_entry():
     ax = plot.graph(graph, summary=False)
     captions = sorted(_captions(ax), key=lambda t: -t.get_position()[1])
     texts = [t.get_text() for t in captions]
-    assert texts[-1] == "no effect on this prediction" and "no redundancy edge, in or out" not in texts
+    assert texts[-1] == "no notable effect on this prediction" and "no redundancy edge, in or out" not in texts
     label = next(t for t in ax._interplay_labels if t.get_text().startswith("x5"))
     band = [t.get_text() for t in captions if t.get_position()[1] >= label.get_position()[1]][-1]
-    assert band == "no effect on this prediction"
+    assert band == "no notable effect on this prediction"
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert "grey: no effect on this prediction" in legend
+    assert "grey: no notable effect on this prediction" in legend
     dots = [p for p in ax.patches if p.get_gid() == "node"]
     x5 = min(dots, key=lambda p: np.hypot(*(np.array(p.center) - np.array(label.get_position()))))
     no_value = importlib.import_module("interplay.plot.graph").NO_VALUE

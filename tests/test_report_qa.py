@@ -168,7 +168,7 @@ def test_report_graph_sets_aside_features_with_no_or_little_effect(browser, tmp_
         "(function () { var out = {}; Array.from(document.querySelectorAll('h3')).forEach(function (h) {"
         " var t = h.nextSibling; if (t && t.querySelectorAll) { out[h.textContent] = t.textContent; } });"
         " return out; })()")
-    assert "none" in tables["No effect on this prediction"] and "tiny" in tables["Little effect on their own"]
+    assert "none" in tables["No notable effect on this prediction"] and "tiny" in tables["Little effect on their own"]
     assert "none" not in tables["No redundancy edges"] and "tiny" not in tables["No redundancy edges"]
     roles = browser.evaluate("Array.from(document.querySelectorAll('g.node')).map(function (g) {"
                              " return g.getAttribute('data-role'); })")

@@ -188,8 +188,8 @@ def _no_effect_sentence(graph, names, little, cohort, limit) -> str | None:
         label = "No effect in most rows"
     elif graph.redundancy_share is not None or graph.kind in ("cohort", "mean"):
         label = "No effect in the cohort's mean graph"
-    else:
-        label = "No effect on this prediction"
+    else:  # at gamma > 0 "no effect" would overstate it: a feature up to gamma is small, not null
+        label = "No effect on this prediction" if little == "nothing" else "No notable effect on this prediction"
     return (f"{label}: {join(names, limit)} {_verb(names, 'adds', 'add')} {little} whichever other feature is "
             "known.")
 

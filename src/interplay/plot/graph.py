@@ -227,7 +227,7 @@ class _Band:
 
 
 #: Captions of the set-aside features' layers: one row (``False``) or a cohort (``True``).
-NO_EFFECT_CAPTION = {False: "no effect on this prediction", True: "no effect in most rows"}
+NO_EFFECT_CAPTION = {False: "no notable effect on this prediction", True: "no notable effect in most rows"}
 LITTLE_EFFECT_CAPTION = {False: "little effect on its own: not read as redundant",
                          True: "little effect on its own in most rows: not read as redundant"}
 
@@ -1034,8 +1034,8 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
     classes no outside feature makes redundant (sources), below them those made redundant by a feature of the layer just
     above (topological generations), then the features with no redundancy edge at all, and last the features set aside
     as :meth:`ExplanationGraph.redundancy` does, each kind in a band of its own: "little effect on its own" (``|phi| <=
-    2 gamma``, not read as redundant) and "no effect on this prediction" (drawn grey, with a legend entry); a layer too
-    wide for the page continues in further rows inside its band. Mutually redundant features (a strongly connected
+    2 gamma``, not read as redundant) and "no notable effect on this prediction" (drawn grey, with a legend
+    entry); a layer too wide for the page continues in further rows inside its band. Mutually redundant features (a strongly connected
     component of ``H_gamma``) are one box listing its members, each with its value and a dot coloured like a node. Node
     area: ``|phi|`` (the univariate value; colour: red raises, blue lowers the output); without univariate values, the
     ranking. Long names wrap after ``_``, spaces, ``-`` or ``.`` (or between camelCase words) into two lines, three for

@@ -290,7 +290,7 @@
           if (s.sources.indexOf(f) >= 0) { role.push("source of H\u03b3 (no other feature makes it redundant)"); }
           if (s.sinks.indexOf(f) >= 0) { role.push("sink of H\u03b3 (makes no feature outside its class redundant)"); }
           if (s.isolated.indexOf(f) >= 0) { role = ["no redundancy edge either way"]; }
-          if ((s.no_effect || []).indexOf(f) >= 0) { role = ["no effect on this prediction (set aside)"]; }
+          if ((s.no_effect || []).indexOf(f) >= 0) { role = ["no notable effect on this prediction: at most \u03b3 alone and given any other feature (set aside)"]; }
           if ((s.little_effect || []).indexOf(f) >= 0) {
             role = ["little effect on its own (|attribution| \u2264 2\u03b3): too small to call redundant, set aside"]; }
           return names[f] + (phi ? "\nattribution " + signed(phi[f]) : "") + "\nrank " + (rankOf[f] + 1) + " of " + n +
@@ -419,7 +419,8 @@
       tables.appendChild(smallTable("Sinks of H\u03b3", ["make no outside feature redundant"], roleRows(s.sinks.filter(notIso))));
       tables.appendChild(smallTable("No redundancy edges", ["features"],
         roleRows(isolated.filter(function (f) { return aside.indexOf(f) < 0; }))));
-      tables.appendChild(smallTable("No effect on this prediction", ["set aside"], roleRows(s.no_effect || [])));
+      tables.appendChild(smallTable("No notable effect on this prediction", ["at most \u03b3 alone and given any other: set aside"],
+        roleRows(s.no_effect || [])));
       tables.appendChild(smallTable("Little effect on their own", ["|attribution| \u2264 2\u03b3: set aside"],
         roleRows(s.little_effect || [])));
       var rankRows = rankOrder.map(function (f, r) {  // every feature (a table: cheap, and none left out)
