@@ -1034,23 +1034,23 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
     classes no outside feature makes redundant (sources), below them those made redundant by a feature of the layer just
     above (topological generations), then the features with no redundancy edge at all, and last the features set aside
     as :meth:`ExplanationGraph.redundancy` does, each kind in a band of its own: "little effect on its own" (``|phi| <=
-    2 gamma``, not read as redundant) and "no notable effect on this prediction" (drawn grey, with a legend
-    entry); a layer too wide for the page continues in further rows inside its band. Mutually redundant features (a strongly connected
-    component of ``H_gamma``) are one box listing its members, each with its value and a dot coloured like a node. Node
-    area: ``|phi|`` (the univariate value; colour: red raises, blue lowers the output); without univariate values, the
-    ranking. Long names wrap after ``_``, spaces, ``-`` or ``.`` (or between camelCase words) into two lines, three for
-    a long one (longer ones are cut in the middle, their ends kept); no two features are written alike. Edges: dark
-    arrows ``A -> B`` = "once A is known, B adds little" (the condensation's transitive reduction: the implied edges are
-    left out), and the ``strongest`` edges of G above gamma as coloured arcs under them (``B`` matters given ``A``; red
-    positive, blue negative weight, width ``|W|``; default ``min(5, n)``); every edge is bent around the other nodes,
-    labels and arrowheads. At most ``max_edges`` (default ``2 n``) edges are drawn. ``gamma`` defaults to the graph's
-    default (5 % of the largest ``|W|``; for a cohort graph, the edges redundant in most rows). ``max_features`` keeps
-    the features with the largest ``|phi|`` (the ranking without values), read at the whole graph's gamma; the legend
-    says how many were left out. ``summary`` (default: when this function makes the figure) writes
-    :meth:`ExplanationGraph.describe` (of the whole graph) under the picture. A new figure is sized to the drawing
-    (about one inch per node), the legend right of it; on a given ``ax`` the text shrinks when the drawing has to, and
-    the legend goes inside the axes (below or right of the drawing, its font shrunk to fit), never under a neighbouring
-    subplot or off the figure. A graph of a symmetric interaction index (SII, Shapley-Taylor, ...,
+    2 gamma``, not read as redundant) and "no notable effect on this prediction" (drawn grey, with a legend entry); a
+    layer too wide for the page continues in further rows inside its band. Mutually redundant features (a strongly
+    connected component of ``H_gamma``) are one box listing its members, each with its value and a dot coloured like a
+    node. Node area: ``|phi|`` (the univariate value; colour: red raises, blue lowers the output); without univariate
+    values, the ranking. Long names wrap after ``_``, spaces, ``-`` or ``.`` (or between camelCase words) into two
+    lines, three for a long one (longer ones are cut in the middle, their ends kept); no two features are written alike.
+    Edges: dark arrows ``A -> B`` = "once A is known, B adds little" (the condensation's transitive reduction: the
+    implied edges are left out), and the ``strongest`` edges of G above gamma as coloured arcs under them (``B`` matters
+    given ``A``; red positive, blue negative weight, width ``|W|``; default ``min(5, n)``); every edge is bent around
+    the other nodes, labels and arrowheads. At most ``max_edges`` (default ``2 n``) edges are drawn. ``gamma`` defaults
+    to the graph's default (5 % of the largest ``|W|``; for a cohort graph, the edges redundant in most rows).
+    ``max_features`` keeps the features with the largest ``|phi|`` (the ranking without values), read at the whole
+    graph's gamma; the legend says how many were left out. ``summary`` (default: when this function makes the figure)
+    writes :meth:`ExplanationGraph.describe` (of the whole graph) under the picture. A new figure is sized to the
+    drawing (about one inch per node), the legend right of it; on a given ``ax`` the text shrinks when the drawing has
+    to, and the legend goes inside the axes (below or right of the drawing, its font shrunk to fit), never under a
+    neighbouring subplot or off the figure. A graph of a symmetric interaction index (SII, Shapley-Taylor, ...,
     :attr:`ExplanationGraph.interaction_index`) has no redundancy reading: its features are drawn side by side with the
     ``strongest`` pairs as coloured lines (no arrowheads), and ``gamma`` is not used. ``layout="circular"`` puts the
     same nodes and edges on a circle, ``"spring"`` (seeded by ``random_state``) where networkx's force layout puts them
