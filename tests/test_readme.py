@@ -159,6 +159,16 @@ def run_saved(code, request):
     assert scope["expl"].values.shape == (2, 3)
 
 
+def run_report(code, request):
+    tmp = request.getfixturevalue("tmp_path")
+    request.getfixturevalue("monkeypatch").chdir(tmp)
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(20, 4)), columns=list("abcd"), index=[f"r{i}" for i in range(20)])
+    explainer = ip.Explainer(lambda Z: np.tanh(np.asarray(Z, float) @ np.arange(1.0, 5.0)), X.iloc[:5])
+    scope = _run(code, {"explainer": explainer, "X": X})
+    assert (tmp / "report.html").stat().st_size > 0 and scope["html"].startswith("<!DOCTYPE html>")
+
+
 def run_batch(code, request):
     pytest.importorskip("pyarrow")
     tmp = request.getfixturevalue("tmp_path")
@@ -179,7 +189,8 @@ RUNNERS = {
     "Tree ensembles: exact values, no sampling #1": run_trees,
     "Models, feature groups, text and images #1": run_models,
     "Results like tables, and plots that take them #1": run_tables,
-    "Command line, reports and saved results #1": run_saved,
+    "Command line, reports and saved results #1": run_report,
+    "Command line, reports and saved results #2": run_saved,
     "Batch runs: millions of rows, resumable, locally or on Ray #1": run_batch,
 }
 
