@@ -268,3 +268,38 @@ def test_unestimated_pairs_get_one_clear_warning_naming_the_budget_that_estimate
     for row in (0, 1):  # the suggested budget estimates every pair of every detail row
         errors = ip.load(tmp_path / "enough" / f"row-{row}-sii.json").std_errors
         assert all(np.isfinite(e) for k, e in errors.items() if len(k) == 2)
+
+
+def test_default_n_jobs_starts_in_this_process_and_hands_over_to_workers(tmp_path, monkeypatch):
+    """n_jobs=None: a short run never starts worker processes (they cost more than 2,000 rows of tree values);
+    past INLINE_SECONDS the rest goes to the workers, with the same results."""
+    from interplay.runs import _backends
+
+    monkeypatch.setattr(_backends.os, "cpu_count", lambda: 2)  # two workers whatever machine runs the test
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    explainer = ip.Explainer(lambda Z: np.tanh(Z @ np.arange(1.0, 4.0)), X[:5])
+    expected = explainer.shapley(X, method="permutation", budget=20, random_state=3).values
+
+    class NoWorkers:
+        def __init__(self, *args, **kwargs):
+            raise AssertionError("worker processes started for a short run")
+
+    with monkeypatch.context() as m:
+        m.setattr(_backends, "LocalBackend", NoWorkers)
+        short = ip.run(explainer, X, out=tmp_path / "short", method="permutation", budget=20, chunk_size=10,
+                       random_state=3, progress=False)
+    np.testing.assert_array_equal(short.explanation().values, expected)
+    started = []
+    real = _backends.LocalBackend
+
+    def counting(*args, **kwargs):
+        started.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_backends, "INLINE_SECONDS", 0.0)
+    monkeypatch.setattr(_backends, "LocalBackend", counting)
+    handed = ip.run(explainer, X, out=tmp_path / "handed", method="permutation", budget=20, chunk_size=10,
+                    random_state=3, progress=False)
+    assert started == [1]
+    np.testing.assert_array_equal(handed.explanation().values, expected)

@@ -262,10 +262,43 @@ class RayBackend:
             self.ray.shutdown()
 
 
+INLINE_SECONDS = 2.0  # n_jobs=None: chunks computed in this process until they have taken this long
+
+
+class StartInlineBackend:
+    """``n_jobs=None`` locally: chunks computed in this process until they have taken :data:`INLINE_SECONDS`,
+    the rest by ``n_jobs`` worker processes. Starting the workers costs about a second or more; a short run (2,000
+    rows of exact tree values: 0.5 s) was 2-4x slower with them. Results do not depend on where a chunk ran."""
+
+    def __init__(self, explainer: Any, payload: bytes, task: Task, n_jobs: int) -> None:
+        self.inline = InlineBackend(explainer, task)
+        self.payload, self.task, self.n_jobs = payload, task, n_jobs
+        self.pool: LocalBackend | None = None
+
+    def map_unordered(self, chunks: Iterable[Chunk]) -> Iterator[tuple[Chunk, dict]]:
+        chunks = iter(chunks)
+        start = time.perf_counter()
+        for chunk in chunks:
+            yield next(self.inline.map_unordered([chunk]))
+            if time.perf_counter() - start > INLINE_SECONDS:
+                break
+        else:
+            return
+        self.pool = LocalBackend(self.payload, self.task, self.n_jobs)
+        yield from self.pool.map_unordered(chunks)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+
+
 def make_backend(backend: str, *, explainer: Any, payload: bytes, task: Task, n_jobs: int | None,
                  ray_address: str | None):
-    """The backend object for ``backend`` (``"local"`` or ``"ray"``)."""
+    """The backend object for ``backend`` (``"local"`` or ``"ray"``; locally, ``n_jobs=None`` starts in this
+    process, :class:`StartInlineBackend`)."""
     if backend == "ray":
         return RayBackend(payload, task, n_jobs, ray_address)
     n = resolve_n_jobs(n_jobs)
-    return InlineBackend(explainer, task) if n == 1 else LocalBackend(payload, task, n)
+    if n == 1:
+        return InlineBackend(explainer, task)
+    return StartInlineBackend(explainer, payload, task, n) if n_jobs is None else LocalBackend(payload, task, n)

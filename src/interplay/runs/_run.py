@@ -60,7 +60,9 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
     chunk_size:
         Rows per chunk (= per Parquet part, and the unit of work lost on a crash). Results do not depend on it.
     n_jobs:
-        Worker processes / Ray actors (default: all CPUs of the machine / cluster). Results do not depend on it,
+        Worker processes / Ray actors (default: all CPUs of the machine / cluster; locally the chunks are computed
+        in this process for the first 2 seconds, and the workers started only if more remain). Results do not
+        depend on it,
         to the last bit: rows are computed with BLAS on one thread, in this process and in every worker alike.
     random_state:
         Seed. Row ``i`` gets ``SeedSequence(entropy, spawn_key=(i,))`` as in :meth:`Explainer.shapley`, so the
