@@ -192,3 +192,14 @@ def test_report_images_are_visible_whatever_their_range():
     assert shown(digits).max() == 255 and shown(standardised).min() == 0 and shown(standardised).max() == 255
     assert set(shown(np.full((4, 4, 3), 0.5)).tolist()) == {128}
     assert set(shown(np.full((4, 4, 3), 200.0)).tolist()) == {200}
+
+
+def test_report_summary_says_what_its_values_are_in():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    model = LogisticRegression().fit(X, (X[:, 0] > 0).astype(int))
+    expl = ip.Explainer(model, X[:10], output="log-odds").shapley(X[:4], method="exact")
+    summary = page_data(build_report([expl]))["summary"]
+    assert summary["unit"] == "log-odds of class 1"

@@ -383,6 +383,9 @@ def build_report(results: Iterable[Any], *, title: str = "interplay report",
                               "method": str(summary.method), "total_rows": len(summary),
                               "labels": [str(v) if isinstance(v, str) else f"row {v}"
                                          for v in labels[:MAX_SUMMARY_ROWS]]}
+        from ..plot._common import explained  # what the values are in, as the plots say it
+
+        payload["summary"]["unit"] = explained(summary.info)
         summary_targets = set(_targets_of(summary)) - {None}
         if several and len(summary_targets) == 1:  # one class's values, in a report of several
             payload["summary"]["target"] = str(next(iter(summary_targets)))

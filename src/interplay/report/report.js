@@ -56,9 +56,13 @@
       return column.map(function (v) { return v === null || v === undefined ? null :
         (cats.length > 1 ? at.get(String(v)) / span : 0.5); });
     }
-    var lo = Math.min.apply(null, known), hi = Math.max.apply(null, known);
+    var sorted = known.filter(function (v) { return typeof v === "number" && isFinite(v); })
+      .sort(function (a, b) { return a - b; });
+    function quantile(q) { return sorted.length ? sorted[Math.round(q * (sorted.length - 1))] : 0; }
+    var lo = quantile(0.05), hi = quantile(0.95);  // as ip.plot.beeswarm: outliers do not wash out the rest
+    if (!(hi > lo)) { lo = sorted.length ? sorted[0] : 0; hi = sorted.length ? sorted[sorted.length - 1] : 0; }
     return column.map(function (v) { return typeof v !== "number" || !isFinite(v) ? null :
-      (hi > lo ? (v - lo) / (hi - lo) : 0.5); });
+      (hi > lo ? Math.min(Math.max((v - lo) / (hi - lo), 0), 1) : 0.5); });
   }
   function showTip(evt, text) {
     tip.textContent = text; tip.hidden = false;
@@ -510,14 +514,14 @@
     var ranked = imp.map(function (_, f) { return f; }).sort(function (a, b) { return imp[b] - imp[a]; });
     var order = all ? ranked : ranked.slice(0, SUMMARY_FEATURES);
     var left = Math.min(200, Math.max.apply(null, order.map(function (f) { return textWidth(names[f]); })) + 14);
-    var width = 760, row = 30, top = 6, plotW = width - left - 20, height = top + row * order.length + 30;
+    var width = 760, row = 30, top = 6, plotW = width - left - 20, height = top + row * order.length + 44;
     var lo = Infinity, hi = -Infinity;
     order.forEach(function (f) { for (k = 0; k < m; k++) { lo = Math.min(lo, V[k][f]); hi = Math.max(hi, V[k][f]); } });
     lo = Math.min(lo, 0); hi = Math.max(hi, 0); if (hi === lo) { hi = lo + 1; }
     function X0(v) { return left + (v - lo) / (hi - lo) * plotW; }
     var svg = sv("svg", {viewBox: "0 0 " + width + " " + height, width: width, height: height, role: "img",
                          "aria-label": "summary over rows"});
-    svg.appendChild(sv("line", {x1: X0(0), x2: X0(0), y1: top, y2: height - 24, stroke: "#555"}));
+    svg.appendChild(sv("line", {x1: X0(0), x2: X0(0), y1: top, y2: height - 30, stroke: "#555"}));
     order.forEach(function (f, r) {
       var y = top + r * row + row / 2, T = shade(X.map(function (x) { return x[f]; }));
       svg.appendChild(sv("text", {x: left - 8, y: y + 4, "text-anchor": "end"}, short(names[f])));
@@ -533,8 +537,18 @@
         svg.appendChild(c);
       }
     });
-    svg.appendChild(sv("text", {x: left + plotW / 2, y: height - 6, "text-anchor": "middle", fill: "#5f6b76"},
-      "attribution (one dot per row; colour: the feature's value, low blue to high red)"));
+    var ticks = [lo, 0, hi].filter(function (v, i, a) { return a.indexOf(v) === i; });
+    ticks.forEach(function (v) {  // the scale: the smallest, 0 and the largest value shown
+      var x = X0(v);
+      svg.appendChild(sv("line", {x1: x, x2: x, y1: height - 30, y2: height - 25, stroke: "#555"}));
+      svg.appendChild(sv("text", {x: x, y: height - 16, "text-anchor": v === lo ? "start" : v === hi ? "end" : "middle",
+                                  fill: "#5f6b76", "font-size": "11"}, fmt(v)));
+    });
+    svg.appendChild(sv("text", {x: left + plotW / 2, y: height - 2, "text-anchor": "middle", fill: "#5f6b76"},
+      "attribution" + (S.unit ? " (" + S.unit + ")" : "") + "; one dot per row, coloured by the feature's value"));
+    var legendNote = sv("title", null, "colour: the feature's value from low (blue) to high (red), between its 5th and " +
+      "95th percentiles; categories in alphabetical order; grey: missing");
+    svg.appendChild(legendNote);
     if (order.length === ranked.length) { return svg; }
     var box = el("div");
     box.appendChild(svg);
