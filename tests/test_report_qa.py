@@ -141,7 +141,7 @@ def test_every_feature_is_shown_or_counted_in_chromium(browser, tmp_path):
     assert ranked == d  # was 15
     path = save_report([expl], tmp_path / "wide.html")
     browser.open(path.as_uri())
-    count = "document.querySelectorAll('svg[aria-label=\"summary over rows\"] > text').length - 1"
+    count = "document.querySelectorAll('svg[aria-label=\"summary over rows\"] > text:not(.tick)').length - 1"
     assert browser.evaluate(count) == 20
     notes = browser.evaluate("Array.from(document.querySelectorAll('p.more')).map(function (p) {"
                              " return p.textContent; })")

@@ -541,8 +541,8 @@
     ticks.forEach(function (v) {  // the scale: the smallest, 0 and the largest value shown
       var x = X0(v);
       svg.appendChild(sv("line", {x1: x, x2: x, y1: height - 30, y2: height - 25, stroke: "#555"}));
-      svg.appendChild(sv("text", {x: x, y: height - 16, "text-anchor": v === lo ? "start" : v === hi ? "end" : "middle",
-                                  fill: "#5f6b76", "font-size": "11"}, fmt(v)));
+      svg.appendChild(sv("text", {"class": "tick", x: x, y: height - 16, fill: "#5f6b76", "font-size": "11",
+                                  "text-anchor": v === lo ? "start" : v === hi ? "end" : "middle"}, fmt(v)));
     });
     svg.appendChild(sv("text", {x: left + plotW / 2, y: height - 2, "text-anchor": "middle", fill: "#5f6b76"},
       "attribution" + (S.unit ? " (" + S.unit + ")" : "") + "; one dot per row, coloured by the feature's value"));
