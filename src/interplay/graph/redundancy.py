@@ -129,13 +129,10 @@ def no_effect_mask(weights: np.ndarray, univariate, gamma: float) -> np.ndarray:
     univariate values (``None``) nothing is set aside: a column of zeros alone cannot tell copies from nulls.
     Round-off is allowed for as in :func:`redundancy_adjacency`.
     """
-    weights = check_square(weights)
+    weights, phi = _checked_phi(weights, univariate)
     n = len(weights)
-    if univariate is None:
+    if phi is None:
         return np.zeros(n, dtype=bool)
-    phi = np.abs(np.asarray(univariate, dtype=float))
-    if phi.shape != (n,):
-        raise ValueError(f"univariate: expected {n} values, got shape {phi.shape}")
     column = redundancy_adjacency(weights, gamma, phi).sum(axis=0) == n - 1
     return column & (phi <= gamma + roundoff(weights, phi))
 
@@ -147,14 +144,21 @@ LITTLE_EFFECT_FACTOR = 2.0
 
 def small_mask(weights: np.ndarray, univariate, gamma: float) -> np.ndarray:
     """Features with ``|phi_j| <= 2 gamma`` (up to round-off): no effect or little effect on their own."""
-    weights = check_square(weights)
-    n = len(weights)
-    if univariate is None:
-        return np.zeros(n, dtype=bool)
-    phi = np.abs(np.asarray(univariate, dtype=float))
-    if phi.shape != (n,):
-        raise ValueError(f"univariate: expected {n} values, got shape {phi.shape}")
+    weights, phi = _checked_phi(weights, univariate)
+    if phi is None:
+        return np.zeros(len(weights), dtype=bool)
     return phi <= LITTLE_EFFECT_FACTOR * gamma + roundoff(weights, phi)
+
+
+def _checked_phi(weights: np.ndarray, univariate) -> tuple[np.ndarray, np.ndarray | None]:
+    """The square weights and ``|univariate|`` (None without univariate values), the length checked."""
+    weights = check_square(weights)
+    if univariate is None:
+        return weights, None
+    phi = np.abs(np.asarray(univariate, dtype=float))
+    if phi.shape != (len(weights),):
+        raise ValueError(f"univariate: expected {len(weights)} values, got shape {phi.shape}")
+    return weights, phi
 
 
 def little_effect_mask(weights: np.ndarray, univariate, gamma: float) -> np.ndarray:
