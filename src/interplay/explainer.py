@@ -41,6 +41,7 @@ from ._validation import (
 )
 from .games import Game
 from .models import as_model
+from .models.adapters import check_probabilities
 from .removal import (
     OUTPUTS,
     REMOVALS,
@@ -234,18 +235,7 @@ class Explainer:
             out = np.asarray(self.model.fn(self.model._as_input(rows[:32])), dtype=float)
         except Exception:  # noqa: BLE001 - the model's own error comes, named, at its first regular call
             return
-        out = out.reshape(len(out), -1)
-        bad_rows = np.any((out < -1e-6) | (out > 1 + 1e-6), axis=1)
-        outside = bool(bad_rows.any())
-        if not outside and out.shape[1] > 1:
-            bad_rows = np.abs(out.sum(axis=1) - 1.0) > 1e-4
-        unnormalised = out.shape[1] > 1 and bool(bad_rows.any())
-        if outside or unnormalised:
-            example = out[int(np.argmax(bad_rows))]  # the first offending row, not row 0
-            raise ValueError(f"model: declared a classifier, but its outputs on the background are not class "
-                             f"probabilities ({'outside [0, 1]' if outside else 'rows do not sum to 1'}, e.g. "
-                             f"{np.round(example, 4).tolist()}); end the network with a softmax (or a sigmoid for "
-                             "one output), or explain its raw outputs as a regressor (classifier=False)")
+        check_probabilities(self.model, out, "the background")
 
     def _n_classes(self) -> int | None:
         """Number of classes of a classifier: its ``classes_``, else one model call on one data row."""

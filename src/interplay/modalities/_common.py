@@ -9,6 +9,7 @@ import numpy as np
 from .. import api
 from .._validation import check_choice
 from ..models import ModelFunction, as_model
+from ..models.adapters import check_probabilities  # noqa: F401 - text and image import it from here
 from ..removal import OutputTransform
 
 OUTPUTS = ("auto", "prediction", "probability", "log-odds")
@@ -18,27 +19,6 @@ GRAPH_METHODS = ("l-shapley", "c-shapley")  # estimators that take the players' 
 def _plain(value: Any) -> Any:
     """A numpy scalar as the Python value it holds (messages print ``0`` and ``'neg'``, not ``np.int64(0)``)."""
     return value.item() if isinstance(value, np.generic) else value
-
-
-def check_probabilities(model: ModelFunction, outputs: np.ndarray, rows: str) -> None:
-    """A model declared a classifier (``classifier=True`` on a callable or a torch module) whose outputs on
-    ``rows`` (the explained input and its fully removed version, which the game needs anyway) are not class
-    probabilities (outside [0, 1], or rows of several columns not summing to 1) is refused, as
-    :class:`~interplay.Explainer` refuses it: its "probabilities" and "log-odds" would mean nothing (a network
-    returning logits). Models with class labels (scikit-learn's ``predict_proba``) are trusted."""
-    if model.kind != "classifier" or model.classes is not None:
-        return
-    out = np.asarray(outputs, dtype=float).reshape(len(outputs), -1)
-    bad_rows = np.any((out < -1e-6) | (out > 1 + 1e-6), axis=1)
-    outside = bool(bad_rows.any())
-    if not outside and out.shape[1] > 1:
-        bad_rows = np.abs(out.sum(axis=1) - 1.0) > 1e-4
-    if outside or (out.shape[1] > 1 and bool(bad_rows.any())):
-        example = out[int(np.argmax(bad_rows))]  # the first offending row
-        raise ValueError(f"model: declared a classifier, but its outputs on {rows} are not class probabilities "
-                         f"({'outside [0, 1]' if outside else 'rows do not sum to 1'}, e.g. "
-                         f"{np.round(example, 4).tolist()}); end the network with a softmax (or a sigmoid for "
-                         "one output), or explain its raw outputs as a regressor (classifier=False)")
 
 
 def _is_predicted(model: ModelFunction, target: Any) -> bool:

@@ -208,3 +208,24 @@ def _column(values: np.ndarray, dtype: Any) -> Any:
         codes = dtype.categories.get_indexer(pd.Series(values, dtype=object))
         return pd.Categorical.from_codes(codes, dtype=dtype)
     return pd.array(values, dtype=dtype)
+
+
+def check_probabilities(model: ModelFunction, outputs: np.ndarray, rows: str) -> None:
+    """Refuse a model declared a classifier (``classifier=True`` on a callable or a torch module) whose
+    ``outputs`` on ``rows`` (said in the error) are not class probabilities: outside [0, 1], or rows of several
+    columns not summing to 1 (a network returning logits: its "probabilities" and "log-odds" would mean
+    nothing). Models with class labels (scikit-learn's ``predict_proba``) are trusted. Used by the Explainer
+    (on the background) and by the text and image explainers (on the input and its fully removed version)."""
+    if model.kind != "classifier" or model.classes is not None:
+        return
+    out = np.asarray(outputs, dtype=float).reshape(len(outputs), -1)
+    bad_rows = np.any((out < -1e-6) | (out > 1 + 1e-6), axis=1)
+    outside = bool(bad_rows.any())
+    if not outside and out.shape[1] > 1:
+        bad_rows = np.abs(out.sum(axis=1) - 1.0) > 1e-4
+    if outside or (out.shape[1] > 1 and bool(bad_rows.any())):
+        example = out[int(np.argmax(bad_rows))]  # the first offending row
+        raise ValueError(f"model: declared a classifier, but its outputs on {rows} are not class probabilities "
+                         f"({'outside [0, 1]' if outside else 'rows do not sum to 1'}, e.g. "
+                         f"{np.round(example, 4).tolist()}); end the network with a softmax (or a sigmoid for "
+                         "one output), or explain its raw outputs as a regressor (classifier=False)")
