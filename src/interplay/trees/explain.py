@@ -146,8 +146,7 @@ def _target_sets(explainer, ensemble: TreeEnsemble, rows: np.ndarray) -> tuple[b
 
     def fixed(label):  # keyed and labelled by the class explained (target=2 of classes [5, 6, 7]: 7), as samplers
         column = explainer._class_column(label, n_labels, "target")
-        label = classes[column] if classes is not None else label
-        label = label.item() if isinstance(label, np.generic) else label
+        label = explainer._label_of(column)
         return (label, np.full(n, column, dtype=np.int64), [label] * n)
 
     target = explainer.target
