@@ -348,13 +348,70 @@
       var t = Math.min(sx, sy);
       return [shape.x + dx * t, shape.y + dy * t];
     }
-    function edgePath(sa, sb, bend) {
+    function curve(sa, sb, bend) {  // a quadratic curve from outline to outline, bent sideways by `bend`
       var mx = (sa.x + sb.x) / 2, my = (sa.y + sb.y) / 2, dx = sb.x - sa.x, dy = sb.y - sa.y;
       var qx = mx - dy * bend, qy = my + dx * bend;
-      var p = anchor(sa, qx, qy), q = anchor(sb, qx, qy);
-      return "M" + p[0].toFixed(1) + "," + p[1].toFixed(1) + " Q" + qx.toFixed(1) + "," + qy.toFixed(1) + " " +
-             q[0].toFixed(1) + "," + q[1].toFixed(1);
+      return {p: anchor(sa, qx, qy), c: [qx, qy], q: anchor(sb, qx, qy)};
     }
+    function pathOf(k) {
+      return "M" + k.p[0].toFixed(1) + "," + k.p[1].toFixed(1) + " Q" + k.c[0].toFixed(1) + "," + k.c[1].toFixed(1) +
+             " " + k.q[0].toFixed(1) + "," + k.q[1].toFixed(1);
+    }
+    // what an edge should not cross: every drawn node's dot or group box, and every label (its ends' too: an
+    // arrow entering a node from below would run through the name written under it)
+    function obstaclesOf(L) {
+      var out = [], seen = [];
+      for (var f = 0; f < n; f++) {
+        var sh = L.shape[f], at = L.at[f];
+        if (sh.kind === "box") {
+          if (seen.indexOf(sh) < 0) { seen.push(sh); out.push({shape: sh, x0: sh.x - sh.w / 2, y0: sh.y - sh.h / 2,
+                                                               x1: sh.x + sh.w / 2, y1: sh.y + sh.h / 2}); }
+          continue;
+        }
+        var half = Math.max(textWidth(names[f]), phi ? 7 * signed(phi[f]).length : 0) / 2 + 2;
+        out.push({shape: sh, x0: at.x - at.r - 2, y0: at.y - at.r - 2, x1: at.x + at.r + 2, y1: at.y + at.r + 2});
+        out.push({label: true, x0: at.x - half, y0: at.y + at.r + 2, x1: at.x + half, y1: at.y + at.r + (phi ? 32 : 18)});
+      }
+      return out;
+    }
+    function pointsOf(k) {  // points along a curve, its ends left out
+      var out = [];
+      for (var t = 0.02; t < 1; t += 0.04) {
+        var u = 1 - t;
+        out.push([u * u * k.p[0] + 2 * u * t * k.c[0] + t * t * k.q[0], u * u * k.p[1] + 2 * u * t * k.c[1] + t * t * k.q[1]]);
+      }
+      return out;
+    }
+    // how badly a curve lies: its points inside an obstacle (not its own ends) or out of the picture, then (less)
+    // its points near the edges already drawn
+    function cost(points, sa, sb, obstacles, drawn) {
+      var hits = 0, crowd = 0;
+      points.forEach(function (pt, i) {
+        var x = pt[0], y = pt[1];
+        if (x < 4 || x > WIDTH - 4 || y < 4 || y > HEIGHT - 4) { hits += 2; return; }
+        for (var o = 0; o < obstacles.length; o++) {
+          var b = obstacles[o];
+          if (b.shape !== sa && b.shape !== sb && x > b.x0 && x < b.x1 && y > b.y0 && y < b.y1) { hits++; return; }
+        }
+        if (i < 4 || i > points.length - 5) { return; }  // edges of one node meet near it anyway
+        for (var d = 0; d < drawn.length; d++) {
+          if (Math.abs(drawn[d][0] - x) < 7 && Math.abs(drawn[d][1] - y) < 7) { crowd++; return; }
+        }
+      });
+      return hits + 0.3 * crowd;
+    }
+    // the bend (from `bends`, in order of preference) whose curve lies best; remembered as drawn
+    function route(sa, sb, bends, obstacles, drawn) {
+      var best = null, lowest = Infinity;
+      bends.forEach(function (bend) {
+        var k = curve(sa, sb, bend), points = pointsOf(k), c = cost(points, sa, sb, obstacles, drawn);
+        if (c < lowest) { best = {k: k, points: points}; lowest = c; }
+      });
+      best.points.forEach(function (pt) { drawn.push(pt); });
+      return pathOf(best.k);
+    }
+    var STRAIGHT_BENDS = [0, 0.12, -0.12, 0.25, -0.25, 0.4, -0.4];
+    var ARC_BENDS = [0.18, -0.18, 0.3, -0.3, 0.45, -0.45, 0.08, -0.08, 0.65, -0.65];
 
     // pairs of G by strength, for the "strongest other edges"
     var pairs = [];
@@ -477,8 +534,10 @@
         node.g.setAttribute("data-role", role.join(" "));
         node.g.style.opacity = setAside ? "0.45" : "";
       }
+      var obstacles = obstaclesOf(L), drawn = [];
       s.edges.forEach(function (e) {  // the condensation's transitive reduction: "once A is known, B adds little"
-        var path = sv("path", {"class": "edge redundancy", d: edgePath(L.shape[e[0]], L.shape[e[1]], 0), fill: "none",
+        var path = sv("path", {"class": "edge redundancy", d: route(L.shape[e[0]], L.shape[e[1]], STRAIGHT_BENDS, obstacles, drawn), fill: "none",
+          "data-from": String(e[0]), "data-to": String(e[1]),
           stroke: REDUNDANT, "stroke-width": "1.8", "marker-end": "url(#arrow-red)"});
         var A = L.shape[e[0]].members || [e[0]], B = L.shape[e[1]].members || [e[1]];
         hover(path, function () { return "once " + A.map(function (f) { return names[f]; }).join(" / ") + " is known, " +
@@ -491,7 +550,8 @@
         if (Math.abs(w) <= gamma || L.shape[a] === L.shape[b]) { continue; }
         shown++;
         (function (a, b, w) {
-          var path = sv("path", {"class": "edge strong", d: edgePath(L.shape[a], L.shape[b], 0.18), fill: "none",
+          var path = sv("path", {"class": "edge strong", d: route(L.shape[a], L.shape[b], ARC_BENDS, obstacles, drawn), fill: "none",
+            "data-from": String(a), "data-to": String(b),
             stroke: w > 0 ? POS : NEG, "stroke-opacity": "0.7",
             "stroke-width": (0.8 + 4.5 * Math.abs(w) / (maxAbs || 1)).toFixed(2),
             "marker-end": "url(#arrow-" + (w > 0 ? "pos" : "neg") + ")"});
