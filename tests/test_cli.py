@@ -1,6 +1,7 @@
 """The command line end to end: explain (skops, pickle with and without --trust-model), report, demo, errors."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -243,3 +244,27 @@ def test_explain_with_a_faith_index(files, tmp_path):
     assert result.exit_code == 0, result.output
     assert (out / "row-0-fsii.json").exists() and (out / "report.html").exists()
     assert io.load(out / "row-0-fsii.json").index == "fsii"
+
+
+def test_explanation_file_keeps_each_rows_prediction_and_label_when_sliced(files, tmp_path):
+    """shapley.json held predictions for the detail rows only, so a slice gave row 3 row 0's prediction (in the
+    report too); and its rows were labelled by position (row 1) where load_run and the row files say 60."""
+    from interplay.report import build_report
+
+    d, out = files["dir"], tmp_path / "out"
+    result = run("explain", d / "model.skops", d / "data.csv", "--rows", "0,2,40-42", "--drop", "label",
+                 "--background", "10", "--index", "none", "--detail-rows", "2", "--out", out)
+    assert result.exit_code == 0, result.output
+    expl = io.load(out / "shapley.json")
+    assert list(expl.to_pandas().index) == [0, 2, 40, 41, 42] == list(ip.load_run(out).to_pandas().index)
+    assert expl[1].info["row"] == 2 == io.load(out / "row-2-bivariate.json").info["row"]
+    truth = files["model"].predict_proba(files["X"].iloc[[0, 2]])[:, 1]
+    np.testing.assert_allclose(expl.info["predictions"][:2], truth, atol=1e-12)
+    assert expl.info["predictions"][2:] == [None] * 3 and len(expl.info["explained_outputs"]) == 5
+    tail = expl[3:5]
+    assert tail.info["predictions"] == [None, None] and "prediction" not in tail[0].info
+    assert expl[1].info["prediction"] == pytest.approx(truth[1], abs=1e-12)
+    page = re.search(r'id="interplay-data">(.*?)</script>', build_report([tail]), re.S).group(1)
+    shown = json.loads(page)["rows"]
+    assert [r["label"] for r in shown] == ["row 41", "row 42"]
+    assert all(r.get("prediction") != pytest.approx(truth[0]) for r in shown)  # it showed row 0's for row 41

@@ -166,3 +166,25 @@ def test_to_shapiq(results):
     excess = replace(inter, index="excess")
     with pytest.raises(ValueError, match="no index matching 'excess'"):
         excess.to_shapiq()
+
+
+def test_to_shap_of_a_text_result_carries_its_tokens():
+    """shap's text plot needs the tokens as data; to_shap gave None, and shap.plots.text raised."""
+    shap = pytest.importorskip("shap")
+    from interplay.modalities import TextExplainer
+
+    result = TextExplainer(lambda texts: np.array([t.count("good") - t.count("bad") for t in texts], float),
+                           output="prediction").shapley("not a bad movie , good")
+    converted = result.to_shap()
+    assert list(converted.data) == result.info["tokens"] == ["not", "a", "bad", "movie", ",", "good"]
+    assert "movie" in shap.plots.text(converted, display=False)
+
+
+def test_to_shapiq_calls_tree_results_exact():
+    pytest.importorskip("shapiq")
+    sklearn = pytest.importorskip("sklearn.ensemble")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    model = sklearn.GradientBoostingRegressor(n_estimators=10, random_state=0).fit(X, X[:, 0] * X[:, 1])
+    result = ip.Explainer(model, X[:10]).interactions(X[:1], method="tree")
+    assert result.method == "tree" and result.to_shapiq().estimated is False  # was True

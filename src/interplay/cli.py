@@ -874,8 +874,10 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     explanation = Explanation(
         values=values.values, base_values=values.base_values, data=values.data, feature_names=values.feature_names,
         method=methods["shapley"], n_evaluations=values.n_evaluations, std_errors=values.std_errors,
-        info={**common, "method": methods["shapley"], "kind": "shapley", "rows": chosen,
-              "predictions": predictions, "explained_outputs": outputs, "detail_rows": detail,
+        info={**common, "method": methods["shapley"], "kind": "shapley", "rows": chosen, "index": list(chosen),
+              # one entry per row (None past the detail rows), so that slicing keeps each row's own
+              "predictions": predictions + [None] * (len(chosen) - len(predictions)),
+              "explained_outputs": outputs + [None] * (len(chosen) - len(outputs)), "detail_rows": detail,
               "targets": targets,
               "run": RUN_DIR_NOTE, "chunk_size": chunk_size})
     big = explanation.values.size > 20000

@@ -291,8 +291,9 @@ def to_shap(result: Any):
     univariate Shapley values), so shap's plots work on interplay results. Needs ``shap``.
 
     ``data`` is passed only when it holds one value per feature, in the features' order (shap pairs them by
-    position); otherwise (e.g. the input columns of a run with ``groups=``) it is None. A feature of several
-    columns, or a missing value, is NaN, which shap's plots draw as missing."""
+    position); otherwise (e.g. the input columns of a run with ``groups=``) it is None. A text result's data are
+    its tokens (as shap's own text explanations). A feature of several columns, or a missing value, is NaN,
+    which shap's plots draw as missing."""
     try:
         import shap
     except ImportError:
@@ -300,7 +301,7 @@ def to_shap(result: Any):
     if isinstance(result, BivariateExplanation):
         result = result.univariate
     if isinstance(result, Attribution):
-        data = result.data if result.data is not None else result.info.get("x")
+        data = result.data if result.data is not None else result.info.get("x", result.info.get("tokens"))
         if data is not None and np.shape(data) != (result.n_features,):  # e.g. input columns, not features
             data = None
         return shap.Explanation(values=np.array(result.values), base_values=result.baseline,
@@ -341,7 +342,7 @@ def to_shapiq(result: Any):
     if isinstance(result, BivariateExplanation):
         result = result.univariate
     n = result.n_features
-    estimated = result.method != "exact"
+    estimated = result.method not in ("exact", "tree")  # the tree path is exact too (no sampling)
     budget = result.info.get("budget")
     budget = int(budget) if isinstance(budget, (int, np.integer)) else None
     if isinstance(result, Attribution):

@@ -456,7 +456,7 @@ class Explanation:
         for key, single in (("index", "row"), ("targets", "target"), ("raw_data", "raw_data"),
                             ("predictions", "prediction"), ("explained_outputs", "explained_output")):
             value = self.info.get(key)
-            if isinstance(value, (list, tuple, np.ndarray)) and len(value) == len(self):
+            if isinstance(value, (list, tuple, np.ndarray)) and len(value) == len(self) and value[row] is not None:
                 info[single] = _scalar(value[row])
         if "row" not in info:
             info["row"] = row

@@ -211,9 +211,9 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
                 entry.setdefault("data", result.data[k])
                 if unit is not None:
                     entry.setdefault("output", unit)
-                if k < len(predictions):
+                if k < len(predictions) and predictions[k] is not None:
                     entry.setdefault("prediction", predictions[k])
-                if k < len(outputs):
+                if k < len(outputs) and outputs[k] is not None:
                     entry.setdefault("explained_output", outputs[k])
             continue
         slot = ("attribution" if isinstance(result, Attribution) else
