@@ -188,3 +188,56 @@ def test_to_shapiq_calls_tree_results_exact():
     model = sklearn.GradientBoostingRegressor(n_estimators=10, random_state=0).fit(X, X[:, 0] * X[:, 1])
     result = ip.Explainer(model, X[:10]).interactions(X[:1], method="tree")
     assert result.method == "tree" and result.to_shapiq().estimated is False  # was True
+
+
+def test_explainer_results_record_an_int_seed(tmp_path):
+    """The README says saved results carry their seed; the Python API's did not."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 5))
+    ex = ip.Explainer(lambda Z: Z[:, 0] * Z[:, 1] + Z[:, 2], X[:8])
+    many = ex.shapley(X[:2], method="permutation", budget=40, random_state=123)
+    one = ex.bivariate(X[:1], method="permutation", budget=40, random_state=np.int64(7))
+    for result, seed in ((many, 123), (one, 7)):
+        assert ip.load(ip.save(result, tmp_path / "r.json")).info["seed"] == seed
+    again = ex.shapley(X[:2], method="permutation", budget=40, random_state=many.info["seed"])
+    np.testing.assert_array_equal(again.values, many.values)
+    assert "seed" not in ex.shapley(X[:1], method="permutation", budget=40,
+                                    random_state=np.random.default_rng(1)).info
+
+
+def test_load_errors_say_what_is_wrong(tmp_path):
+    with pytest.raises(IsADirectoryError, match="is a folder.*load_run"):
+        ip.load(tmp_path)
+    (tmp_path / "empty.npz").write_bytes(b"")
+    with pytest.raises(ValueError, match="empty.npz.*not a readable interplay result file"):  # was a bare EOFError
+        ip.load(tmp_path / "empty.npz")
+    path = ip.save(ip.Attribution([1.0, 2.0], 0.0, ["a", "b"], 3, "exact"), tmp_path / "r.json")
+    document = json.loads(path.read_text())
+    document["format_version"] = "1"
+    path.write_text(json.dumps(document))
+    with pytest.raises(ValueError, match="format_version: expected a whole number"):  # was "newer than"
+        ip.load(path)
+    document["format_version"] = 1
+    document["fields"]["feature_names"] = ["a"]  # two values, one name: refused when read, not later
+    path.write_text(json.dumps(document))
+    with pytest.raises(ValueError, match=r"values: expected shape \(1,\)"):
+        ip.load(path)
+
+
+def test_results_refuse_values_that_do_not_match_their_features():
+    with pytest.raises(ValueError, match=r"values: expected shape \(1,\)"):
+        ip.Attribution(np.arange(6.0), 0.0, ["x"], 1, "exact")
+    with pytest.raises(ValueError, match=r"std_errors: expected shape \(2,\)"):
+        ip.Attribution([1.0, 2.0], 0.0, ["x", "y"], 1, "exact", std_errors=[0.1])
+    with pytest.raises(ValueError, match=r"base_values: expected shape \(2,\)"):
+        ip.Explanation(np.zeros((2, 3)), np.zeros(3), None, ["a", "b", "c"], "exact", np.zeros(2))
+    with pytest.raises(ValueError, match=r"adjacency: expected shape \(2, 2\)"):
+        ip.BivariateExplanation(np.zeros((3, 3)), ip.Attribution([1.0, 2.0], 0.0, ["x", "y"], 1, "exact"),
+                                ["x", "y"], 1, "exact")
+
+
+def test_string_arrays_in_info_are_saved(tmp_path):
+    """The docstring lets info hold numpy arrays; an array of strings raised a TypeError naming no key."""
+    result = ip.Attribution([1.0], 0.0, ["x"], 1, "exact", info={"classes": np.array(["no", "yes"])})
+    loaded = ip.load(ip.save(result, tmp_path / "r.json"))
+    assert list(loaded.info["classes"]) == ["no", "yes"]

@@ -678,12 +678,12 @@ class Explainer:
         ``progress=None`` (default) shows the rows' progress once they take a few seconds (``True``: at once,
         ``False``: never; see :mod:`interplay._progress`); the same holds for :meth:`banzhaf`.
         """
-        return _row_index(self._many("shapley", X, y, method, budget, random_state, options), X)
+        return _row_index(self._many("shapley", X, y, method, budget, random_state, options), X, random_state)
 
     def banzhaf(self, X: Any, method: str = "auto", budget: int | None = None, random_state: Any = None,
                 y: Any = None, **options) -> Explanation | dict[Any, Explanation]:
         """Banzhaf values of every row of ``X``."""
-        return _row_index(self._many("banzhaf", X, y, method, budget, random_state, options), X)
+        return _row_index(self._many("banzhaf", X, y, method, budget, random_state, options), X, random_state)
 
     def _one(self, kind: str, x: Any, y: Any, random_state: Any, **kwargs):
         games = self.games(x, y)
@@ -692,7 +692,7 @@ class Explainer:
         (seed,) = _row_seeds(random_state, 1)
         results = {output: _with_info(getattr(api, kind)(game, random_state=np.random.SeedSequence(
                        seed.entropy, spawn_key=seed.spawn_key), **kwargs), output=self.output,
-                       target=output.item() if isinstance(output, np.generic) else output)
+                       target=output.item() if isinstance(output, np.generic) else output, **_seed(random_state))
                    for output, game in games.items()}  # every result states its unit and target
         return results if self._multi_target else next(iter(results.values()))
 
@@ -825,16 +825,25 @@ def _labelled(result, label: Any):
     return result if "row" in result.info else _with_info(result, row=label)
 
 
-def _row_index(result, X: Any):
+def _seed(random_state: Any) -> dict:
+    """``{"seed": random_state}`` for an int seed (what reproduces the result), else nothing."""
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, (bool, np.bool_)):
+        return {"seed": int(random_state)}
+    return {}
+
+
+def _row_index(result, X: Any, random_state: Any = None):
     """``result`` (or a dict of them) with the input rows' pandas index in ``info["index"]`` (for
-    ``Explanation.to_pandas()``), when ``X`` had one."""
+    ``Explanation.to_pandas()``), when ``X`` had one, and an int ``random_state`` in ``info["seed"]``."""
+    extra = _seed(random_state)
     index = getattr(X, "index", None)
-    if index is None or not hasattr(X, "columns"):
+    if index is not None and hasattr(X, "columns"):
+        labels = [v.item() if isinstance(v, np.generic) else v for v in index]
+        if not all(isinstance(v, (int, str)) for v in labels):
+            labels = [str(v) for v in labels]
+        extra.update({"index": labels} if index.name is None else {"index": labels, "index_name": str(index.name)})
+    if not extra:
         return result
-    labels = [v.item() if isinstance(v, np.generic) else v for v in index]
-    if not all(isinstance(v, (int, str)) for v in labels):
-        labels = [str(v) for v in labels]
-    extra = {"index": labels} if index.name is None else {"index": labels, "index_name": str(index.name)}
     if isinstance(result, dict):
         return {k: _with_info(r, **extra) for k, r in result.items()}
     return _with_info(result, **extra)

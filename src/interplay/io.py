@@ -86,7 +86,8 @@ class _Encoder:
             return obj if np.isfinite(obj) else {"__float__": repr(obj)}
         if isinstance(obj, np.bool_):
             return bool(obj)
-        if isinstance(obj, np.ndarray) and obj.dtype == object:  # e.g. raw categorical feature values
+        if isinstance(obj, np.ndarray) and obj.dtype.kind not in "biuf":  # e.g. raw categorical values, strings
+            # (loaded back as an object array; a value of no storable type, e.g. a datetime, as its repr)
             return {"__objects__": [self.value(v, where) for v in obj.ravel()], "shape": list(obj.shape)}
         if isinstance(obj, np.ndarray):
             return self.array(obj)
@@ -203,7 +204,9 @@ def from_dict(document: dict, arrays: Any = None) -> Any:
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ValueError(f"not an interplay result (expected format {FORMAT!r})")
     version = document.get("format_version")
-    if not isinstance(version, int) or version > FORMAT_VERSION:
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ValueError(f"format_version: expected a whole number from 1 to {FORMAT_VERSION}, got {version!r}")
+    if version > FORMAT_VERSION:
         raise ValueError(f"result format version {version!r} is newer than this interplay understands "
                          f"({FORMAT_VERSION}); upgrade interplay")
     return _build(document.get("type"), document.get("fields", {}), _Decoder(arrays))
@@ -241,6 +244,9 @@ def save(result: Any, path: str | Path) -> Path:
 
 def _read(path: str | Path) -> tuple[dict, Any]:
     path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"path: {str(path)!r} is a folder; pass a result file (.json or .npz), or read a "
+                                "command-line or batch-run folder with interplay.load_run")
     if not path.is_file():
         raise FileNotFoundError(f"path: no such result file: {str(path)!r}")
     suffix = _suffix(path)
@@ -253,13 +259,14 @@ def _read(path: str | Path) -> tuple[dict, Any]:
             document = json.loads(str(npz["__document__"]))
             arrays = {k[len("array_"):]: npz[k] for k in npz.files if k.startswith("array_")}
         return document, arrays
-    except (ValueError, OSError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
-        raise ValueError(f"{str(path)!r} is not a readable interplay result file ({exc})") from None
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
+        raise ValueError(f"{str(path)!r} is not a readable interplay result file ({type(exc).__name__}: {exc})"
+                         ) from None
 
 
 def read_header(path: str | Path) -> dict:
     """The file's metadata without building the result: type, format version, interplay version, and the
-    result's method, n_evaluations and info."""
+    result's method and info."""
     document, arrays = _read(path)
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ValueError(f"{str(path)!r} is not an interplay result file")

@@ -9,8 +9,12 @@ from typing import Any, Mapping
 import numpy as np
 
 
-def _frozen(array) -> np.ndarray:
+def _frozen(array, name: str | None = None, shape: tuple | None = None) -> np.ndarray:
+    """A read-only float copy; with ``shape``, checked to have it (``name`` in the error)."""
     out = np.array(array, dtype=float, copy=True)
+    if shape is not None and out.shape != shape:
+        raise ValueError(f"{name}: expected shape {shape} (one per feature{', per row' if len(shape) > 1 else ''}), "
+                         f"got {out.shape}")
     out.setflags(write=False)
     return out
 
@@ -84,10 +88,11 @@ class Attribution:
     data: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "values", _frozen(self.values))
-        if self.std_errors is not None:
-            object.__setattr__(self, "std_errors", _frozen(self.std_errors))
         object.__setattr__(self, "feature_names", tuple(self.feature_names))
+        d = len(self.feature_names)
+        object.__setattr__(self, "values", _frozen(self.values, "values", (d,)))
+        if self.std_errors is not None:
+            object.__setattr__(self, "std_errors", _frozen(self.std_errors, "std_errors", (d,)))
         object.__setattr__(self, "baseline", float(self.baseline))
         object.__setattr__(self, "n_evaluations", int(self.n_evaluations))
         object.__setattr__(self, "info", dict(self.info))
@@ -278,12 +283,13 @@ class BivariateExplanation:
     info: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        adjacency = np.array(self.adjacency, dtype=float, copy=True)
+        object.__setattr__(self, "feature_names", tuple(self.feature_names))
+        d = len(self.feature_names)
+        adjacency = _frozen(self.adjacency, "adjacency", (d, d)).copy()
         np.fill_diagonal(adjacency, 0.0)
         object.__setattr__(self, "adjacency", _frozen(adjacency))
         if self.std_errors is not None:
-            object.__setattr__(self, "std_errors", _frozen(self.std_errors))
-        object.__setattr__(self, "feature_names", tuple(self.feature_names))
+            object.__setattr__(self, "std_errors", _frozen(self.std_errors, "std_errors", (d, d)))
         object.__setattr__(self, "info", dict(self.info))
 
     @property
@@ -386,15 +392,17 @@ class Explanation:
     info: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "values", _frozen(self.values))
-        object.__setattr__(self, "base_values", _frozen(self.base_values))
+        object.__setattr__(self, "feature_names", tuple(self.feature_names))
+        values = _frozen(self.values)
+        rows = len(values) if values.ndim else 0
+        object.__setattr__(self, "values", _frozen(values, "values", (rows, len(self.feature_names))))
+        object.__setattr__(self, "base_values", _frozen(self.base_values, "base_values", (rows,)))
         object.__setattr__(self, "data", _data_array(self.data))
         n_eval = np.array(self.n_evaluations, dtype=np.int64, copy=True)
         n_eval.setflags(write=False)
         object.__setattr__(self, "n_evaluations", n_eval)
         if self.std_errors is not None:
-            object.__setattr__(self, "std_errors", _frozen(self.std_errors))
-        object.__setattr__(self, "feature_names", tuple(self.feature_names))
+            object.__setattr__(self, "std_errors", _frozen(self.std_errors, "std_errors", self.values.shape))
         object.__setattr__(self, "info", dict(self.info))
 
     def __len__(self) -> int:
