@@ -26,7 +26,8 @@ Model choice (:func:`select`), by leave-one-pair-out error (closed form: ``e_u =
 :data:`RELEVANCE_POWERS` (0 without a surrogate), ``rho`` in :data:`DECAYS` and the noise ``lambda / k(S, S)`` in
 :data:`NOISES` with the first candidate design (for each ``gamma`` a walk along the ``rho`` grid from its middle
 towards the better neighbour while the error falls), then the designs and the noise at those; on at most
-:data:`SELECT_UNITS` pairs (one eigendecomposition per ``(gamma, rho)`` tried, every noise at once).
+:data:`SELECT_UNITS` pairs, or twice the smallest set of fixed terms and 3 more (one eigendecomposition per
+``(gamma, rho)`` tried, every noise at once).
 """
 
 from __future__ import annotations
@@ -225,8 +226,12 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
     others at the best of those. The pair in row 0 is always kept."""
     n = S.shape[1]
     units = len(S)
-    if units > SELECT_UNITS:
-        keep = np.concatenate([[0], np.sort(rng.choice(np.arange(1, units), SELECT_UNITS - 1, replace=False))])
+    # enough pairs to fit the smallest set of fixed terms with as many to spare (the singletons: 2n + 3 pairs for
+    # 248 players and more; on 250 pairs no set fitted, and the model was never chosen)
+    smallest = min((len(terms) for _, terms in term_sets(1.0) if terms), default=0)
+    subset = max(SELECT_UNITS, 2 * smallest + 3)
+    if units > subset:
+        keep = np.concatenate([[0], np.sort(rng.choice(np.arange(1, units), subset - 1, replace=False))])
         S, y, w = S[keep], y[keep], w[keep]
     candidates = [(key, design(S, terms)) for key, terms in term_sets(len(S) / units) if len(terms) < len(S) - 2]
     rows = np.arange(len(S))

@@ -33,8 +33,8 @@ Choices (:func:`._walsh_gp.select`, by leave-one-pair-out error of the odd part,
 regression weights): ``gamma``, ``rho`` and the noise with the singletons as fixed terms, then the fixed terms
 at those: the singletons, the singletons and the surrogate's odd interactions up to 0.1 or 0.2 of the budget (as
 OddSHAP), or none (only while the choice is made on every pair; see :func:`term_sets`). With more than
-``SELECT_UNITS`` (250) sampled pairs the choice is made on that many of them and the chosen model fitted once on
-all (one Cholesky factorisation).
+``SELECT_UNITS`` (250) sampled pairs (``2n + 3``, when more) the choice is made on that many of them and the
+chosen model fitted once on all (one Cholesky factorisation).
 
 Measured (``benchmarks/results/sota.md`` and the README's estimator table). Against one ``rho`` for all players
 (the previous OddGP, ``gamma = 0`` only, model chosen on 500 pairs), the relevance weights had less error in 28 of
@@ -49,15 +49,16 @@ Standard errors: the posterior standard deviation of each value (kriging varianc
 estimated as ``y' P y / (units - terms)``): a model-based error, not a sampling one; ``std_errors=False`` skips it.
 
 Cost beyond the evaluations: the surrogate fit and its spectrum; per ``(gamma, rho)`` an eigendecomposition of
-``min(units, SELECT_UNITS)`` pairs; one ``units^3 / 3`` factorisation; ``units^2 (terms + n)`` for the fit and
-its errors.
+``min(units, max(SELECT_UNITS, 2n + 3))`` pairs (enough to fit the singletons: 248 players and more once
+needed more than 250, and no model was chosen, a wrong fit); one ``units^3 / 3`` factorisation; ``units^2 (terms
++ n)`` for the fit and its errors. Above :data:`MAX_PLAYERS` (510) players it is OddSHAP.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..games import Game
+from ..games import Game, _packed_keys
 from ..results import Attribution
 from ._registry import register
 from ._sampling import default_budget, kernel_solve
@@ -69,6 +70,7 @@ from .odd import odd_shapley, rank_odd_terms, surrogate_spectrum
 
 TERM_RATIOS = (0.0, None, 0.1, 0.2)  # fixed terms: singletons (fitted first); none; + surrogate odd terms up to
 MAX_UNITS = 4096  # above this many pairs: OddSHAP                              0.1 / 0.2 of the budget
+MAX_PLAYERS = 510  # above: OddSHAP (the model is chosen on 2n + 3 pairs: 8 s a row at 500 players, 60 s at 1,000)
 
 
 def shapley_weights(S: np.ndarray, rho) -> np.ndarray:
@@ -104,7 +106,15 @@ def complementary_pairs(game: Game, sample, values: np.ndarray, n: int):
     holds = sample.coalitions[:, 0]
     rows = sample.coalitions[holds]
     S = np.concatenate([np.ones((1, n), dtype=bool), rows])
-    first, second = np.concatenate([[values[1]], game(rows)]), np.concatenate([[values[0]], game(~rows)])
+    # each complement's value from the sample itself (every sampled coalition comes with its complement): no
+    # second request to the game, whose cache may be off
+    keys = _packed_keys(sample.coalitions)
+    order = np.argsort(keys, kind="stable")
+    at = order[np.searchsorted(keys[order], _packed_keys(~rows))]
+    if not np.array_equal(sample.coalitions[at], ~rows):
+        raise RuntimeError("complementary_pairs: a sampled coalition's complement is not in the sample")
+    sampled = values[2:]
+    first, second = np.concatenate([[values[1]], sampled[holds]]), np.concatenate([[values[0]], sampled[at]])
     w = sample.weights[holds]
     w = np.concatenate([[w.max()], w])
     return S, (first - second) / 2.0, (first + second) / 2.0, w / w.mean()
@@ -176,9 +186,11 @@ def odd_gp_shapley(game: Game, *, budget: int | None = None, rng: np.random.Gene
     n = game.n_players
     kind = resolve_surrogate(surrogate)
     pairs = ((default_budget(n) if budget is None else budget) - 2) // 2 + 1  # the grand pair included
-    if n < 4 or pairs > MAX_UNITS:
+    if n < 4 or n > MAX_PLAYERS or pairs > MAX_UNITS:
         result = odd_shapley(game, budget=budget, rng=rng, surrogate=surrogate, std_errors=std_errors)
-        info = {**result.info, "odd_gp": f"OddSHAP ({'under 4 players' if n < 4 else f'over {MAX_UNITS} pairs'})"}
+        why = ("under 4 players" if n < 4 else f"over {MAX_PLAYERS} players" if n > MAX_PLAYERS
+               else f"over {MAX_UNITS} pairs")
+        info = {**result.info, "odd_gp": f"OddSHAP ({why})"}
         return Attribution(result.values, result.baseline, game.feature_names, result.n_evaluations, "odd_gp",
                            result.std_errors, info)
     sample, values, used, budget = draw_leverage_sample(game, budget, rng, method="odd_gp")

@@ -122,8 +122,7 @@ def proxy_shapley(game: Game, *, budget: int | None = None, rng: np.random.Gener
     use = _use_surrogate(exact, solution.std_errors, 1, info)
     phi = solution.phi[:, 1] + exact[0] if use else solution.phi[:, 0]
     std = None if solution.std_errors is None or not std_errors else solution.std_errors[:, 1 if use else 0]
-    empty = game.empty_value()  # cached: the sample's first row
-    return Attribution(phi, empty, game.feature_names, used, "proxy", std, {**info, "std_errors": bool(std_errors)})
+    return Attribution(phi, float(values[0]), game.feature_names, used, "proxy", std, {**info, "std_errors": bool(std_errors)})
 
 
 @register("bivariate", "proxy")
@@ -145,7 +144,7 @@ def proxy_bivariate(game: Game, *, budget: int | None = None, rng: np.random.Gen
         phi = phi + exact.shapley
         adjacency += exact.adjacency
     info = {**info, "std_errors": bool(std_errors)}
-    univariate = Attribution(phi, game.empty_value(), game.feature_names, used, "proxy", std_phi, info)
+    univariate = Attribution(phi, float(values[0]), game.feature_names, used, "proxy", std_phi, info)
     return BivariateExplanation(adjacency, univariate, game.feature_names, used, "proxy", std_adj, info)
 
 
