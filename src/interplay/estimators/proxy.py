@@ -122,7 +122,8 @@ def proxy_shapley(game: Game, *, budget: int | None = None, rng: np.random.Gener
     use = _use_surrogate(exact, solution.std_errors, 1, info)
     phi = solution.phi[:, 1] + exact[0] if use else solution.phi[:, 0]
     std = None if solution.std_errors is None or not std_errors else solution.std_errors[:, 1 if use else 0]
-    return Attribution(phi, float(values[0]), game.feature_names, used, "proxy", std, {**info, "std_errors": bool(std_errors)})
+    return Attribution(phi, float(values[0]), game.feature_names, used, "proxy", std,
+                       {**info, "std_errors": bool(std_errors)})
 
 
 @register("bivariate", "proxy")
