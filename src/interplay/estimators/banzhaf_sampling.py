@@ -88,7 +88,8 @@ def pattern_stats(Z: np.ndarray, v: np.ndarray, subsets: np.ndarray, *, chunk_ce
     powers = np.int64(1) << np.arange(s, dtype=np.int64)
     signs = np.array([(-1.0) ** (s - bin(p).count("1")) for p in range(2**s)])
     step = max(1, chunk_cells // max(m, 1))
-    v2 = v * v
+    centred = v - v.mean()  # the spread within groups from values without the game's offset: a constant added
+    v2 = centred * centred  # to v (1e9) cancelled every digit of the uncentred square / count - mean**2
     for start in range(0, k, step):
         sub = subsets[start:start + step]
         c = len(sub)
@@ -97,10 +98,11 @@ def pattern_stats(Z: np.ndarray, v: np.ndarray, subsets: np.ndarray, *, chunk_ce
         size = c * 2**s
         count = np.bincount(flat, minlength=size).reshape(c, 2**s).astype(float)
         total = np.bincount(flat, np.broadcast_to(v[:, None], codes.shape).ravel(), size).reshape(c, 2**s)
+        shifted = np.bincount(flat, np.broadcast_to(centred[:, None], codes.shape).ravel(), size).reshape(c, 2**s)
         square = np.bincount(flat, np.broadcast_to(v2[:, None], codes.shape).ravel(), size).reshape(c, 2**s)
         safe = np.maximum(count, 1.0)
         mean = total / safe
-        group_var = np.maximum(square / safe - mean**2, 0.0) * count / np.maximum(count - 1.0, 1.0)
+        group_var = np.maximum(square / safe - (shifted / safe)**2, 0.0) * count / np.maximum(count - 1.0, 1.0)
         est[start:start + c] = mean @ signs
         var[start:start + c] = (group_var / safe).sum(axis=1)
         min_count[start:start + c] = count.min(axis=1).astype(np.int64)
