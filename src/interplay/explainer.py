@@ -574,8 +574,9 @@ class Explainer:
         return options
 
     def _auto_tree(self, method: str, y: Any, options: dict) -> str | None:
-        """With ``method="auto"``: the reason to use ``method="tree"`` (exact, same unit), else None."""
-        if method != "auto" or (set(options) - {"tree_path_dependent"}) or not installed("numba"):
+        """With ``method="auto"``: the reason to use ``method="tree"`` (exact, same unit), else None. Options
+        for samplers (other than ``std_errors``, which the exact tree path has no use for) keep a sampler."""
+        if method != "auto" or (set(options) - TREE_OPTIONS) or not installed("numba"):
             return None
         from .trees.explain import tree_choice
         return tree_choice(self, y)
@@ -583,10 +584,15 @@ class Explainer:
     def _tree_declined(self, method: str, y: Any, options: dict, result):
         """``result`` (or a dict of them) of a sampler chosen by ``method="auto"`` for a tree model whose trees
         could not be used, with why in ``info["auto"]["tree"]`` (e.g. a Pipeline the trees do not reproduce)."""
-        if method != "auto" or (set(options) - {"tree_path_dependent"}) or not installed("numba"):
+        if method != "auto" or not installed("numba"):
             return result
-        from .trees.explain import tree_rejection
-        why = tree_rejection(self, y)
+        from .trees.explain import tree_choice, tree_rejection
+        sampler_options = sorted(set(options) - TREE_OPTIONS)
+        if sampler_options:  # the tree path would have served, but these options are for a sampler
+            why = (f"options {sampler_options} are for samplers (method='tree' takes none of them)"
+                   if tree_choice(self, y) else None)
+        else:
+            why = tree_rejection(self, y)
         if why is None:
             return result
 
@@ -793,6 +799,9 @@ def _torch_utility(transform: OutputTransform):
 
 
 __all__ = ["Attribution", "Explainer"]
+
+
+TREE_OPTIONS = {"tree_path_dependent", "std_errors"}  # options method="tree" takes (std_errors: ignored, exact)
 
 
 def _with_info(result, **extra):

@@ -227,12 +227,13 @@ def _info(explainer, inputs: TreeInputs, kind: str, tree: str, labels: list) -> 
 
 
 def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | None = None,
-                 tree_path_dependent: bool = False, **options):
+                 tree_path_dependent: bool = False, std_errors: bool = True, **options):
     """``Explainer.shapley``/``banzhaf`` with ``method="tree"`` (no sampling, ``budget`` unused).
 
     Returns an :class:`Explanation` (a dict of them, keyed by target, for a list of targets or ``"all"``)."""
     if options:
-        raise TypeError(f"method='tree' takes no options {sorted(options)} (only tree_path_dependent=)")
+        raise TypeError(f"method='tree' takes no options {sorted(options)} (only tree_path_dependent= and "
+                        "std_errors=, which it ignores: its values are exact)")
     if kind not in ("shapley", "banzhaf"):
         raise ValueError(f"method='tree' supports shapley, banzhaf, interactions and bivariate, not {kind!r}")
     if tree_path_dependent and kind != "shapley":
@@ -290,7 +291,7 @@ def _per_target(explainer, x, y, make, *, path_dependent: bool = False):
 
 
 def explain_interactions(explainer, x: Any, index: str, order: int, y: Any = None, *, budget: int | None = None,
-                         tree_path_dependent: bool = False, **options):
+                         tree_path_dependent: bool = False, std_errors: bool = True, **options):
     """``Explainer.interactions(x, index="sii"|"bii", order=1|2, method="tree")``: exact, closed forms.
 
     With ``index="sii"``, ``result.info["shap_interaction_values"]`` is the ``(d, d)`` matrix in shap's format
@@ -333,7 +334,8 @@ def explain_interactions(explainer, x: Any, index: str, order: int, y: Any = Non
     return _per_target(explainer, x, y, make)
 
 
-def explain_bivariate(explainer, x: Any, y: Any = None, *, budget: int | None = None, **options):
+def explain_bivariate(explainer, x: Any, y: Any = None, *, budget: int | None = None, std_errors: bool = True,
+                      **options):
     """``Explainer.bivariate(x, method="tree")``: the exact Bivariate Shapley matrix from closed forms."""
     if options:
         raise TypeError(f"method='tree' takes no options {sorted(options)}")
