@@ -94,6 +94,10 @@ class CallSizer:
     The first step that does not pay settles the size: kept if about even, undone if slower. Only full calls
     are timed (CPU time), and the very first one not at all (warm-up). One sizer serves every row of an
     explainer. Cost: two clock reads per call.
+
+    ``learn=False`` keeps the start size (for rows this wide): the calls then depend on the data only, so a model
+    whose last bits depend on how many rows a call holds (a BLAS matrix product: MLPs, linear models) gives the
+    same bits every time (batch runs use it: two runs, or a run and its resume, agree bit for bit).
     """
 
     START_ROWS = 1024
@@ -101,8 +105,9 @@ class CallSizer:
     MIN_START_ROWS = 256  # ...but never fewer rows than this (a call has a fixed cost too)
     MAX_CELLS = 2**23  # 64 MiB of float64 hybrid rows per call at most
 
-    def __init__(self, max_rows: int = 65536) -> None:
+    def __init__(self, max_rows: int = 65536, *, learn: bool = True) -> None:
         self.max_rows = max(1, int(max_rows))
+        self.learn = bool(learn)
         self.start = self.rows = min(self.START_ROWS, self.max_rows)
         self.best: float | None = None  # CPU seconds per row at the current size
         self.settled = self.rows >= self.max_rows
@@ -124,7 +129,7 @@ class CallSizer:
             chunk = coalitions[start:start + size]
             began = time.process_time()
             parts.append(np.asarray(values_of(chunk)))
-            if len(chunk) == size and not self.settled:
+            if len(chunk) == size and not self.settled and self.learn:
                 self._observe(size * rows_each, time.process_time() - began)
             start += len(chunk)
         return stack(parts)

@@ -77,6 +77,27 @@ def one_blas_thread() -> Iterator[None]:
         yield
 
 
+@contextmanager
+def fixed_call_size(explainer: Any) -> Iterator[None]:
+    """The explainer's model calls hold a fixed number of rows while a chunk is computed (its call sizer does not
+    learn from timings; :class:`interplay.removal._columns.CallSizer`): a BLAS model's last bits depend on the rows
+    a call holds, so with learned sizes two runs of an MLP differed in 26 of 100 rows (5.6e-17). Restored after."""
+    from ..removal._columns import CallSizer
+
+    if not hasattr(explainer, "max_rows"):  # not an interplay.Explainer: nothing learned
+        yield
+        return
+    saved = explainer.__dict__.get("_call_sizer")
+    explainer._call_sizer = CallSizer(explainer.max_rows, learn=False)
+    try:
+        yield
+    finally:
+        if saved is None:
+            explainer.__dict__.pop("_call_sizer", None)
+        else:
+            explainer._call_sizer = saved
+
+
 def _plain(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
@@ -117,7 +138,7 @@ def explain_chunk(explainer: Any, task: Task, chunk: Chunk) -> dict:
     """Arrays for the rows of ``chunk``: ``row``, ``base_value``, ``n_evaluations``, ``values`` ``(m, d)``,
     ``std_errors`` ``(m, d)`` or ``None``, ``adjacency`` ``(m, d, d)`` for ``kind="bivariate"``, and ``target``
     (the output each row explains). BLAS runs on one thread (:func:`one_blas_thread`), whatever the backend."""
-    with one_blas_thread():
+    with one_blas_thread(), fixed_call_size(explainer):
         if task.method == "tree":
             results, targets = _tree_results(explainer, task, chunk)
         else:
