@@ -329,3 +329,23 @@ def test_runs_call_the_model_with_a_fixed_number_of_rows(tmp_path):
         run(explainer, X, "exact", out=tmp_path / f"r{k}", chunk_size=2, n_jobs=1, progress=False)
         runs.append(load_run(tmp_path / f"r{k}").values)
     assert (runs[0] == runs[0][0]).all() and (runs[1] == runs[0]).all()
+
+
+def test_run_with_baseline_removal_on_raw_categorical_columns(tmp_path):
+    """The run's fingerprint read the baseline reference (one row of raw values) as a table: ip.run and
+    `interplay explain --removal baseline` raised "'numpy.float64' object is not iterable"."""
+    pd = pytest.importorskip("pandas")
+    from sklearn.compose import make_column_transformer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"age": rng.integers(20, 70, 120).astype(float),
+                      "job": rng.choice(["admin", "nurse", "chef"], 120), "balance": rng.normal(size=120)})
+    y = (X["age"] + 10 * (X["job"] == "chef") + rng.normal(size=120) > 50).astype(int)
+    pipe = make_pipeline(make_column_transformer((OneHotEncoder(handle_unknown="ignore"), ["job"]),
+                                                 remainder="passthrough"), LogisticRegression(max_iter=500)).fit(X, y)
+    explainer = ip.Explainer(pipe, X[:30], removal="baseline")
+    run(explainer, X[:3], out=tmp_path / "run", progress=False)
+    np.testing.assert_array_equal(load_run(tmp_path / "run").values, explainer.shapley(X[:3]).values)

@@ -59,8 +59,9 @@ def _sha(*parts: bytes) -> str:
 def _array_bytes(a: np.ndarray | None) -> bytes:
     if a is None:
         return b"none"
-    if a.dtype == object:  # raw rows (categorical values): their text
-        return repr(a.shape).encode() + repr([[str(v) for v in row] for row in a]).encode()
+    if a.dtype == object:  # raw rows (categorical values): their text; a 1-D reference row (baseline removal)
+        text = [[str(v) for v in row] for row in a] if a.ndim == 2 else [str(v) for v in a.ravel()]
+        return repr(a.shape).encode() + repr(text).encode()
     a = np.ascontiguousarray(a, dtype=float)
     return repr(a.shape).encode() + a.tobytes()
 
