@@ -243,3 +243,26 @@ def test_report_graph_edges_do_not_run_through_other_nodes_or_labels(browser, tm
     control = {(a, b): np.array(re.search(r"Q([-\d.]+),([-\d.]+)", d).groups(), dtype=float) for a, b, _, d in edges}
     assert np.hypot(*(control[(6, 0)] - control[(0, 6)])) > 20  # the two directions of a pair keep apart
     assert browser.problems() == []
+
+
+def test_report_default_graph_state_is_the_analysis_at_the_default_gamma():
+    """The page's default state was the one at the largest |W| below the default gamma, where the set-aside rules
+    (|phi| <= 2 gamma) can differ: it showed x2 as a sink where G.redundancy() and the paragraph set it aside."""
+    from interplay.plot import _analysis
+
+    rng = np.random.default_rng(0)
+    n = 5
+    masks = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(bool)
+    for _ in range(12):
+        coef = rng.normal(size=2**n) * (rng.random(2**n) < 0.3)
+        inside = (masks[:, None, :] <= masks[None, :, :]).all(axis=2)  # [T, S]: T is a subset of S
+        table = coef @ inside
+        game = ip.Game(lambda S: table[S.astype(int) @ (1 << np.arange(n))], n)
+        result = ip.bivariate(game, method="exact")
+        H = result.graph().redundancy()
+        sweep = _analysis.thresholds(result)
+        state, names = sweep["states"][sweep["default"]], list(result.feature_names)
+        assert sweep["gammas"][sweep["default"]] == pytest.approx(H.gamma, rel=1e-12)
+        for key, expected in (("sinks", H.sinks()), ("sources", H.sources()),
+                              ("little_effect", H.little_effect or ()), ("no_effect", H.no_effect or ())):
+            assert sorted(names[i] for i in state[key]) == sorted(expected), key

@@ -170,6 +170,16 @@ def thresholds(result, *, limit: int = MAX_THRESHOLDS, feature_names=None) -> di
     graph = as_graph(result, feature_names)
     gammas = threshold_values(np.asarray(graph.weights), limit)
     default = float(graph.default_gamma())
+    # the default itself, so that the default state is the analysis at the default gamma, as G.redundancy() gives
+    # it (it was the grid's state below, where the set-aside rules could differ); and where those rules change
+    # (|phi| <= gamma, |phi| <= 2 gamma) while the states stay within the limit
+    if graph.univariate is not None:
+        uni = np.abs(np.asarray(graph.univariate, dtype=float))
+        rules = np.unique(np.concatenate([uni, uni / 2.0]))
+        rules = rules[rules <= gammas.max()]
+        if len(np.union1d(gammas, rules)) < limit:
+            gammas = np.union1d(gammas, rules)
+    gammas = np.union1d(gammas, [default])
     states = []
     ranking = np.asarray(graph.ranking().scores)
     for gamma in gammas:
