@@ -96,3 +96,19 @@ def test_auto_keeps_the_trees_when_standard_errors_are_switched_off():
     sampled = ex.shapley(X[:1], method="auto", surrogate="sklearn", budget=40, random_state=0)
     assert sampled.method != "tree"
     assert sampled.info["auto"]["tree"].startswith("not used: options ['surrogate'] are for samplers")
+
+
+def test_a_text_background_is_read_with_a_lightgbm_models_categories():
+    """A background read from a CSV (text columns) for a LightGBM fitted on pandas categoricals failed in the
+    model call ("train and valid dataset categorical_feature do not match"), naming neither the background nor
+    the fix; the CLI already converted such columns."""
+    lgb = pytest.importorskip("lightgbm")
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    raw = pd.DataFrame({"job": rng.choice(["admin", "chef", "nurse"], 300), "age": rng.normal(40, 10, 300)})
+    y = ((raw["job"] == "chef") ^ (raw["age"] > 40)).astype(int)
+    typed = raw.astype({"job": "category"})
+    model = lgb.LGBMClassifier(n_estimators=10, verbose=-1).fit(typed, y)
+    from_text = ip.Explainer(model, raw[:40]).shapley(typed[:3])
+    from_categories = ip.Explainer(model, typed[:40]).shapley(typed[:3])
+    np.testing.assert_allclose(from_text.values, from_categories.values, atol=1e-12)

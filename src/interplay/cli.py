@@ -135,7 +135,12 @@ def load_data(path: Path, model: Any, drop: tuple[str, ...]):
             "(e.g. the label) with --drop COLUMN")
     if len(frame) == 0:
         raise click.ClickException(f"{path}: the file has no rows")
-    frame = _as_model_categories(frame, model)  # a booster fitted on pandas categoricals gets them back
+    from ._optional import installed
+
+    if installed("numba"):  # interplay.trees reads the booster's categories
+        from .trees.inputs import as_training_categories
+
+        frame = as_training_categories(frame, model)  # a booster fitted on pandas categoricals gets them back
     non_numeric = [str(c) for c in frame.columns if not (pd.api.types.is_numeric_dtype(frame[c])
                                                          or isinstance(frame[c].dtype, pd.CategoricalDtype))]
     if non_numeric and not (wanted is not None and getattr(model, "steps", None) is not None):
@@ -143,25 +148,6 @@ def load_data(path: Path, model: Any, drop: tuple[str, ...]):
                                    "encode them as numbers, put the encoder inside the model (a Pipeline fitted "
                                    "on a DataFrame), or --drop them")
     return frame
-
-
-def _as_model_categories(frame: Any, model: Any) -> Any:
-    """Text columns of a booster fitted on pandas categoricals (XGBoost/LightGBM) as those categoricals."""
-    import pandas as pd
-
-    from .models import as_model
-    from .trees.inputs import _training_categories
-
-    text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
-    if not text or getattr(model, "steps", None) is not None:
-        return frame
-    try:
-        known = _training_categories(model, as_model(model), names=[str(c) for c in text])
-    except Exception:  # noqa: BLE001  (not a booster that stores categories)
-        return frame
-    if not known:
-        return frame
-    return frame.astype({c: pd.CategoricalDtype(known[c]) for c in text if c in known})
 
 
 def parse_rows(text: str, n_rows: int) -> list[int]:

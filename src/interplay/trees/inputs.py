@@ -97,6 +97,29 @@ def tree_inputs(explainer) -> TreeInputs:
 
 
 # ------------------------------------------------------------------------------------------ categorical codes
+def as_training_categories(frame: Any, model: Any) -> Any:
+    """Text columns of a DataFrame for a booster fitted on pandas categoricals (XGBoost/LightGBM) as those
+    categoricals (a data file's or a CSV-read background's strings; the booster refuses them as text). Any other
+    model or frame is returned as it is."""
+    import pandas as pd
+
+    from ..models import as_model
+
+    if not hasattr(frame, "columns") or getattr(model, "steps", None) is not None:
+        return frame
+    text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])
+            and not isinstance(frame[c].dtype, pd.CategoricalDtype)]
+    if not text:
+        return frame
+    try:
+        known = _training_categories(model, as_model(model), names=[str(c) for c in text])
+    except Exception:  # noqa: BLE001  (not a booster that stores categories)
+        return frame
+    if not known:
+        return frame
+    return frame.astype({c: pd.CategoricalDtype(known[c]) for c in text if c in known})
+
+
 def _training_categories(source: Any, model, names: list | None = None) -> dict[str, list]:
     """The categories each categorical column had when the model was fitted, as the model stores them
     (``names``: the categorical columns in order, when the model's dtypes are not known)."""
