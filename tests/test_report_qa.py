@@ -266,3 +266,19 @@ def test_report_default_graph_state_is_the_analysis_at_the_default_gamma():
         for key, expected in (("sinks", H.sinks()), ("sources", H.sources()),
                               ("little_effect", H.little_effect or ()), ("no_effect", H.no_effect or ())):
             assert sorted(names[i] for i in state[key]) == sorted(expected), key
+
+
+def test_baseline_removal_names_its_base_value_and_records_the_reference():
+    """Under removal="baseline" the base value is f(reference), not the average output the page called it, and
+    a saved result did not say which reference it used."""
+    rng = np.random.default_rng(0)
+    background = rng.normal(size=(30, 3))
+    explainer = ip.Explainer(lambda X: X @ [1.0, 2.0, -1.0] + X[:, 0] * X[:, 1], background, removal="baseline")
+    result = explainer.shapley(background[:2], method="exact")
+    np.testing.assert_allclose(result.info["reference"], background.mean(axis=0), atol=1e-15)
+    assert explainer.bivariate(background[:1], method="exact").info["reference"] == result.info["reference"]
+    shown = page_data(build_report([result]))["rows"]
+    assert shown[0]["baseline_label"] == "output at the reference row"
+    marginal = ip.Explainer(explainer.model, background).shapley(background[:1], method="exact")
+    assert page_data(build_report([marginal]))["rows"][0]["baseline_label"] == "average output over the background"
+    assert "reference" not in marginal.info

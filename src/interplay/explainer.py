@@ -575,6 +575,13 @@ class Explainer:
             return {**options, "cross_contribution": self.cross_contribution(row, label, target=target)}
         return options
 
+    def _reference_info(self) -> dict:
+        """``{"reference": [...]}`` under baseline removal (the row whose output is the base value: ``baseline=``
+        as given, or the background's mean/median/mode per column), else nothing."""
+        if self.reference is None:
+            return {}
+        return {"reference": [v.item() if isinstance(v, np.generic) else v for v in np.ravel(self.reference)]}
+
     def _auto_tree(self, method: str, y: Any, options: dict) -> str | None:
         """With ``method="auto"``: the reason to use ``method="tree"`` (exact, same unit), else None. Options
         for samplers (other than ``std_errors``, which the exact tree path has no use for) keep a sampler."""
@@ -659,7 +666,7 @@ class Explainer:
             std = np.array([r.std_errors for r in results])
         targets = [t.item() if isinstance(t, np.generic) else t for t in targets]
         info = {"removal": self.removal, "output": self.output, "budget": budget, "kind": kind,
-                "target": one_target(targets), "targets": targets}
+                "target": one_target(targets), "targets": targets, **self._reference_info()}
         if method == "auto":  # the rows' choices (the same for every row: they share n and the budget)
             chosen = sorted({r.method for r in results})
             method = chosen[0] if len(chosen) == 1 else "auto"
@@ -700,7 +707,8 @@ class Explainer:
         (seed,) = _row_seeds(random_state, 1)
         results = {output: _with_info(getattr(api, kind)(game, random_state=np.random.SeedSequence(
                        seed.entropy, spawn_key=seed.spawn_key), **kwargs), output=self.output,
-                       target=output.item() if isinstance(output, np.generic) else output, **_seed(random_state))
+                       target=output.item() if isinstance(output, np.generic) else output, **_seed(random_state),
+                       **self._reference_info())
                    for output, game in games.items()}  # every result states its unit and target
         return results if self._multi_target else next(iter(results.values()))
 

@@ -286,6 +286,10 @@ def _image_payload(image: Any, segments: Any, n_regions: int) -> dict:
             "segments": base64.b64encode(seg.astype("<i4").tobytes()).decode("ascii")}
 
 
+_BASELINES = {"marginal": "average output over the background", "conditional": "average output over the background",
+              "baseline": "output at the reference row"}  # what the base value is, by removal
+
+
 def _row_payload(key: Any, entry: dict, names: list[str], several_targets: bool = False) -> dict:
     key = key[0]
     if isinstance(key, tuple):  # (row, target): the row has entries for several targets
@@ -306,6 +310,7 @@ def _row_payload(key: Any, entry: dict, names: list[str], several_targets: bool 
         values = np.asarray(attribution.values, dtype=float)
         payload["attribution"] = _floats(values)
         payload["baseline"] = float(attribution.baseline)
+        payload["baseline_label"] = _BASELINES.get(attribution.info.get("removal"), "output with every feature removed")
         prediction = entry.get("prediction", attribution.info.get("prediction"))
         payload["prediction"] = float(prediction) if isinstance(prediction, (int, float)) else \
             float(attribution.baseline + values.sum())

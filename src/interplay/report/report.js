@@ -680,7 +680,7 @@
     function card(k, v) { var c = el("div", {"class": "card"}); c.appendChild(el("div", {"class": "k"}, k));
       c.appendChild(el("div", {"class": "v"}, v)); cards.appendChild(c); }
     card("prediction (" + (R.explained_output || "model output") + ")", fmt(R.prediction));
-    card("baseline (average output)", fmt(R.baseline));
+    card("baseline (" + (R.baseline_label || "average output") + ")", fmt(R.baseline));
     card("difference = sum of attributions", R.attribution ? signed(R.attribution.reduce(function (a, b) { return a + b; }, 0)) : "n/a");
     card("features", String(names.length));
     s.appendChild(cards);

@@ -223,7 +223,7 @@ def _chunks(inputs: TreeInputs, rows: np.ndarray, background: np.ndarray):
 def _info(explainer, inputs: TreeInputs, kind: str, tree: str, labels: list) -> dict:
     targets = [_label(t) for t in labels]
     return {"removal": explainer.removal, "output": explainer.output, "kind": kind, "model": inputs.ensemble.source,
-            "tree": tree, "target": one_target(targets), "targets": targets}
+            "tree": tree, "target": one_target(targets), "targets": targets, **explainer._reference_info()}
 
 
 def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | None = None,
