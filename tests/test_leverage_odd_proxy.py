@@ -539,3 +539,29 @@ def test_fourier_spectrum_of_trees_fitted_on_real_inputs_matches_brute_force(kin
     for size in range(n + 1):
         for T in itertools.combinations(range(n), size):
             assert abs(spectrum.get(T, 0.0) - np.mean(f * np.prod(chi[:, list(T)], axis=1))) < 1e-9
+
+
+def test_auto_reason_with_the_default_budget_names_what_the_method_spent():
+    """With budget=None the reason said "exceed the budget (2072)" for samplers whose own default is 100 n (STII
+    by permutation spent 1,200 evaluations on 12 players)."""
+    game = ip.Game(lambda S: S.sum(axis=1) * 1.0 + S[:, 0] * S[:, 1], 12)
+    for result in (ip.interactions(game, index="stii", random_state=0), ip.shapley(game, random_state=0),
+                   ip.banzhaf(game, random_state=0)):
+        reason = result.info["auto"]["reason"]
+        assert "exceed the default budget" in reason and "(2072)" not in reason
+        assert reason.endswith(f"(its default budget: {result.n_evaluations} evaluations)")
+    assert "exceed the budget (300)" in ip.shapley(game, budget=300, random_state=0).info["auto"]["reason"]
+
+
+def test_budget_errors_name_the_method_called():
+    """odd_gp's and Banzhaf proxy's budget errors named the method they are built on ('odd', 'msr'); auto's
+    FSII error named only full enumeration though the regression runs at its own minimum."""
+    game = ip.Game(lambda S: S.sum(axis=1) * 1.0, 3)
+    with pytest.raises(ValueError, match=r"budget: method='odd_gp' \(through 'odd'\) needs at least 6"):
+        ip.shapley(game, method="odd_gp", budget=5)
+    with pytest.raises(ValueError, match=r"budget: method='proxy' \(through 'msr'\)"):
+        ip.banzhaf(game, method="proxy", budget=4)
+    wide = ip.Game(lambda S: S.sum(axis=1) * 1.0, 12)
+    with pytest.raises(ValueError, match=r"give budget >= 80 \(method='regression'\), or >= 2\*\*12"):
+        ip.interactions(wide, index="fsii", order=2, budget=60)
+    assert ip.interactions(wide, index="fsii", order=2, budget=80, method="regression").n_evaluations <= 80

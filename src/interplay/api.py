@@ -106,8 +106,13 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
                 choice = ("msr", f"below the {minimum_budget(n)} evaluations of the sparse Fourier fit: maximum "
                                  "sample reuse")
         if choice is None:
+            hint = f"give budget >= 2**{n} for exact enumeration"
+            if _AUTO_INTERACTIONS.get(index, ("",))[0] == "regression":
+                from .estimators.interaction_regression import _minimum
+
+                hint = f"give budget >= {_minimum(n, order)} (method='regression'), or >= 2**{n} for exact enumeration"
             raise ValueError(f"method='auto': no sampler estimates index={index!r} for {n} players with "
-                             f"budget={resolved}; give budget >= 2**{n} for exact enumeration")
+                             f"budget={resolved}; {hint}")
     else:
         choice = _AUTO_SAMPLERS[kind]
         if kind == "bivariate":
@@ -183,6 +188,13 @@ def _call(kind: str, method: str, game, options: dict, **fixed):
                          "pass a larger budget or choose a method") from None
     if auto is None:
         return result
+    if fixed.get("budget") is None and auto["chosen"] != "exact":  # the chosen method's own default budget,
+        # which may not be the 2048 + 2n that decided against enumeration: say what it spent
+        head, _, rest = auto["reason"].partition(" coalitions exceed the budget (")
+        if rest:
+            rest = rest.split("): ", 1)[1]
+            auto = {**auto, "reason": f"{head} coalitions exceed the default budget: {rest} (its default budget: "
+                                      f"{int(result.n_evaluations)} evaluations)"}
     return replace(result, info={**result.info, "auto": auto})
 
 
@@ -210,7 +222,14 @@ def _dispatch(kind: str, method: str, game, options: dict, **fixed):
     if enumerate_instead:
         exact = get_estimator(kind, "exact")(game, **fixed)
         return replace(exact, method=method, info={**exact.info, "enumerated": True, "budget": fixed.get("budget")})
-    result = estimator(game, **fixed, **options)
+    try:
+        result = estimator(game, **fixed, **options)
+    except ValueError as exc:  # a method built on another (odd_gp on odd, proxy on msr) names the one called
+        text, named = str(exc), f"budget: method={method!r}"
+        if text.startswith("budget: method='") and not text.startswith(named):
+            inner = text.split("'")[1]
+            raise ValueError(text.replace(f"method={inner!r}", f"method={method!r} (through {inner!r})", 1)) from None
+        raise
     if not want_errors and getattr(result, "std_errors", None) is not None:
         result = replace(result, std_errors=None)  # a method whose errors cost next to nothing: dropped
     return result
