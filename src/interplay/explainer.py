@@ -122,9 +122,10 @@ class Explainer:
         self.raw = False  # True: object table with categorical columns (model receives DataFrames)
         columns = None
         self.background = None
-        if background is not None and installed("numba"):  # interplay.trees reads the booster's categories
-            from .trees.inputs import as_training_categories
-            background = as_training_categories(background, model)  # e.g. a CSV's strings for a LightGBM
+        if background is not None:
+            if installed("numba"):  # interplay.trees reads a booster's categories: e.g. a CSV's strings for a
+                from .trees.inputs import as_training_categories  # LightGBM fitted on pandas categoricals
+                background = as_training_categories(background, model)
             background = align_columns(background, self.model.columns, "background",
                                        what="the columns the model was fitted on", renamed_ok=self._renamed_ok)
             bad = non_numeric_columns(background)
