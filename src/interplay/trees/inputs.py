@@ -105,10 +105,11 @@ def as_training_categories(frame: Any, model: Any) -> Any:
 
     from ..models import as_model
 
-    if not hasattr(frame, "columns") or getattr(model, "steps", None) is not None:
+    if (not hasattr(frame, "columns") or getattr(model, "steps", None) is not None
+            or not frame.columns.is_unique):  # repeated names: refused, with their names, by the caller's checks
         return frame
-    text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])
-            and not isinstance(frame[c].dtype, pd.CategoricalDtype)]
+    text = [c for c, dt in zip(frame.columns, frame.dtypes)
+            if not pd.api.types.is_numeric_dtype(dt) and not isinstance(dt, pd.CategoricalDtype)]
     if not text:
         return frame
     try:
