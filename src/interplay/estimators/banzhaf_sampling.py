@@ -125,8 +125,9 @@ def warn_unsampled(n_missing: int, what: str) -> None:
 def msr_banzhaf(game: Game, *, budget: int | None = None, rng: np.random.Generator) -> Attribution:
     """Banzhaf values by maximum sample reuse: one uniform sample of ``budget`` coalitions serves every player.
 
-    Cost: ``budget`` evaluations (default ``100 n``; minimum 5): ``budget - 1`` uniform coalitions and
-    ``v(empty)`` (the reported baseline). Unbiased given both groups non-empty.
+    Cost: at most ``budget`` evaluations (default ``100 n``; minimum 5): ``budget - 1`` uniform coalitions and
+    ``v(empty)`` (the reported baseline), each distinct coalition asked for once (``n_evaluations`` counts
+    those). Unbiased given both groups non-empty.
     """
     n = game.n_players
     m = resolve_budget(budget, n, 5, "msr") - 1
@@ -142,8 +143,10 @@ def msr_banzhaf(game: Game, *, budget: int | None = None, rng: np.random.Generat
 def sampled_banzhaf(game: Game, *, budget: int | None = None, rng: np.random.Generator) -> Attribution:
     """Banzhaf values by paired sampling: per player, ``m = (budget - 1) // (2 n)`` coalitions with and without it.
 
-    Cost: ``2 n m + 1`` evaluations (the ``+1`` is ``v(empty)``, the reported baseline); minimum ``4 n + 1``
-    (two pairs per player, so that every value has a standard error).
+    Cost: at most ``2 n m + 1`` evaluations (the ``+1`` is ``v(empty)``, the reported baseline; a coalition drawn
+    twice is asked for once, and ``n_evaluations`` counts the distinct ones); minimum ``4 n + 1`` (two pairs per
+    player, so that every value has a standard error: few samples, so 1.96 of them covered the truth about 2/3 of
+    the time there, and about 95% from some ten pairs per player on).
     """
     n = game.n_players
     total = resolve_budget(budget, n, 4 * n + 1, "sampling")
