@@ -286,7 +286,8 @@ def test_auto_chooses_a_sampler_per_kind_and_drops_options_it_cannot_use():
     with pytest.raises(ValueError, match="budget: method='auto' chose 'gp' here, and method='gp' needs at least 28"):
         ip.bivariate(game, budget=20, random_state=0)
     assert ip.banzhaf(game, budget=300, random_state=0).method == "proxy"
-    result = ip.shapley(random_game(8, random_state=0), terms_ratio=0.1)  # for OddSHAP; exact takes none
+    with pytest.warns(UserWarning, match=r"options \['terms_ratio'\] are not used by 'exact'"):  # was silent
+        result = ip.shapley(random_game(8, random_state=0), terms_ratio=0.1)  # for OddSHAP; exact takes none
     assert result.method == "exact" and result.info["auto"]["ignored_options"] == ["terms_ratio"]
 
 

@@ -162,6 +162,10 @@ def _resolve_auto(kind: str, method: str, game, options: dict, fixed: dict) -> t
     note = {"chosen": name, "reason": reason}
     if len(kept) < len(options):
         note["ignored_options"] = sorted(set(options) - set(kept))
+        import warnings
+
+        warnings.warn(f"options {note['ignored_options']} are not used by {name!r}, the method 'auto' chose for "
+                      f"{kind} here; pass method= to use them", UserWarning, stacklevel=4)
     return name, kept, note
 
 
