@@ -112,3 +112,19 @@ def test_a_text_background_is_read_with_a_lightgbm_models_categories():
     from_text = ip.Explainer(model, raw[:40]).shapley(typed[:3])
     from_categories = ip.Explainer(model, typed[:40]).shapley(typed[:3])
     np.testing.assert_allclose(from_text.values, from_categories.values, atol=1e-12)
+
+
+def test_prediction_output_of_a_classifier_is_named_probability():
+    """output="prediction" on a classifier explained predict_proba's column but was labelled "prediction" (a shap
+    user reads model.predict, whose labels are not what the values add up to)."""
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    model = LogisticRegression().fit(X, X[:, 0] > 0)
+    named = ip.Explainer(model, X[:10], output="prediction")
+    assert named.output == "probability"
+    values = named.shapley(X[:2], method="exact")
+    assert values.info["output"] == "probability"
+    np.testing.assert_array_equal(values.values,
+                                  ip.Explainer(model, X[:10], output="probability").shapley(X[:2], method="exact").values)

@@ -80,7 +80,8 @@ class Explainer:
         The unit of every value, the same for every method: ``"auto"`` (what shap explains by default:
         the log-odds for a binary boosted classifier -- XGBoost, LightGBM, scikit-learn gradient boosting,
         or a Pipeline ending in one --, the raw per-class score for a multi-class one, the probability for
-        other classifiers, the prediction otherwise), ``"prediction"``, ``"probability"``, ``"log-odds"``,
+        other classifiers, the prediction otherwise), ``"prediction"`` (for a classifier: its probability, as
+        ``"probability"``; ``predict``'s labels are not explained), ``"probability"``, ``"log-odds"``,
         ``"margin"`` (a booster's raw score) or ``"loss"`` (utility = minus the loss against the label
         ``y`` given per row). A booster's log-odds and margin are read from its raw score (exact).
     target:
@@ -210,6 +211,8 @@ class Explainer:
                 self.output = "log-odds" if n_classes <= 2 else "margin"
             else:
                 self.output = "probability"
+        elif self.output == "prediction" and self.model.kind == "classifier":
+            self.output = "probability"  # what is explained (predict_proba's column, not predict's labels), so named
         if self.target is None and n_classes is not None and self.output != "loss":
             labels = list(self.model.classes) if self.model.classes is not None else list(range(n_classes))
             self.target = labels[-1] if n_classes <= 2 else "all"
