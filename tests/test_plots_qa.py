@@ -300,3 +300,18 @@ def test_empty_aggregate_raises_without_a_numpy_warning(adult_like):
             adult_like[:0].global_importance()
         with pytest.raises(ValueError, match="no row to aggregate"):
             adult_like[:0].mean_attribution()
+
+
+def test_graph_and_gamma_sweep_titles_say_what_the_values_are_in():
+    """The graph's node values and gamma are in the explainer's unit (log-odds of a class), which only the other
+    plots said."""
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 4))
+    model = LogisticRegression().fit(X, X[:, 0] + X[:, 1] * X[:, 2] > 0)
+    result = ip.Explainer(model, X[:10], output="log-odds").bivariate(X[:1], method="exact")
+    assert plot.graph(result).get_title(loc="left").endswith("(log-odds of class True)")
+    assert plot.gamma_sweep(result).get_title() == "redundancy threshold sweep (log-odds of class True)"
+    assert plot.graph(result, title="mine").get_title(loc="left") == "mine"
+    plt.close("all")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _analysis
-from ._common import NEGATIVE, POSITIVE, new_axes, one_result, plt, top_order
+from ._common import NEGATIVE, POSITIVE, info_of, new_axes, one_result, plt, top_order, with_unit
 
 REDUNDANCY_EDGE = "#3d4650"
 GROUP_FILL = "#f4ead2"
@@ -1088,7 +1088,7 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
                         symmetric=bool(index))
 
     ax.legend(handles=handles, frameon=False, borderaxespad=0.3, **legend)
-    ax.set_title(title or _title(g, s, gamma, index), fontsize=10, loc="left")
+    ax.set_title(title or with_unit(_title(g, s, gamma, index), info_of(result)), fontsize=10, loc="left")
     ax.set_axis_off()
     if paragraph:
         ax.figure.text(0.02, 0.01, paragraph, fontsize=8.5, va="bottom", ha="left")
@@ -1127,7 +1127,7 @@ def gamma_sweep(result, *, gammas=None, feature_names=None, ax=None, title: str 
     lines = ax.get_legend_handles_labels()
     more = twin.get_legend_handles_labels()
     ax.legend(lines[0] + more[0], lines[1] + more[1], loc="lower right", fontsize=8)
-    ax.set_title(title or "redundancy threshold sweep")
+    ax.set_title(title or with_unit("redundancy threshold sweep", info_of(result)))
     if made:  # a figure of its own: room for the axis labels (they were cut at the bottom)
         ax.figure.tight_layout()
     return ax
