@@ -3,7 +3,7 @@
 from . import graph, metrics, modalities, plot, runs, synthetic
 from .api import banzhaf, bivariate, interactions, shapley
 from .estimators import available_methods
-from .explainer import Explainer
+from .explainer import Explainer, ExplanationInterrupted
 from .games import Game
 from .graph import ExplanationGraph, RedundancyGraph, mean_graph
 from .io import load, save
@@ -17,6 +17,7 @@ __all__ = [
     "Attribution",
     "BivariateExplanation",
     "Explainer",
+    "ExplanationInterrupted",
     "Explanation",
     "ExplanationGraph",
     "Game",

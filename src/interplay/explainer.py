@@ -638,18 +638,37 @@ class Explainer:
         if len(labels) != len(rows):
             raise ValueError(f"y: expected {len(rows)} labels (one per row of X), got {len(labels)}")
         seeds = _row_seeds(random_state, len(rows))
+        per_output: dict[Any, list] = {}
+        explained: list = []  # the output each row's game explains (e.g. its predicted class)
         with self._checked_rows():
-            per_output, explained = self._each_row(kind, rows, labels, seeds, method, budget, options, show)
+            try:
+                self._each_row(kind, rows, labels, seeds, method, budget, options, show, per_output, explained)
+            except KeyboardInterrupt:  # Ctrl-C: the finished rows travel with the exception
+                done = min([len(explained)] + [len(r) for r in per_output.values()])
+                if done == 0:
+                    raise
+                partial = self._explanations({k: r[:done] for k, r in per_output.items()}, rows[:done], kind,
+                                             method, budget, explained[:done])
+                raise ExplanationInterrupted(
+                    f"interrupted after {done} of {len(rows)} rows: the finished rows are in this exception's "
+                    ".partial (except KeyboardInterrupt as stop: stop.partial); ip.run explains many rows in "
+                    "chunks that a resume keeps", _row_index(partial, X.iloc[:done] if hasattr(X, "iloc") else None,
+                                                             random_state)) from None
+        return self._tree_declined(method, y, options,
+                                   self._explanations(per_output, rows, kind, method, budget, explained))
+
+    def _explanations(self, per_output: dict, rows: np.ndarray, kind: str, method: str, budget: int | None,
+                      explained: list):
+        """The Explanation of the rows (a dict by output for several targets)."""
         explanations = {output: self._explanation(results, rows, kind, method, budget,
                                                   [output] * len(rows) if self._multi_target else explained)
                         for output, results in per_output.items()}
-        return self._tree_declined(method, y, options, explanations if self._multi_target else explanations[None])
+        return explanations if self._multi_target else explanations[None]
 
     def _each_row(self, kind: str, rows: np.ndarray, labels: list, seeds: list, method: str, budget: int | None,
-                  options: dict, show: Any) -> tuple[dict, list]:
-        """The per-row results of :meth:`_many`, by output, and the output each row's game explains."""
-        per_output: dict[Any, list] = {}
-        explained: list = []  # the output each row's game explains (e.g. its predicted class)
+                  options: dict, show: Any, per_output: dict, explained: list) -> None:
+        """The per-row results of :meth:`_many` into ``per_output`` (by output) and the output each row's game
+        explains into ``explained``, row by row (what is finished stays there if the loop is interrupted)."""
         for row, label, seed in tracked(zip(rows, labels, seeds), len(rows), f"explaining ({kind})", enabled=show):
             games = self.games(row, label)
             explained.append(next(iter(games)))
@@ -661,7 +680,6 @@ class Explainer:
                                             random_state=np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key),
                                             **row_options)
                 per_output.setdefault(output if self._multi_target else None, []).append(result)
-        return per_output, explained
 
     def _explanation(self, results: list, rows: np.ndarray, kind: str, method: str,
                      budget: int | None, targets: list) -> Explanation:
@@ -812,7 +830,16 @@ def _torch_utility(transform: OutputTransform):
     return utility
 
 
-__all__ = ["Attribution", "Explainer"]
+__all__ = ["Attribution", "Explainer", "ExplanationInterrupted"]
+
+
+class ExplanationInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :meth:`Explainer.shapley` / :meth:`Explainer.banzhaf` over many rows: ``partial`` holds the
+    Explanation (or dict of them) of the rows finished before it."""
+
+    def __init__(self, message: str, partial: Any) -> None:
+        super().__init__(message)
+        self.partial = partial
 
 
 TREE_OPTIONS = {"tree_path_dependent", "std_errors"}  # options method="tree" takes (std_errors: ignored, exact)
