@@ -566,3 +566,16 @@ def test_budget_errors_name_the_method_called():
     with pytest.raises(ValueError, match=r"give budget >= 80 \(method='regression'\), or >= 2\*\*12"):
         ip.interactions(wide, index="fsii", order=2, budget=60)
     assert ip.interactions(wide, index="fsii", order=2, budget=80, method="regression").n_evaluations <= 80
+
+
+def test_many_pairs_from_few_evaluations_are_said_to_be_thin():
+    """At 500 players 124,750 pairs came from 3,048 evaluations, near 0 or as large as the true values, with no
+    word; a budget that estimates every pair better, or an exact result, says nothing."""
+    game = ip.Game(lambda S: S.sum(axis=1) * 1.0 + S[:, 0] * S[:, 1], 60)
+    with pytest.warns(UserWarning, match="1,770 pairs estimated from 150 evaluations"):
+        ip.interactions(game, index="bii", budget=150, random_state=0)
+    with pytest.warns(UserWarning, match="3,540 matrix entries estimated from"):
+        ip.bivariate(game, budget=150, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ip.interactions(ip.Game(game._value_fn, 10), index="bii", random_state=0)
