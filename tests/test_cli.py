@@ -268,3 +268,18 @@ def test_explanation_file_keeps_each_rows_prediction_and_label_when_sliced(files
     shown = json.loads(page)["rows"]
     assert [r["label"] for r in shown] == ["row 41", "row 42"]
     assert all(r.get("prediction") != pytest.approx(truth[0]) for r in shown)  # it showed row 0's for row 41
+
+
+def test_target_error_lists_the_classes_as_typed(tmp_path):
+    """The error printed np.str_('setosa') for each class."""
+    from sklearn.datasets import load_iris
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    labels = np.array(["setosa", "versicolor", "virginica"])[y]
+    sio.dump(LogisticRegression(max_iter=500).fit(X, labels), tmp_path / "m.skops")
+    X.to_csv(tmp_path / "d.csv", index=False)
+    result = CliRunner().invoke(main, ["explain", str(tmp_path / "m.skops"), str(tmp_path / "d.csv"), "--rows", "0",
+                                       "--out", str(tmp_path / "out")])
+    assert result.exit_code != 0
+    assert "['setosa', 'versicolor', 'virginica']" in result.output and "np.str_" not in result.output

@@ -241,3 +241,21 @@ def test_string_arrays_in_info_are_saved(tmp_path):
     result = ip.Attribution([1.0], 0.0, ["x"], 1, "exact", info={"classes": np.array(["no", "yes"])})
     loaded = ip.load(ip.save(result, tmp_path / "r.json"))
     assert list(loaded.info["classes"]) == ["no", "yes"]
+
+
+def test_save_writes_through_a_link_and_refuses_a_write_protected_file(tmp_path, monkeypatch):
+    """save() replaced a symlink by a regular file (its target kept the old content), and replaced a chmod 444
+    file silently."""
+    import os
+
+    old = ip.Attribution([1.0], 0.0, ["x"], 1, "exact")
+    new = ip.Attribution([2.0], 0.0, ["x"], 1, "exact")
+    target = ip.save(old, tmp_path / "real.json")
+    link = tmp_path / "latest.json"
+    link.symlink_to(target)
+    ip.save(new, link)
+    assert link.is_symlink() and ip.load(target).values[0] == 2.0
+    monkeypatch.setattr(os, "access", lambda path, mode: False)  # as a non-root user sees a chmod 444 file
+    with pytest.raises(OSError, match="write-protected"):
+        ip.save(old, target)
+    assert ip.load(target).values[0] == 2.0

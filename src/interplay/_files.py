@@ -103,6 +103,11 @@ def atomic_write(path: Any, data: bytes | str, *, advice: str = "") -> None:
     path = os.fspath(path)
     if isinstance(data, str):
         data = data.encode("utf-8")
+    if os.path.islink(path):  # write through a link (the renamed file would have replaced the link itself)
+        path = os.path.realpath(path)
+    if os.path.exists(path) and not os.access(path, os.W_OK):  # a write-protected file is not replaced silently
+        raise WriteError(errno.EACCES, f"could not write {path!r}: the file is write-protected"
+                         + (f"; {advice}" if advice else ""), path)
     folder, name = os.path.split(os.path.abspath(path))
     tmp = os.path.join(folder, f".{name}.tmp-{os.getpid()}")
     crash = _crash_point(name)

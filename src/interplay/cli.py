@@ -719,7 +719,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
             raise click.BadParameter(str(exc).split(":", 1)[1].strip(), param_hint="--target") from None
         raise click.ClickException(str(exc)) from None
     if explainer._multi_target:
-        classes = list(explainer.model.classes or [])
+        classes = [c.item() if isinstance(c, np.generic) else c for c in (explainer.model.classes or [])]
         raise click.BadParameter(f"the model has {len(classes) or 'several'} classes{f' {classes}' if classes else ''}"
                                  "; choose the one to explain (or 'predicted': each row's predicted class)",
                                  param_hint="--target")
