@@ -259,3 +259,23 @@ def test_save_writes_through_a_link_and_refuses_a_write_protected_file(tmp_path,
     with pytest.raises(OSError, match="write-protected"):
         ip.save(old, target)
     assert ip.load(target).values[0] == 2.0
+
+
+def test_to_shap_of_a_multi_class_dict_and_of_mixed_classes():
+    """A multi-class Explainer's {class: Explanation} was refused ("got dict"); rows of different classes
+    (target="predicted") converted silently, and shap's plots pooled them."""
+    pytest.importorskip("shap")
+    from sklearn.datasets import load_iris
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = load_iris(return_X_y=True)
+    model = LogisticRegression(max_iter=500).fit(X, y)
+    explainer = ip.Explainer(model, X[::15])
+    per_class = explainer.shapley(X[[0, 60, 120]], method="exact")
+    converted = ip.io.to_shap(per_class)
+    assert converted.values.shape == (3, 4, 3) and list(converted.output_names) == ["0", "1", "2"]
+    np.testing.assert_array_equal(converted.values[:, :, 2], per_class[2].values)
+    np.testing.assert_array_equal(converted.base_values[:, 1], per_class[1].base_values)
+    mixed = ip.Explainer(model, X[::15], target="predicted").shapley(X[[0, 60, 120]], method="exact")
+    with pytest.warns(UserWarning, match="explain different classes"):
+        mixed.to_shap()

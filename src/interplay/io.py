@@ -299,12 +299,16 @@ def to_shap(result: Any):
 
     ``data`` is passed only when it holds one value per feature, in the features' order (shap pairs them by
     position); otherwise (e.g. the input columns of a run with ``groups=``) it is None. A text result's data are
-    its tokens (as shap's own text explanations). A feature of several columns, or a missing value, is NaN,
+    its tokens (as shap's own text explanations). A multi-class Explainer's ``{class: Explanation}`` becomes one
+    Explanation of shape ``(rows, features, classes)`` with the classes as ``output_names``; rows that explain
+    different classes (``target="predicted"``) give a warning, as shap's plots would pool them. A feature of several columns, or a missing value, is NaN,
     which shap's plots draw as missing."""
     try:
         import shap
     except ImportError:
         raise ImportError("to_shap() needs the shap package: pip install shap") from None
+    if isinstance(result, dict):  # a multi-class Explainer's {class: Explanation}: shap's (rows, features, classes)
+        return _stacked_shap(shap, result)
     if isinstance(result, BivariateExplanation):
         result = result.univariate
     if isinstance(result, Attribution):
@@ -315,13 +319,41 @@ def to_shap(result: Any):
                                 data=_shap_data(data), feature_names=list(result.feature_names),
                                 error_std=result.std_errors)
     if isinstance(result, Explanation):
+        from .plot._common import info_of, target_classes
+
+        mixed, classes = target_classes(info_of(result))
+        if mixed:  # shap's plots would pool the rows' classes as one output
+            warnings.warn(f"to_shap: the rows explain different classes ({', '.join(repr(c) for c in classes or [])}"
+                          "; target='predicted'), which a shap.Explanation cannot say: shap's plots will pool them. "
+                          "Select one class's rows first, e.g. expl[np.asarray(expl.info['targets']) == cls]",
+                          UserWarning, stacklevel=3)
         # data only when it has one column per feature (shap's plots pair them by position)
         data = result.data if result._data_aligned else None
         return shap.Explanation(values=np.array(result.values), base_values=np.array(result.base_values),
                                 data=_shap_data(data), feature_names=list(result.feature_names),
                                 error_std=None if result.std_errors is None else np.array(result.std_errors))
-    raise TypeError(f"to_shap: expected an Attribution, Explanation or BivariateExplanation, "
-                    f"got {type(result).__name__}")
+    raise TypeError(f"to_shap: expected an Attribution, Explanation, BivariateExplanation or a dict of "
+                    f"Explanations by class, got {type(result).__name__}")
+
+
+def _stacked_shap(shap, results: dict):
+    """``{class: Explanation}`` (the same rows and features) as one ``shap.Explanation`` of shape ``(rows,
+    features, classes)`` with ``output_names`` the classes, as shap's own multi-class explanations."""
+    parts = list(results.values())
+    if not parts or not all(isinstance(p, Explanation) for p in parts):
+        raise TypeError("to_shap: a dict must map each class to an Explanation (a multi-class Explainer's "
+                        "shapley(X) or banzhaf(X))")
+    first = parts[0]
+    if any(p.values.shape != first.values.shape or p.feature_names != first.feature_names for p in parts):
+        raise ValueError("to_shap: the Explanations of a dict must explain the same rows and features")
+    errors = None
+    if all(p.std_errors is not None for p in parts):
+        errors = np.stack([p.std_errors for p in parts], axis=-1)
+    data = first.data if first._data_aligned else None
+    return shap.Explanation(values=np.stack([p.values for p in parts], axis=-1),
+                            base_values=np.stack([p.base_values for p in parts], axis=-1),
+                            data=_shap_data(data), feature_names=list(first.feature_names),
+                            output_names=[str(c) for c in results], error_std=errors)
 
 
 def _shap_data(data: Any) -> np.ndarray | None:
