@@ -279,3 +279,11 @@ def test_to_shap_of_a_multi_class_dict_and_of_mixed_classes():
     mixed = ip.Explainer(model, X[::15], target="predicted").shapley(X[[0, 60, 120]], method="exact")
     with pytest.warns(UserWarning, match="explain different classes"):
         mixed.to_shap()
+
+
+def test_a_plain_function_written_for_dataframes_is_told_what_it_gets():
+    """shap passes DataFrames to f(df); interplay passes arrays, and the error did not say so."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(np.random.default_rng(0).normal(size=(20, 3)), columns=["a", "b", "c"])
+    with pytest.raises(RuntimeError, match="a plain function gets a numpy array"):
+        ip.Explainer(lambda D: D["a"] * D["b"], frame[:10]).shapley(frame[10:11], progress=False)

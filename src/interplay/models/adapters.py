@@ -73,7 +73,13 @@ of another width is refused when the explainer is built; ``n_calls``/``n_rows`` 
         try:
             raw = self.fn(self._as_input(rows))
         except Exception as exc:  # the model's own error, with where it happened
-            raise RuntimeError(f"model call {self.name} failed on {n} rows: {type(exc).__name__}: {exc}") from exc
+            hint = ""
+            if (self.columns is None and not hasattr(self.source, "predict")  # a plain function
+                    and isinstance(exc, (IndexError, KeyError, TypeError, AttributeError))):
+                hint = ("; a plain function gets a numpy array (columns in the background's order), not a "
+                        "DataFrame: wrap it, e.g. lambda X: f(pd.DataFrame(X, columns=background.columns))")
+            raise RuntimeError(f"model call {self.name} failed on {n} rows: {type(exc).__name__}: {exc}{hint}"
+                               ) from exc
         try:
             out = np.asarray(raw, dtype=float)
         except (TypeError, ValueError):
