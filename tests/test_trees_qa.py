@@ -128,3 +128,17 @@ def test_prediction_output_of_a_classifier_is_named_probability():
     assert values.info["output"] == "probability"
     np.testing.assert_array_equal(values.values,
                                   ip.Explainer(model, X[:10], output="probability").shapley(X[:2], method="exact").values)
+
+
+def test_path_dependent_results_say_how_features_were_removed():
+    """info said removal='marginal' next to tree='path-dependent' (the background rows are not used), and the
+    missing-background error did not point a shap TreeExplainer(model) user to tree_path_dependent=True."""
+    from sklearn.ensemble import GradientBoostingRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    model = GradientBoostingRegressor(n_estimators=5, random_state=0).fit(X, X[:, 0])
+    with pytest.raises(ValueError, match="tree_path_dependent=True"):
+        ip.Explainer(model)
+    result = ip.Explainer(model, X[:1]).shapley(X[:2], method="tree", tree_path_dependent=True)
+    assert result.info["removal"] == "path-dependent (tree cover)" and result.info["tree"] == "path-dependent"

@@ -287,7 +287,8 @@ def _image_payload(image: Any, segments: Any, n_regions: int) -> dict:
 
 
 _BASELINES = {"marginal": "average output over the background", "conditional": "average output over the background",
-              "baseline": "output at the reference row"}  # what the base value is, by removal
+              "baseline": "output at the reference row",
+              "path-dependent (tree cover)": "the trees' average output over their training data"}  # by removal
 
 
 def _row_payload(key: Any, entry: dict, names: list[str], several_targets: bool = False) -> dict:

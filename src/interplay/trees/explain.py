@@ -222,8 +222,11 @@ def _chunks(inputs: TreeInputs, rows: np.ndarray, background: np.ndarray):
 
 def _info(explainer, inputs: TreeInputs, kind: str, tree: str, labels: list) -> dict:
     targets = [_label(t) for t in labels]
-    return {"removal": explainer.removal, "output": explainer.output, "kind": kind, "model": inputs.ensemble.source,
-            "tree": tree, "target": one_target(targets), "targets": targets, **explainer._reference_info()}
+    # path-dependent TreeSHAP removes features by the trees' own training cover, not by the explainer's removal
+    removal = "path-dependent (tree cover)" if tree == "path-dependent" else explainer.removal
+    reference = {} if tree == "path-dependent" else explainer._reference_info()
+    return {"removal": removal, "output": explainer.output, "kind": kind, "model": inputs.ensemble.source,
+            "tree": tree, "target": one_target(targets), "targets": targets, **reference}
 
 
 def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | None = None,
