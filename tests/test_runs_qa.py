@@ -349,3 +349,25 @@ def test_run_with_baseline_removal_on_raw_categorical_columns(tmp_path):
     explainer = ip.Explainer(pipe, X[:30], removal="baseline")
     run(explainer, X[:3], out=tmp_path / "run", progress=False)
     np.testing.assert_array_equal(load_run(tmp_path / "run").values, explainer.shapley(X[:3]).values)
+
+
+def test_call_rows_fixes_the_model_calls_of_a_run_and_its_resume(tmp_path):
+    sizes = []
+
+    def model(X):
+        sizes.append(len(X))
+        return X @ np.linspace(-1.0, 1.0, 8)
+
+    rng = np.random.default_rng(0)
+    explainer = ip.Explainer(model, rng.normal(size=(10, 8)))
+    X = rng.normal(size=(6, 8))
+    sizes.clear()
+    run(explainer, X, "exact", out=tmp_path / "r", chunk_size=3, n_jobs=1, call_rows=300, progress=False)
+    assert max(sizes) == 300  # 256 coalitions x 10 background rows a row: calls of at most 300 rows
+    sizes.clear()
+    run(explainer, X, "exact", out=tmp_path / "r", chunk_size=3, n_jobs=1, call_rows=5000, progress=False)
+    assert sizes == []  # finished: nothing recomputed
+    (tmp_path / "r" / "parts" / "part-000001.parquet").unlink()
+    with pytest.warns(RuntimeWarning, match="missing"):
+        run(explainer, X, "exact", out=tmp_path / "r", chunk_size=3, n_jobs=1, call_rows=5000, progress=False)
+    assert max(sizes) == 300  # the resume makes the calls recorded at creation

@@ -105,21 +105,23 @@ class CallSizer:
     MIN_START_ROWS = 256  # ...but never fewer rows than this (a call has a fixed cost too)
     MAX_CELLS = 2**23  # 64 MiB of float64 hybrid rows per call at most
 
-    def __init__(self, max_rows: int = 65536, *, learn: bool = True) -> None:
+    def __init__(self, max_rows: int = 65536, *, learn: bool = True, rows: int | None = None) -> None:
         self.max_rows = max(1, int(max_rows))
         self.learn = bool(learn)
         self.start = self.rows = min(self.START_ROWS, self.max_rows)
         self.best: float | None = None  # CPU seconds per row at the current size
         self.settled = self.rows >= self.max_rows
         self.warm = False
+        if rows is not None:  # a size chosen for a batch run: kept as it is
+            self.start = self.rows = max(1, min(int(rows), self.max_rows))
+            self.settled, self.learn = True, False
 
     def map(self, values_of: Callable[[np.ndarray], np.ndarray], coalitions: np.ndarray, *,
             rows_each: int = 1, width: int = 1) -> np.ndarray:
         """``values_of`` on consecutive chunks of ``coalitions`` (each costing ``rows_each`` model rows of
         ``width`` columns), concatenated along the coalition axis."""
         if not (self.warm or self.settled):  # before any timed call: the start size for rows this wide
-            wide = max(self.MIN_START_ROWS, self.START_CELLS // max(int(width), 1))
-            self.start = self.rows = min(self.START_ROWS, wide, self.max_rows)
+            self._start_for(width)
         if len(coalitions) * rows_each < min(self.rows, self.MAX_CELLS // max(int(width), 1)):
             return np.asarray(values_of(coalitions))  # one call, less than a full one: nothing to learn
         parts, start = [], 0
@@ -133,6 +135,11 @@ class CallSizer:
                 self._observe(size * rows_each, time.process_time() - began)
             start += len(chunk)
         return stack(parts)
+
+    def _start_for(self, width: int) -> None:
+        """The start size for rows ``width`` columns wide (at most :attr:`START_CELLS` cells)."""
+        wide = max(self.MIN_START_ROWS, self.START_CELLS // max(int(width), 1))
+        self.start = self.rows = min(self.START_ROWS, wide, self.max_rows)
 
     def _observe(self, rows: int, seconds: float) -> None:
         if not self.warm:

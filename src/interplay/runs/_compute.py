@@ -30,6 +30,7 @@ class Task:
     budget: int | None
     entropy: int
     options: dict = field(default_factory=dict)
+    call_rows: int | None = None  # model rows per call (ip.run's call_rows=, recorded in its manifest)
 
 
 def resolve_method(explainer: Any, kind: str, method: str) -> str:
@@ -78,17 +79,18 @@ def one_blas_thread() -> Iterator[None]:
 
 
 @contextmanager
-def fixed_call_size(explainer: Any) -> Iterator[None]:
-    """The explainer's model calls hold a fixed number of rows while a chunk is computed (its call sizer does not
-    learn from timings; :class:`interplay.removal._columns.CallSizer`): a BLAS model's last bits depend on the rows
-    a call holds, so with learned sizes two runs of an MLP differed in 26 of 100 rows (5.6e-17). Restored after."""
+def fixed_call_size(explainer: Any, rows: int | None = None) -> Iterator[None]:
+    """The explainer's model calls hold ``rows`` rows (the run's ``call_rows``; None: the sizer's start size,
+    1,024 rows or 1 MiB) while a chunk is computed, whatever the timings (:class:`interplay.removal._columns.CallSizer` does not learn): a
+    BLAS model's last bits depend on the rows a call holds, so with learned sizes two runs of an MLP differed in
+    26 of 100 rows (5.6e-17), and a resume from its run. Restored after."""
     from ..removal._columns import CallSizer
 
     if not hasattr(explainer, "max_rows"):  # not an interplay.Explainer: nothing learned
         yield
         return
     saved = explainer.__dict__.get("_call_sizer")
-    explainer._call_sizer = CallSizer(explainer.max_rows, learn=False)
+    explainer._call_sizer = CallSizer(explainer.max_rows, learn=False, rows=rows)
     try:
         yield
     finally:
@@ -138,7 +140,7 @@ def explain_chunk(explainer: Any, task: Task, chunk: Chunk) -> dict:
     """Arrays for the rows of ``chunk``: ``row``, ``base_value``, ``n_evaluations``, ``values`` ``(m, d)``,
     ``std_errors`` ``(m, d)`` or ``None``, ``adjacency`` ``(m, d, d)`` for ``kind="bivariate"``, and ``target``
     (the output each row explains). BLAS runs on one thread (:func:`one_blas_thread`), whatever the backend."""
-    with one_blas_thread(), fixed_call_size(explainer):
+    with one_blas_thread(), fixed_call_size(explainer, task.call_rows):
         if task.method == "tree":
             results, targets = _tree_results(explainer, task, chunk)
         else:

@@ -37,7 +37,7 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
         backend: str = "local", chunk_size: int = 1000, n_jobs: int | None = None, budget: int | None = None,
         random_state: Any = None, resume: bool = True, y: Any = None, store_data: bool = True,
         model_tag: str | None = None, ray_address: str | None = None, progress: bool | None = None,
-        **options) -> Run:
+        call_rows: int | None = None, **options) -> Run:
     """Explain every row of ``X`` with ``explainer``, chunk by chunk, writing results to the folder ``out``.
 
     Parameters
@@ -83,6 +83,12 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
         ``None`` (default): once the run has taken a few seconds, a progress bar on a terminal or in a notebook,
         a plain line every 30 s when stderr is a log; ``True``: at once; ``False``: never (see
         :mod:`interplay._progress`; ``INTERPLAY_PROGRESS=0`` turns the default off).
+    call_rows:
+        Model rows per call (default: 1,024, fewer for rows of over 128 columns). Fixed for the run, where an
+        Explainer learns it from timings: a BLAS model's last bits depend on the rows a call holds, so a fixed
+        size makes two runs, and a run and its resume, agree bit for bit. A model with a large cost per call (a
+        Pipeline converting to pandas, a forest explained by a sampler) runs faster with more (e.g. 16,384).
+        Recorded when the run is created; a resume uses the recorded size.
 
     Interrupting the run (Ctrl-C) keeps every finished chunk; the ``KeyboardInterrupt`` says how to finish it
     (the same call again, or :func:`resume_run`).
@@ -99,6 +105,7 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
         get_estimator(kind, method)  # unknown method -> error listing the known ones
     budget = check_int(budget, "budget", minimum=1, allow_none=True)
     chunk_size = check_int(chunk_size, "chunk_size", minimum=1)
+    call_rows = check_int(call_rows, "call_rows", minimum=1, allow_none=True)
     backend = check_choice(backend, "backend", BACKENDS)
     n_jobs = check_int(n_jobs, "n_jobs", allow_none=True)
     if n_jobs == 0:
@@ -147,6 +154,8 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
                         "versions": _versions()}
             if source.index_name is not None:
                 manifest["index_name"] = source.index_name  # X's index name, for load_run(...).to_pandas()
+            if call_rows is not None:  # model rows per call, fixed for the run (its resumes make the same calls)
+                manifest["call_rows"] = call_rows
         else:
             if same_target(manifest["params"].get("target"), explainer.target):
                 manifest["params"]["target"] = params["target"]  # an earlier version's repr: the same target
@@ -163,7 +172,8 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
         store.write_manifest(manifest)
         try:
             _execute(explainer, payload, source.chunks(chunk_size), manifest, store, backend=backend,
-                     n_jobs=n_jobs, task=Task(kind, method, budget, entropy, dict(options)), names=names,
+                     n_jobs=n_jobs, task=Task(kind, method, budget, entropy, dict(options),
+                                              manifest.get("call_rows")), names=names,
                      data_names=data_names, store_data=store_data, chunk_size=chunk_size, ray_address=ray_address,
                      progress=progress)
         except KeyboardInterrupt:
