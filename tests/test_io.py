@@ -241,6 +241,8 @@ def test_string_arrays_in_info_are_saved(tmp_path):
     result = ip.Attribution([1.0], 0.0, ["x"], 1, "exact", info={"classes": np.array(["no", "yes"])})
     loaded = ip.load(ip.save(result, tmp_path / "r.json"))
     assert list(loaded.info["classes"]) == ["no", "yes"]
+    with pytest.raises(TypeError, match="complex"):  # still refused, as a whole (not a repr per element)
+        ip.save(ip.Attribution([1.0], 0.0, ["x"], 1, "exact", info={"z": np.array([1j])}), tmp_path / "z.json")
 
 
 def test_save_writes_through_a_link_and_refuses_a_write_protected_file(tmp_path, monkeypatch):

@@ -276,7 +276,9 @@ def test_baseline_removal_names_its_base_value_and_records_the_reference():
     explainer = ip.Explainer(lambda X: X @ [1.0, 2.0, -1.0] + X[:, 0] * X[:, 1], background, removal="baseline")
     result = explainer.shapley(background[:2], method="exact")
     np.testing.assert_allclose(result.info["reference"], background.mean(axis=0), atol=1e-15)
-    assert explainer.bivariate(background[:1], method="exact").info["reference"] == result.info["reference"]
+    single = explainer.bivariate(background[:1], method="exact")
+    assert single.info["reference"] == result.info["reference"] and single.info["removal"] == "baseline"
+    assert page_data(build_report([single]))["rows"][0]["baseline_label"] == "output at the reference row"
     shown = page_data(build_report([result]))["rows"]
     assert shown[0]["baseline_label"] == "output at the reference row"
     marginal = ip.Explainer(explainer.model, background).shapley(background[:1], method="exact")

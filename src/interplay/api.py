@@ -140,8 +140,10 @@ def _pair_gp_fits(n: int, budget: int, index: str = "sii") -> bool:
     from .estimators._surrogate import resolve_surrogate
     from .estimators.kernel import minimum_budget
 
+    from .estimators.odd_gp import MAX_PLAYERS
+
     return (budget >= minimum_budget(n) and resolve_surrogate("auto") is not None
-            and (index == "bii" or n <= _GP_MAX_PLAYERS))
+            and n <= (MAX_PLAYERS if index == "bii" else _GP_MAX_PLAYERS))
 
 
 def _resolve_auto(kind: str, method: str, game, options: dict, fixed: dict) -> tuple[str, dict, dict | None]:
@@ -158,7 +160,8 @@ def _resolve_auto(kind: str, method: str, game, options: dict, fixed: dict) -> t
                         f"{kind} method accepts {unknown}")
     parameters = _parameters(get_estimator(kind, name))
     takes_any = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
-    kept = {k: v for k, v in options.items() if takes_any or k in parameters or k == "std_errors"}
+    kept = {k: v for k, v in options.items()
+            if takes_any or k in parameters or k in ("std_errors", "exact_if_affordable")}  # _dispatch takes these
     note = {"chosen": name, "reason": reason}
     if len(kept) < len(options):
         note["ignored_options"] = sorted(set(options) - set(kept))
@@ -197,8 +200,8 @@ def _call(kind: str, method: str, game, options: dict, **fixed):
         head, _, rest = auto["reason"].partition(" coalitions exceed the budget (")
         if rest:
             rest = rest.split("): ", 1)[1]
-            auto = {**auto, "reason": f"{head} coalitions exceed the default budget: {rest} (its default budget: "
-                                      f"{int(result.n_evaluations)} evaluations)"}
+            auto = {**auto, "reason": f"{head} coalitions exceed the default budget: {rest} (at its own default "
+                                      "budget)"}
     return replace(result, info={**result.info, "auto": auto})
 
 

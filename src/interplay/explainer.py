@@ -647,11 +647,11 @@ class Explainer:
             try:
                 self._each_row(kind, rows, labels, seeds, method, budget, options, show, per_output, explained)
             except KeyboardInterrupt:  # Ctrl-C: the finished rows travel with the exception
-                done = min([len(explained)] + [len(r) for r in per_output.values()])
+                done = len(explained)
                 if done == 0:
                     raise
                 partial = self._explanations({k: r[:done] for k, r in per_output.items()}, rows[:done], kind,
-                                             method, budget, explained[:done])
+                                             method, budget, explained)
                 raise ExplanationInterrupted(
                     f"interrupted after {done} of {len(rows)} rows: the finished rows are in this exception's "
                     ".partial (except KeyboardInterrupt as stop: stop.partial); ip.run explains many rows in "
@@ -674,7 +674,7 @@ class Explainer:
         explains into ``explained``, row by row (what is finished stays there if the loop is interrupted)."""
         for row, label, seed in tracked(zip(rows, labels, seeds), len(rows), f"explaining ({kind})", enabled=show):
             games = self.games(row, label)
-            explained.append(next(iter(games)))
+            finished = {}  # stored once every output of the row is done (an interrupt leaves no half row)
             for output, game in games.items():
                 # the same seed for every output of a row: sampled coalitions coincide, the model runs once
                 row_options = self._row_options(kind, method, row, label,
@@ -682,7 +682,10 @@ class Explainer:
                 result = getattr(api, kind)(game, method=method, budget=budget,
                                             random_state=np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key),
                                             **row_options)
-                per_output.setdefault(output if self._multi_target else None, []).append(result)
+                finished[output if self._multi_target else None] = result
+            for output, result in finished.items():
+                per_output.setdefault(output, []).append(result)
+            explained.append(next(iter(games)))
 
     def _explanation(self, results: list, rows: np.ndarray, kind: str, method: str,
                      budget: int | None, targets: list) -> Explanation:
@@ -733,7 +736,7 @@ class Explainer:
         results = {output: _with_info(getattr(api, kind)(game, random_state=np.random.SeedSequence(
                        seed.entropy, spawn_key=seed.spawn_key), **kwargs), output=self.output,
                        target=output.item() if isinstance(output, np.generic) else output, **_seed(random_state),
-                       **self._reference_info())
+                       removal=self.removal, **self._reference_info())
                    for output, game in games.items()}  # every result states its unit and target
         return results if self._multi_target else next(iter(results.values()))
 
@@ -843,6 +846,9 @@ class ExplanationInterrupted(KeyboardInterrupt):
     def __init__(self, message: str, partial: Any) -> None:
         super().__init__(message)
         self.partial = partial
+
+    def __reduce__(self):  # picklable (sent between processes): the message and the finished rows
+        return type(self), (str(self), self.partial)
 
 
 TREE_OPTIONS = {"tree_path_dependent", "std_errors"}  # options method="tree" takes (std_errors: ignored, exact)

@@ -86,8 +86,8 @@ class _Encoder:
             return obj if np.isfinite(obj) else {"__float__": repr(obj)}
         if isinstance(obj, np.bool_):
             return bool(obj)
-        if isinstance(obj, np.ndarray) and obj.dtype.kind not in "biuf":  # e.g. raw categorical values, strings
-            # (loaded back as an object array; a value of no storable type, e.g. a datetime, as its repr)
+        if isinstance(obj, np.ndarray) and obj.dtype.kind in "OUS":  # raw categorical values, strings, bytes
+            # (loaded back as an object array)
             return {"__objects__": [self.value(v, where) for v in obj.ravel()], "shape": list(obj.shape)}
         if isinstance(obj, np.ndarray):
             return self.array(obj)

@@ -395,7 +395,8 @@ class Explanation:
         object.__setattr__(self, "feature_names", tuple(self.feature_names))
         values = _frozen(self.values)
         rows = len(values) if values.ndim else 0
-        object.__setattr__(self, "values", _frozen(values, "values", (rows, len(self.feature_names))))
+        _frozen(np.empty(values.shape), "values", (rows, len(self.feature_names)))  # the shape check only
+        object.__setattr__(self, "values", values)
         object.__setattr__(self, "base_values", _frozen(self.base_values, "base_values", (rows,)))
         object.__setattr__(self, "data", _data_array(self.data))
         n_eval = np.array(self.n_evaluations, dtype=np.int64, copy=True)

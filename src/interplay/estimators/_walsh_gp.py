@@ -227,7 +227,7 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
     n = S.shape[1]
     units = len(S)
     # enough pairs to fit the smallest set of fixed terms with as many to spare (the singletons: 2n + 3 pairs for
-    # 248 players and more; on 250 pairs no set fitted, and the model was never chosen)
+    # 124 players and more; from 248, no set fitted on 250 pairs, and the model was never chosen)
     smallest = min((len(terms) for _, terms in term_sets(1.0) if terms), default=0)
     subset = max(SELECT_UNITS, 2 * smallest + 3)
     if units > subset:

@@ -49,9 +49,9 @@ Standard errors: the posterior standard deviation of each value (kriging varianc
 estimated as ``y' P y / (units - terms)``): a model-based error, not a sampling one; ``std_errors=False`` skips it.
 
 Cost beyond the evaluations: the surrogate fit and its spectrum; per ``(gamma, rho)`` an eigendecomposition of
-``min(units, max(SELECT_UNITS, 2n + 3))`` pairs (enough to fit the singletons: 248 players and more once
-needed more than 250, and no model was chosen, a wrong fit); one ``units^3 / 3`` factorisation; ``units^2 (terms
-+ n)`` for the fit and its errors. Above :data:`MAX_PLAYERS` (510) players it is OddSHAP.
+``min(units, max(SELECT_UNITS, 2n + 3))`` pairs (enough to fit the singletons twice over; from 248 players 250
+pairs fitted no set of terms, and no model was chosen: a wrong fit); one ``units^3 / 3`` factorisation;
+``units^2 (terms + n)`` for the fit and its errors. Above :data:`MAX_PLAYERS` (510) players it is OddSHAP.
 """
 
 from __future__ import annotations

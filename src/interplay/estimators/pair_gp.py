@@ -25,7 +25,8 @@ about half on unstructured random games, whose spectrum the prior does not expec
 sampled pairs stay within :data:`MAX_SE_CELLS` (else NaN, said in ``info``).
 
 Cost: the leverage sample, ``2 + 2 * floor((budget - 2) / 2)`` evaluations (at most ``2**n``); one surrogate fit;
-two model choices (one eigendecomposition of at most ``SELECT_UNITS`` pairs per ``(gamma, rho)``) and two
+two model choices (one eigendecomposition of at most ``SELECT_UNITS`` pairs per ``(gamma, rho)``, ``2n + 3`` for
+the odd part from 124 players on: auto takes it up to 510 players for BII, 200 for SII) and two
 Cholesky factorisations of the sampled pairs; the SII readout ``O(units n^3)`` over the Gauss-Legendre nodes.
 """
 

@@ -311,7 +311,9 @@ def _row_payload(key: Any, entry: dict, names: list[str], several_targets: bool 
         values = np.asarray(attribution.values, dtype=float)
         payload["attribution"] = _floats(values)
         payload["baseline"] = float(attribution.baseline)
-        payload["baseline_label"] = _BASELINES.get(attribution.info.get("removal"), "output with every feature removed")
+        removal = attribution.info.get("removal") or next(  # a graph's Shapley values: the graph's info says
+            (r.info.get("removal") for r in (entry.get("bivariate"), entry.get("interactions")) if r is not None), None)
+        payload["baseline_label"] = _BASELINES.get(removal, "output with every feature removed")
         prediction = entry.get("prediction", attribution.info.get("prediction"))
         payload["prediction"] = float(prediction) if isinstance(prediction, (int, float)) else \
             float(attribution.baseline + values.sum())
