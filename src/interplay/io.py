@@ -301,8 +301,8 @@ def to_shap(result: Any):
     position); otherwise (e.g. the input columns of a run with ``groups=``) it is None. A text result's data are
     its tokens (as shap's own text explanations). A multi-class Explainer's ``{class: Explanation}`` becomes one
     Explanation of shape ``(rows, features, classes)`` with the classes as ``output_names``; rows that explain
-    different classes (``target="predicted"``) give a warning, as shap's plots would pool them. A feature of several columns, or a missing value, is NaN,
-    which shap's plots draw as missing."""
+    different classes (``target="predicted"``) give a warning, as shap's plots would pool them. A feature of
+    several columns, or a missing value, is NaN, which shap's plots draw as missing."""
     try:
         import shap
     except ImportError:

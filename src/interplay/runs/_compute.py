@@ -81,9 +81,10 @@ def one_blas_thread() -> Iterator[None]:
 @contextmanager
 def fixed_call_size(explainer: Any, rows: int | None = None) -> Iterator[None]:
     """The explainer's model calls hold ``rows`` rows (the run's ``call_rows``; None: the sizer's start size,
-    1,024 rows or 1 MiB) while a chunk is computed, whatever the timings (:class:`interplay.removal._columns.CallSizer` does not learn): a
-    BLAS model's last bits depend on the rows a call holds, so with learned sizes two runs of an MLP differed in
-    26 of 100 rows (5.6e-17), and a resume from its run. Restored after."""
+    1,024 rows or 1 MiB) while a chunk is computed, whatever the timings (the
+    :class:`interplay.removal._columns.CallSizer` does not learn): a BLAS model's last bits depend on the rows a
+    call holds, so with learned sizes two runs of an MLP differed in 26 of 100 rows (5.6e-17), and a resume from
+    its run. Restored after."""
     from ..removal._columns import CallSizer
 
     if not hasattr(explainer, "max_rows"):  # not an interplay.Explainer: nothing learned
