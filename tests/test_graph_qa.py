@@ -306,3 +306,26 @@ def test_features_set_aside_are_in_no_redundant_given_list():
     assert H.redundant_given("tiny") == [] and H.made_redundant_by("tiny") == []
     letter = G.redundancy(exclude_no_effect=False)
     assert "tiny" in letter.redundant_given("big") and "none" in letter.redundant_given("big")
+
+
+def test_cohort_keeps_the_edges_of_the_rows_own_readings():
+    """A row's redundancy edge into a feature it sets aside (too small there) counted towards the cohort's
+    redundancy: on 600 Adult rows capital-loss became "redundant given age" (54% of rows by |W| <= gamma) where
+    the rows' own readings said so in 10%. The cohort's default reading now counts each row's own edges; the
+    paper's definition (exclude_no_effect=False) still counts every row with |W| <= gamma."""
+    rng = np.random.default_rng(3)
+    n, rows = 5, []
+    for _ in range(30):
+        phi_scale = rng.uniform(0.02, 1.0, n)
+        table = rng.normal(size=2**n) * 0.05
+        table += (((np.arange(2**n)[:, None] >> np.arange(n)) & 1) * phi_scale).sum(axis=1)
+        game = ip.Game(lambda S, t=table: t[S.astype(int) @ (1 << np.arange(n))], n)
+        rows.append(ip.bivariate(game, method="exact"))
+    cohort = ip.mean_graph(rows)
+    own = np.mean([r.graph().redundancy()._effective_adjacency() for r in rows], axis=0)
+    np.testing.assert_allclose(cohort.reading_share, own, atol=1e-12)
+    raw = np.mean([r.graph().redundancy(exclude_no_effect=False).adjacency for r in rows], axis=0)
+    np.testing.assert_allclose(cohort.redundancy_share, raw, atol=1e-12)
+    assert not np.allclose(own, raw)  # some rows set features aside: the two readings differ here
+    H = cohort.redundancy()
+    np.testing.assert_array_equal(H.adjacency, cohort.reading_share >= 0.5)

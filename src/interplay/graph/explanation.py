@@ -87,7 +87,9 @@ class ExplanationGraph:
     graphs from :func:`~interplay.graph.mean_graph`): per edge, the share of the cohort's rows in which it is a
     redundancy edge; ``no_effect_share`` (optional, the same cohorts): per feature, the share of rows in which it
     has no effect; ``little_effect_share`` (optional, the same cohorts): per feature, the share of rows in which
-    its ``|phi|`` is at most twice the row's gamma (little or no effect on its own).
+    its ``|phi|`` is at most twice the row's gamma (little or no effect on its own); ``reading_share`` (optional,
+    the same cohorts): per edge, the share of rows whose own reading has it (a redundancy between two features
+    neither of which the row sets aside), what :meth:`redundancy` keeps by default.
     """
 
     weights: np.ndarray
@@ -99,6 +101,7 @@ class ExplanationGraph:
     redundancy_share: np.ndarray | None = None
     no_effect_share: np.ndarray | None = None
     little_effect_share: np.ndarray | None = None
+    reading_share: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         weights = check_square(self.weights)
@@ -116,12 +119,13 @@ class ExplanationGraph:
             if se.shape != (n, n):
                 raise ValueError(f"std_errors: expected shape {(n, n)}, got {se.shape}")
             object.__setattr__(self, "std_errors", _frozen(se))
-        if self.redundancy_share is not None:
-            share = np.asarray(self.redundancy_share, dtype=float)
+        for name in ("redundancy_share", "reading_share"):
+            if getattr(self, name) is None:
+                continue
+            share = np.asarray(getattr(self, name), dtype=float)
             if share.shape != (n, n) or not np.isfinite(share).all() or (share < 0).any() or (share > 1).any():
-                raise ValueError(f"redundancy_share: expected an {(n, n)} matrix of shares in [0, 1], "
-                                 f"got shape {share.shape}")
-            object.__setattr__(self, "redundancy_share", _frozen(share))
+                raise ValueError(f"{name}: expected an {(n, n)} matrix of shares in [0, 1], got shape {share.shape}")
+            object.__setattr__(self, name, _frozen(share))
         for name in ("no_effect_share", "little_effect_share"):
             if getattr(self, name) is None:
                 continue
@@ -210,9 +214,12 @@ class ExplanationGraph:
         if gamma is None and self.redundancy_share is not None:
             share = _check_share(share)
             aside = little = None
+            edges = self.redundancy_share
             if exclude_no_effect and self.no_effect_share is not None:
                 aside, little = self.no_effect(share=share), self.little_effect(share=share)
-            return RedundancyGraph(self.redundancy_share >= share, float(self.info.get("mean_row_gamma", 0.0)),
+                if self.reading_share is not None:  # rows count an edge only where their own reading has it
+                    edges = self.reading_share
+            return RedundancyGraph(edges >= share, float(self.info.get("mean_row_gamma", 0.0)),
                                    self.feature_names, info={"share": share}, no_effect=aside, little_effect=little)
         gamma = self.default_gamma() if gamma is None else _check_gamma(gamma)
         aside = little = None
