@@ -127,7 +127,7 @@ def test_cohort_sets_small_features_aside_too():
     assert cohort.little_effect() == SMALL[1:]
     h = cohort.redundancy()
     assert h.little_effect == tuple(SMALL[1:]) and h.groups() == []
-    assert "Little effect on their own in most rows: s1, s2, s3, s4 and s5" in cohort.describe()
+    assert "Little effect on their own in at least half the rows: s1, s2, s3, s4 and s5" in cohort.describe()
     assert cohort.redundancy(exclude_no_effect=False).groups() == [SMALL[1:]]
 
 

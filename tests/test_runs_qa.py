@@ -371,3 +371,19 @@ def test_call_rows_fixes_the_model_calls_of_a_run_and_its_resume(tmp_path):
     with pytest.warns(RuntimeWarning, match="missing"):
         run(explainer, X, "exact", out=tmp_path / "r", chunk_size=3, n_jobs=1, call_rows=5000, progress=False)
     assert max(sizes) == 300  # the resume makes the calls recorded at creation
+
+
+def test_cohort_rows_outside_the_run_are_refused_and_the_signed_mean_reads_as_a_cohort(tmp_path):
+    """Row indices outside the run were dropped silently (a DataFrame's labels selected other rows), and the
+    cohort_graph's signed mean was described as one prediction."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(8, 4))
+    explainer = ip.Explainer(lambda Z: Z[:, 0] * Z[:, 1] + Z[:, 2], rng.normal(size=(6, 4)))
+    result = run(explainer, X, "exact", kind="bivariate", out=tmp_path / "r", progress=False)
+    with pytest.raises(ValueError, match=r"rows: row positions run from 0 to 7, got \[8, 1000\]"):
+        result.graph([0, 1, 8, 1000])
+    with pytest.raises(ValueError, match="rows: row positions"):
+        result.cohort_graph([-1])
+    mean = result.cohort_graph([0, 1, 2]).graph()
+    assert mean.kind == "mean" and mean.info["n_rows"] == 3
+    assert "signed mean over the rows" in mean.describe()

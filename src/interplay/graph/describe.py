@@ -101,6 +101,9 @@ def drivers_sentence(graph, top: int, limit: int, exclude: frozenset | set = fro
     label = "Main drivers"
     if graph.interaction_index is not None:  # order-1 terms: Shapley values for SII, not for Shapley-Taylor etc.
         label = f"Largest single-feature values ({_index_name(graph)})"
+    if graph.kind == "mean":  # a cohort's signed mean: directions that differ between rows cancel
+        return (f"{label} (signed mean over the rows; a feature that raises the output in some rows and lowers it "
+                "in others cancels here): " + join([f"{names[i]} ({_number(phi[i])})" for i in leaders], limit) + ".")
     if _magnitudes(graph):
         return f"{label} (mean |value| over the rows): " + join(
             [f"{names[i]} ({abs(phi[i]):.3g})" for i in leaders], limit) + "."
@@ -152,7 +155,8 @@ def _once_sentences(graph, h, order, aside, top, limit, little, cohort) -> list[
                    and component[names[j]] != component[names[i]]]
         if targets:
             sentences.append(f"Once {names[i]} is known, {join([names[j] for j in targets], limit)} "
-                             f"{_verb(targets, 'adds', 'add')} {little}" + (" in most rows." if cohort else "."))
+                             f"{_verb(targets, 'adds', 'add')} {little}"
+                             + (" in at least half the rows." if cohort else "."))
     return sentences
 
 
@@ -163,7 +167,7 @@ def _group_sentences(graph, h, order, top, limit, little, cohort) -> list[str]:
     largest ``|W|`` that is not redundant."""
     rank = {graph.feature_names[i]: r for r, i in enumerate(order)}
     groups = sorted((sorted(g, key=rank.get) for g in h.groups()), key=lambda g: rank[g[0]])
-    rows = " in most rows" if cohort else ""
+    rows = " in at least half the rows" if cohort else ""
     sentences = []
     for group in groups[:top]:
         missing = h.missing_edges(group)
@@ -185,7 +189,7 @@ def _no_effect_sentence(graph, names, little, cohort, limit) -> str | None:
     if not names:
         return None
     if cohort:
-        label = "No effect in most rows"
+        label = "No effect in at least half the rows"
     elif graph.redundancy_share is not None or graph.kind in ("cohort", "mean"):
         label = "No effect in the cohort's mean graph"
     else:  # at gamma > 0 "no effect" would overstate it: a feature up to gamma is small, not null
@@ -200,8 +204,8 @@ def _little_effect_sentence(names, gamma, cohort, limit) -> str | None:
     if not names:
         return None
     if cohort:
-        return (f"Little effect on their own in most rows: {join(names, limit)} (|Shapley value| at most twice the "
-                "row's gamma: too small to call redundant).")
+        return (f"Little effect on their own in at least half the rows: {join(names, limit)} (|Shapley value| at "
+                "most twice the row's gamma: too small to call redundant).")
     return (f"Little effect on their own: {join(names, limit)} (|Shapley value| at most 2 gamma = {2 * gamma:.3g}: "
             "too small to call redundant).")
 
@@ -223,7 +227,7 @@ def describe_redundancy(graph, gamma: float | None = None, *, top: int = 3, limi
     The ``top`` main drivers (largest ``|phi|``); up to ``top`` statements "once i is known, j adds little"
     (out-edges of ``H_gamma`` from the drivers first); the interchangeable groups; the features with no effect;
     "no feature is redundant given another" when ``H_gamma`` has no edge between features with an effect; the
-    threshold. A cohort graph (``redundancy_share``) speaks of "in most rows" and of mean ``|value|``.
+    threshold. A cohort graph (``redundancy_share``) speaks of "in at least half the rows" and of mean ``|value|``.
     """
     from .redundancy import _check_count
 

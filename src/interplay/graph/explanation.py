@@ -403,12 +403,17 @@ def _check_share(share) -> float:
 
 
 def from_bivariate(explanation) -> ExplanationGraph:
-    """G of a :class:`~interplay.results.BivariateExplanation`: ``W = explanation.adjacency``."""
+    """G of a :class:`~interplay.results.BivariateExplanation`: ``W = explanation.adjacency``; a run's
+    ``cohort_graph`` (``info["mean_over_rows"]``, the rows' signed mean) gives ``kind="mean"``, read as a cohort's
+    mean, not as one prediction."""
+    info = {"method": explanation.method, "n_evaluations": explanation.n_evaluations}
+    mean = bool(explanation.info.get("mean_over_rows"))
+    if mean:
+        info.update(n_rows=explanation.info.get("rows"), aggregate="signed")
     return ExplanationGraph(
         weights=explanation.adjacency, feature_names=explanation.feature_names,
         univariate=explanation.univariate.values if explanation.univariate is not None else None,
-        kind="bivariate", std_errors=explanation.std_errors,
-        info={"method": explanation.method, "n_evaluations": explanation.n_evaluations},
+        kind="mean" if mean else "bivariate", std_errors=explanation.std_errors, info=info,
     )
 
 

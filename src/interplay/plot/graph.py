@@ -227,9 +227,9 @@ class _Band:
 
 
 #: Captions of the set-aside features' layers: one row (``False``) or a cohort (``True``).
-NO_EFFECT_CAPTION = {False: "no notable effect on this prediction", True: "no notable effect in most rows"}
+NO_EFFECT_CAPTION = {False: "no notable effect on this prediction", True: "no notable effect in at least half the rows"}
 LITTLE_EFFECT_CAPTION = {False: "little effect on its own: not read as redundant",
-                         True: "little effect on its own in most rows: not read as redundant"}
+                         True: "little effect on its own in at least half the rows: not read as redundant"}
 
 
 def _layers(s, nodes: dict[int, _Node], lone_caption: str, cohort: bool = False) -> list[tuple[str, list[int]]]:
@@ -991,6 +991,8 @@ def _title(g, s, gamma, index) -> str:
         return f"{index} interaction graph: the strongest pairs"
     if g.redundancy_share is not None and gamma is None:
         return f"explanation graph of {g.info.get('n_rows', 'the')} rows; redundant: in at least half of them"
+    if g.kind == "mean":
+        return f"signed mean explanation graph of {g.info.get('n_rows') or 'the'} rows, gamma = {s.gamma:.3g}"
     return f"explanation graph, gamma = {s.gamma:.3g}"
 
 
@@ -1044,7 +1046,8 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
     implied edges are left out), and the ``strongest`` edges of G above gamma as coloured arcs under them (``B`` matters
     given ``A``; red positive, blue negative weight, width ``|W|``; default ``min(5, n)``); every edge is bent around
     the other nodes, labels and arrowheads. At most ``max_edges`` (default ``2 n``) edges are drawn. ``gamma`` defaults
-    to the graph's default (5 % of the largest ``|W|``; for a cohort graph, the edges redundant in most rows).
+    to the graph's default (5 % of the largest ``|W|``; for a cohort graph, the edges redundant in at least half
+    the rows).
     ``max_features`` keeps the features with the largest ``|phi|`` (the ranking without values), read at the whole
     graph's gamma; the legend says how many were left out. ``summary`` (default: when this function makes the figure)
     writes :meth:`ExplanationGraph.describe` (of the whole graph) under the picture. A new figure is sized to the

@@ -140,6 +140,11 @@ class Run:
             return np.flatnonzero(rows)
         if not np.issubdtype(rows.dtype, np.integer):
             raise TypeError(f"rows: expected None, a boolean mask or integer row indices, got dtype {rows.dtype}")
+        outside = rows[(rows < 0) | (rows >= n)]
+        if len(outside):  # they were dropped silently (a DataFrame's labels, e.g., selected other rows)
+            raise ValueError(f"rows: row positions run from 0 to {n - 1}, got {sorted(set(outside.tolist()))[:5]}; "
+                             "rows are positions in the run (not a DataFrame's index labels: pass a boolean mask, "
+                             "e.g. (X['age'] < 30).to_numpy())")
         return np.unique(rows)
 
     def _sums(self, rows: Any, columns: list[str], absolute: Any) -> tuple[np.ndarray, int]:
