@@ -314,4 +314,7 @@ def test_graph_and_gamma_sweep_titles_say_what_the_values_are_in():
     assert plot.graph(result).get_title(loc="left").endswith("(log-odds of class True)")
     assert plot.gamma_sweep(result).get_title() == "redundancy threshold sweep (log-odds of class True)"
     assert plot.graph(result, title="mine").get_title(loc="left") == "mine"
+    explainer = ip.Explainer(model, X[:10], output="log-odds")
+    cohort = ip.mean_graph([explainer.bivariate(x[None, :], method="exact") for x in X[:3]])
+    assert plot.graph(cohort).get_title(loc="left").endswith("(log-odds of class True)")  # a cohort's too
     plt.close("all")

@@ -112,8 +112,10 @@ class CohortAccumulator:
             self.no_effect += none
             self.small += small
 
-    def graph(self, feature_names=None, *, univariate_complete: bool | None = None) -> ExplanationGraph:
-        """The cohort's :class:`ExplanationGraph` (``kind="cohort"`` for magnitudes, ``"mean"`` for signed)."""
+    def graph(self, feature_names=None, *, univariate_complete: bool | None = None,
+              info: dict | None = None) -> ExplanationGraph:
+        """The cohort's :class:`ExplanationGraph` (``kind="cohort"`` for magnitudes, ``"mean"`` for signed);
+        ``info`` (e.g. the rows' ``output`` and ``target``) joins its ``info``."""
         m = self.count
         if m == 0:
             raise ValueError("explanations: expected at least one row, got none")
@@ -127,11 +129,13 @@ class CohortAccumulator:
         univariate = self.univariate_total / m if complete and m > 0 else None
         share = self.redundant / m
         np.fill_diagonal(share, 0.0)
+        info_extra = info
         info = {"n_rows": m, "aggregate": self.aggregate,
                 "row_gamma": "default per row" if self.gamma is None else self.gamma,
                 "mean_row_gamma": float(np.mean(self.gammas))}
         if self.interaction_index is not None:
             info["interaction_index"] = self.interaction_index
+        info = {**(info_extra or {}), **info}
         return ExplanationGraph(
             mean, feature_names, univariate=univariate, kind="cohort" if self.aggregate == "abs" else "mean",
             std_errors=se, redundancy_share=share, info=info,
@@ -202,12 +206,18 @@ def mean_graph(explanations, feature_names: Sequence[str] | None = None, *, aggr
                 raise ValueError("explanations: rows have different feature names; pass feature_names")
             feature_names = rows[0][1]
     acc = CohortAccumulator(rows[0][0].shape[0], aggregate=aggregate, gamma=gamma, interaction_index=index)
+    shared = {}  # the unit and class the rows explain, when they all say the same (plots name them)
+    if not isinstance(explanations, np.ndarray):
+        for key in ("output", "target"):
+            said = [getattr(item, "info", {}).get(key) for item in items]
+            if said and said[0] is not None and all(v == said[0] for v in said):
+                shared[key] = said[0]
     complete = all(u is not None for _, _, u, _ in rows)
     for w, _, u, se in rows:
         if not np.isfinite(w).all():
             raise ValueError("explanations: contains NaN or infinite weights")
         acc.add(w, u if complete else None, se)
-    return acc.graph(feature_names)
+    return acc.graph(feature_names, info=shared)
 
 
 cohort_graph = mean_graph

@@ -1109,7 +1109,9 @@ def gamma_sweep(result, *, gammas=None, feature_names=None, ax=None, title: str 
     graph's own analysis: the groups are those of :meth:`ExplanationGraph.redundancy` at each gamma (features
     with no or little effect set aside, as :meth:`ExplanationGraph.gamma_sweep` counts them) and the default is
     :meth:`ExplanationGraph.default_gamma` (raised by the standard errors of a sampled estimate). A bare matrix
-    or a symmetric index's graph is swept by the paper's definitions."""
+    or a symmetric index's graph is swept by the paper's definitions. A cohort graph is swept as one graph of its
+    mean ``|W|`` at each gamma; its own reading (:meth:`ExplanationGraph.redundancy` with ``gamma=None``) counts
+    instead each row at that row's gamma, so the marked default is not the cohort's threshold."""
     g = _analysis.as_graph(one_result(result, "result", "gamma_sweep"), feature_names)
     sweep = _analysis.gamma_sweep(g, gammas)
     made = ax is None

@@ -198,7 +198,9 @@ class Run:
         """The explanation graph of the whole data set, or of a cohort (``rows``: mask or indices), magnitudes kept
         (``kind="bivariate"`` runs only): mean ``|W|``, mean ``|phi|`` and the share of rows in which each edge is
         a redundancy (:func:`interplay.graph.mean_graph`; ``aggregate="signed"`` for the signed means). Streams
-        over the parts, one at a time."""
+        over the parts, one at a time. A sampled run stores no standard errors of the matrices, so each row is
+        read at its default gamma without them (``mean_graph`` of the Explainer's own results, which carry them,
+        can set a higher threshold for a noisy row)."""
         if self.kind != "bivariate":
             raise ValueError(f"graph: needs a run with kind='bivariate', this run has kind={self.kind!r}")
         from ..graph.cohort import CohortAccumulator
@@ -215,7 +217,8 @@ class Run:
                 acc.add(weights[k], phi[k])
         if acc.count == 0:
             raise ValueError("rows: selects no row of the run")
-        return acc.graph(names)
+        params = self.manifest.get("params", {})
+        return acc.graph(names, info={k: params[k] for k in ("output", "target") if params.get(k) is not None})
 
     def __repr__(self) -> str:
         state = "complete" if self.complete else "unfinished"
