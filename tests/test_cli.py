@@ -283,3 +283,12 @@ def test_target_error_lists_the_classes_as_typed(tmp_path):
                                        "--out", str(tmp_path / "out")])
     assert result.exit_code != 0
     assert "['setosa', 'versicolor', 'virginica']" in result.output and "np.str_" not in result.output
+
+
+def test_call_rows_reaches_the_run(files, tmp_path):
+    d, out = files["dir"], tmp_path / "out"
+    result = run("explain", d / "model.skops", d / "data.csv", "--rows", "0-1", "--drop", "label", "--background",
+                 "10", "--index", "none", "--detail-rows", "0", "--method", "permutation", "--call-rows", "300",
+                 "--out", out)
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "run-manifest.json").read_text())["call_rows"] == 300

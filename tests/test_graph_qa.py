@@ -329,3 +329,18 @@ def test_cohort_keeps_the_edges_of_the_rows_own_readings():
     assert not np.allclose(own, raw)  # some rows set features aside: the two readings differ here
     H = cohort.redundancy()
     np.testing.assert_array_equal(H.adjacency, cohort.reading_share >= 0.5)
+
+
+def test_cohort_unit_and_classes_come_from_the_rows():
+    """mean_graph raised on rows whose info held arrays; rows of different classes were titled as one class."""
+    rng = np.random.default_rng(0)
+    rows = [ip.BivariateExplanation(rng.normal(size=(3, 3)), ip.Attribution(rng.normal(size=3), 0.0, list("abc"), 1,
+                                    "exact"), list("abc"), 1, "exact", info={"output": "probability", "target": t})
+            for t in ("x", "y", "x")]
+    cohort = mean_graph(rows)
+    assert cohort.info["output"] == "probability" and cohort.info["targets"] == ["x", "y", "x"]
+    assert "target" not in cohort.info
+    odd = [ip.BivariateExplanation(r.adjacency, r.univariate, list("abc"), 1, "exact",
+                                   info={"output": np.array(["p"]), "target": np.array([1])}) for r in rows]
+    assert "output" not in mean_graph(odd).info  # arrays are not a unit to name (this raised)
+    assert rows[0].graph().info["output"] == "probability"  # a single graph carries them too

@@ -289,3 +289,9 @@ def test_a_plain_function_written_for_dataframes_is_told_what_it_gets():
     frame = pd.DataFrame(np.random.default_rng(0).normal(size=(20, 3)), columns=["a", "b", "c"])
     with pytest.raises(RuntimeError, match="a plain function gets a numpy array"):
         ip.Explainer(lambda D: D["a"] * D["b"], frame[:10]).shapley(frame[10:11], progress=False)
+
+
+def test_unstorable_arrays_in_info_name_their_key(tmp_path):
+    result = ip.Attribution([1.0], 0.0, ["x"], 1, "exact", info={"raw": np.array([b"ab"])})
+    with pytest.raises(TypeError, match=r"info\['raw'\]: cannot store an array of dtype \|S2"):
+        ip.save(result, tmp_path / "r.json")

@@ -287,8 +287,9 @@ def test_auto_chooses_a_sampler_per_kind_and_drops_options_it_cannot_use():
         ip.bivariate(game, budget=20, random_state=0)
     assert ip.banzhaf(game, budget=300, random_state=0).method == "proxy"
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # an option every method takes is not reported as ignored
-        ip.shapley(random_game(8, random_state=0), std_errors=False, exact_if_affordable=False)
+        warnings.simplefilter("error")  # an option every method takes is not reported as ignored, and is used:
+        kept = ip.shapley(random_game(8, random_state=0), std_errors=False, exact_if_affordable=False)
+    assert kept.method != "exact" and kept.info["auto"]["reason"].startswith("exact_if_affordable=False")
     with pytest.warns(UserWarning, match=r"options \['terms_ratio'\] are not used by 'exact'"):  # was silent
         result = ip.shapley(random_game(8, random_state=0), terms_ratio=0.1)  # for OddSHAP; exact takes none
     assert result.method == "exact" and result.info["auto"]["ignored_options"] == ["terms_ratio"]

@@ -387,3 +387,17 @@ def test_cohort_rows_outside_the_run_are_refused_and_the_signed_mean_reads_as_a_
     mean = result.cohort_graph([0, 1, 2]).graph()
     assert mean.kind == "mean" and mean.info["n_rows"] == 3
     assert "signed mean over the rows" in mean.describe()
+
+
+def test_a_path_dependent_run_says_how_features_were_removed(tmp_path):
+    pytest.importorskip("numba")
+    from sklearn.ensemble import GradientBoostingRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    explainer = ip.Explainer(GradientBoostingRegressor(n_estimators=5, random_state=0).fit(X, X[:, 0]), X[:5])
+    run(explainer, X[:4], "tree", out=tmp_path / "r", tree_path_dependent=True, progress=False)
+    loaded = load_run(tmp_path / "r")
+    assert loaded.info["removal"] == "path-dependent (tree cover)"  # was the explainer's 'marginal'
+    direct = explainer.shapley(X[:4], method="tree", tree_path_dependent=True)
+    np.testing.assert_allclose(loaded.values, direct.values, atol=1e-12)

@@ -66,7 +66,7 @@ _AUTO_INTERACTIONS = {
 
 
 def auto_method(kind: str, game, budget: int | None, index: str | None = None,
-                order: int = 2) -> tuple[str, str]:
+                order: int = 2, *, allow_exact: bool = True) -> tuple[str, str]:
     """The method ``method="auto"`` uses for ``kind`` on ``game`` at ``budget``, and why.
 
     Exact enumeration when all ``2**n`` coalitions fit the budget (the default budget, ``2048 + 2n``, when
@@ -77,7 +77,7 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
 
     n = game.n_players
     resolved = default_budget(n) if budget is None else budget
-    if n <= _MAX_ENUMERATED and 2**n <= resolved:
+    if allow_exact and n <= _MAX_ENUMERATED and 2**n <= resolved:  # (exact_if_affordable=False: a sampler)
         return "exact", f"all 2**{n} = {2**n} coalitions fit the budget ({resolved}): exact enumeration"
     if kind == "interactions" and index in ("sii", "bii") and order <= 2 and _pair_gp_fits(n, resolved, index):
         choice = ("gp", "Gaussian-process fits of the odd and even parts on one sample of complementary pairs, "
@@ -105,6 +105,10 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
             elif index == "bii" and resolved < minimum_budget(n):
                 choice = ("msr", f"below the {minimum_budget(n)} evaluations of the sparse Fourier fit: maximum "
                                  "sample reuse")
+        from .estimators.odd_gp import MAX_PLAYERS
+
+        if choice is not None and index == "bii" and order <= 2 and n > MAX_PLAYERS:  # the GP was not taken
+            choice = (choice[0], f"over {MAX_PLAYERS} players (the GP's model choice grows as n^3): {choice[1]}")
         if choice is None:
             hint = f"give budget >= 2**{n} for exact enumeration"
             if _AUTO_INTERACTIONS.get(index, ("",))[0] == "regression":
@@ -127,6 +131,8 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
     name, reason = choice
     if name not in available_methods(kind):
         raise ValueError(f"method='auto': the sampler {name!r} for {kind} is not registered")
+    if n <= _MAX_ENUMERATED and 2**n <= resolved:  # allow_exact=False
+        return name, f"exact_if_affordable=False: a sampler although all 2**{n} coalitions fit: {name}, {reason}"
     return name, f"{2**n if n < 64 else 'over 2**63'} coalitions exceed the budget ({resolved}): {name}, {reason}"
 
 
@@ -150,7 +156,8 @@ def _resolve_auto(kind: str, method: str, game, options: dict, fixed: dict) -> t
     """Swap ``method="auto"`` for the chosen method; drop options the chosen method does not take."""
     if method != "auto":
         return method, options, None
-    name, reason = auto_method(kind, game, fixed.get("budget"), fixed.get("index"), fixed.get("order", 2))
+    name, reason = auto_method(kind, game, fixed.get("budget"), fixed.get("index"), fixed.get("order", 2),
+                               allow_exact=options.get("exact_if_affordable", True) is not False)
     from .estimators._registry import available_methods
 
     known = {k for m in available_methods(kind) for k in _parameters(get_estimator(kind, m))}

@@ -647,6 +647,9 @@ def _refusal(exc: ValueError, out_dir: Path, ctx: click.Context, chunk_size: int
 @click.option("--chunk-size", type=click.IntRange(min=1), default=None,
               help=f"Rows per chunk: the unit saved to disk, and the most work a crash loses. Results do not "
                    f"depend on it. Default: {CHUNK_SIZE}, or the run's own with --resume.")
+@click.option("--call-rows", type=click.IntRange(min=1), default=None,
+              help="Model rows per call (default 1024): fixed for the run, so a resume gives the same bits; a "
+                   "model with a large cost per call (a Pipeline) runs faster with more, e.g. 16384.")
 @click.option("--trust-model", is_flag=True,
               help="Allow pickle/joblib model files (loading them runs code) and untrusted skops types.")
 @click.option("--title", default=None, help="Title of the report (default: from the file names).")
@@ -654,7 +657,8 @@ def _refusal(exc: ValueError, out_dir: Path, ctx: click.Context, chunk_size: int
 def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method: str, budget: int | None,
             index: str, removal: str, n_background: int, output: str, target: str | None, drop: tuple[str, ...],
             seed: int, n_detail: int, resume: bool, overwrite: bool, backend: str, ray_address: str | None,
-            n_jobs: int | None, chunk_size: int | None, trust_model: bool, title: str | None) -> None:
+            n_jobs: int | None, chunk_size: int | None, call_rows: int | None, trust_model: bool,
+            title: str | None) -> None:
     """Explain rows of DATA (CSV or Parquet) with the model in MODEL, and write results and a report.
 
     The Shapley values of all chosen rows are computed as a batch run (interplay.run) in chunks, on local
@@ -779,7 +783,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
             batch = ip.run(explainer, frame.iloc[chosen], methods["shapley"], out=out_dir, kind="shapley",
                            backend=backend, chunk_size=chunk_size, n_jobs=n_jobs, budget=budget, random_state=seed,
                            resume=True, model_tag=f"file-sha256:{_file_sha256(model_file)}",
-                           ray_address=ray_address)
+                           ray_address=ray_address, call_rows=call_rows)
         values = batch.explanation()
     except ValueError as exc:
         if "refusing to mix" in str(exc):

@@ -156,8 +156,8 @@ class Explainer:
         n_columns = None if self.background is None else self.background.shape[1]
         if self.removal in ("marginal", "conditional") and self.background is None:
             raise ValueError(f"background: removal={self.removal!r} averages over background rows; pass "
-                             "background= (e.g. a few hundred training rows), or use removal='baseline'. (shap's "
-                             "TreeExplainer(model) without data is path-dependent TreeSHAP: "
+                             "background= (e.g. a few hundred training rows), or use removal='baseline'. (For a "
+                             "tree model, shap's TreeExplainer(model) without data is path-dependent TreeSHAP: "
                              "shapley(X, tree_path_dependent=True), which reads the trees' own cover and ignores "
                              "the background rows, but still takes any one of them here)")
         if columns is None:

@@ -63,7 +63,7 @@ class _Encoder:
     def array(self, arr: np.ndarray) -> dict:
         arr = np.asarray(arr)
         if arr.dtype.kind not in "biuf":
-            raise TypeError(f"cannot store an array of dtype {arr.dtype} (only bool, int and float arrays)")
+            raise TypeError(f"cannot store an array of dtype {arr.dtype} (bool, int, float and string arrays only)")
         if not self.inline:
             key = f"a{len(self.arrays)}"
             self.arrays[key] = arr
@@ -86,11 +86,14 @@ class _Encoder:
             return obj if np.isfinite(obj) else {"__float__": repr(obj)}
         if isinstance(obj, np.bool_):
             return bool(obj)
-        if isinstance(obj, np.ndarray) and obj.dtype.kind in "OUS":  # raw categorical values, strings, bytes
+        if isinstance(obj, np.ndarray) and obj.dtype.kind in "OU":  # raw categorical values, strings
             # (loaded back as an object array)
             return {"__objects__": [self.value(v, where) for v in obj.ravel()], "shape": list(obj.shape)}
         if isinstance(obj, np.ndarray):
-            return self.array(obj)
+            try:
+                return self.array(obj)
+            except TypeError as exc:
+                raise TypeError(f"{where}: {exc}") from None
         if isinstance(obj, tuple):
             return {"__tuple__": [self.value(v, f"{where}[{i}]") for i, v in enumerate(obj)]}
         if isinstance(obj, list):

@@ -395,7 +395,9 @@ class Explanation:
         object.__setattr__(self, "feature_names", tuple(self.feature_names))
         values = _frozen(self.values)
         rows = len(values) if values.ndim else 0
-        _frozen(np.empty(values.shape), "values", (rows, len(self.feature_names)))  # the shape check only
+        if values.shape != (rows, len(self.feature_names)):
+            raise ValueError(f"values: expected shape {(rows, len(self.feature_names))} (one per feature, per row), "
+                             f"got {values.shape}")
         object.__setattr__(self, "values", values)
         object.__setattr__(self, "base_values", _frozen(self.base_values, "base_values", (rows,)))
         object.__setattr__(self, "data", _data_array(self.data))

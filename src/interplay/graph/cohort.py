@@ -179,7 +179,9 @@ def mean_graph(explanations, feature_names: Sequence[str] | None = None, *, aggr
     array of weight matrices. ``aggregate="abs"`` (default) keeps magnitudes: weights = mean ``|W|``,
     univariate = mean ``|phi|`` (when every row has them); ``"signed"``: the signed means. Either way:
     ``std_errors`` = standard error of the mean per edge (zeros when ``m = 1``), ``redundancy_share`` = share of
-    rows in which ``|W_r(i, j)| <= gamma`` (``gamma=None``: each row's default gamma), ``no_effect_share`` = share
+    rows in which ``|W_r(i, j)| <= gamma`` (``gamma=None``: each row's default gamma), ``reading_share`` = share of
+    rows whose own reading has the edge (neither end set aside there: what ``redundancy()`` keeps by default when
+    every row has univariate values), ``no_effect_share`` = share
     of rows in which a feature has no effect and ``little_effect_share`` = share of rows in which its ``|phi|`` is
     at most twice the row's gamma (both when every row has univariate values), ``info["n_rows"] = m``.
     Rows of a symmetric interaction index give ``info["interaction_index"]`` (see the module docstring).
@@ -206,12 +208,17 @@ def mean_graph(explanations, feature_names: Sequence[str] | None = None, *, aggr
                 raise ValueError("explanations: rows have different feature names; pass feature_names")
             feature_names = rows[0][1]
     acc = CohortAccumulator(rows[0][0].shape[0], aggregate=aggregate, gamma=gamma, interaction_index=index)
-    shared = {}  # the unit and class the rows explain, when they all say the same (plots name them)
+    shared = {}  # the unit and class(es) the rows explain, as plots name them (plain values only)
     if not isinstance(explanations, np.ndarray):
-        for key in ("output", "target"):
-            said = [getattr(item, "info", {}).get(key) for item in items]
-            if said and said[0] is not None and all(v == said[0] for v in said):
-                shared[key] = said[0]
+        outputs = [getattr(item, "info", {}).get("output") for item in items]
+        targets = [getattr(item, "info", {}).get("target") for item in items]
+        if isinstance(outputs[0], str) and all(o == outputs[0] for o in outputs):
+            shared["output"] = outputs[0]
+            if all(isinstance(t, (str, int, float)) for t in targets):  # bools too: classes may be True/False
+                if all(t == targets[0] for t in targets):
+                    shared["target"] = targets[0]
+                else:  # rows of different classes (target="predicted"): said, not pooled as one class
+                    shared["targets"] = targets
     complete = all(u is not None for _, _, u, _ in rows)
     for w, _, u, se in rows:
         if not np.isfinite(w).all():

@@ -193,8 +193,10 @@ class ExplanationGraph:
         """Redundancy graph ``H_gamma``: edge ``i -> j`` iff ``|W(i, j)| <= gamma`` (``j`` redundant given ``i``).
 
         Section 4.1 of the Bivariate Shapley paper; ``gamma=None`` uses :meth:`default_gamma`. A cohort graph
-        (with ``redundancy_share``) and ``gamma=None`` keeps instead the edges that are redundancies in at least
-        ``share`` of its rows (each row at its own gamma); ``info["share"]`` says so. Returns a
+        (with ``redundancy_share``) and ``gamma=None`` keeps instead the edges of at least ``share`` of its rows'
+        own readings (``reading_share``: each row at its own gamma, neither end set aside in that row; with
+        ``exclude_no_effect=False`` or without univariate values, ``redundancy_share``: redundant by
+        ``|W_r| <= gamma_r``); ``info["share"]`` says so. Returns a
         :class:`~interplay.graph.RedundancyGraph` (groups, condensation, sources, sinks, summary).
 
         ``exclude_no_effect`` (default), when the univariate values are known (for a cohort: ``no_effect_share``):
@@ -406,7 +408,8 @@ def from_bivariate(explanation) -> ExplanationGraph:
     """G of a :class:`~interplay.results.BivariateExplanation`: ``W = explanation.adjacency``; a run's
     ``cohort_graph`` (``info["mean_over_rows"]``, the rows' signed mean) gives ``kind="mean"``, read as a cohort's
     mean, not as one prediction."""
-    info = {"method": explanation.method, "n_evaluations": explanation.n_evaluations}
+    info = {"method": explanation.method, "n_evaluations": explanation.n_evaluations,
+            **{k: explanation.info[k] for k in ("output", "target") if k in explanation.info}}
     mean = bool(explanation.info.get("mean_over_rows"))
     if mean:
         info.update(n_rows=explanation.info.get("rows"), aggregate="signed")

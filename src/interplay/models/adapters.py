@@ -74,7 +74,8 @@ of another width is refused when the explainer is built; ``n_calls``/``n_rows`` 
             raw = self.fn(self._as_input(rows))
         except Exception as exc:  # the model's own error, with where it happened
             hint = ""
-            if (self.columns is None and not hasattr(self.source, "predict")  # a plain function
+            if (self.columns is None and callable(self.source)  # a plain function (a native booster: no source)
+                    and not hasattr(self.source, "predict")
                     and isinstance(exc, (IndexError, KeyError, TypeError, AttributeError))):
                 hint = ("; a plain function gets a numpy array (columns in the background's order), not a "
                         "DataFrame: wrap it, e.g. lambda X: f(pd.DataFrame(X, columns=background.columns))")

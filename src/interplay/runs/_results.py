@@ -101,6 +101,8 @@ class Run:
         has_se = value_columns(names, "se")[0] in table.column_names
         info = {k: v for k, v in self.params.items() if k not in ("feature_names", "column_names", "groups")}
         info["out"] = self.path
+        if _options(self.params).get("tree_path_dependent") is True:  # as Explainer.shapley records it
+            info["removal"] = "path-dependent (tree cover)"
         # as Explainer.shapley: the output each row explains (its class), the one they share (or "predicted")
         targets = self._labels(table.column(TARGET).to_pylist()) if TARGET in table.column_names else None
         if targets is not None:
@@ -235,3 +237,14 @@ def open_run(out: Any) -> Run:
 def load_run(out: Any) -> Explanation:
     """The finished run in folder ``out`` as one :class:`Explanation` (all rows in memory)."""
     return open_run(out).explanation()
+
+
+def _options(params: dict) -> dict:
+    """The run's estimator options (recorded as JSON), or {} when they cannot be read."""
+    import json
+
+    try:
+        options = json.loads(params.get("options") or "{}")
+    except ValueError:
+        return {}
+    return options if isinstance(options, dict) else {}
