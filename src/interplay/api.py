@@ -133,7 +133,10 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
         raise ValueError(f"method='auto': the sampler {name!r} for {kind} is not registered")
     if n <= _MAX_ENUMERATED and 2**n <= resolved:  # allow_exact=False
         return name, f"exact_if_affordable=False: a sampler although all 2**{n} coalitions fit: {name}, {reason}"
-    return name, f"{2**n if n < 64 else 'over 2**63'} coalitions exceed the budget ({resolved}): {name}, {reason}"
+    count = 2**n if n < 64 else "over 2**63"
+    if budget is None:  # the chosen method's own default budget, which may not be the 2048 + 2n decided on here
+        return name, f"{count} coalitions exceed the default budget: {name}, {reason} (at its own default budget)"
+    return name, f"{count} coalitions exceed the budget ({resolved}): {name}, {reason}"
 
 
 _GP_MAX_PLAYERS = 200  # the pair GP's SII and matrix readouts cost O(sampled pairs x n^3 / 2): above, the old choices
@@ -202,13 +205,6 @@ def _call(kind: str, method: str, game, options: dict, **fixed):
                          "pass a larger budget or choose a method") from None
     if auto is None:
         return result
-    if fixed.get("budget") is None and auto["chosen"] != "exact":  # the chosen method's own default budget,
-        # which may not be the 2048 + 2n that decided against enumeration: say what it spent
-        head, _, rest = auto["reason"].partition(" coalitions exceed the budget (")
-        if rest:
-            rest = rest.split("): ", 1)[1]
-            auto = {**auto, "reason": f"{head} coalitions exceed the default budget: {rest} (at its own default "
-                                      "budget)"}
     return replace(result, info={**result.info, "auto": auto})
 
 

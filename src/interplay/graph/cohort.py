@@ -127,18 +127,14 @@ class CohortAccumulator:
             se = np.zeros_like(mean)
         complete = self.univariate_count == m if univariate_complete is None else univariate_complete
         univariate = self.univariate_total / m if complete and m > 0 else None
-        share = self.redundant / m
-        np.fill_diagonal(share, 0.0)
-        info_extra = info
-        info = {"n_rows": m, "aggregate": self.aggregate,
+        info = {**(info or {}), "n_rows": m, "aggregate": self.aggregate,
                 "row_gamma": "default per row" if self.gamma is None else self.gamma,
                 "mean_row_gamma": float(np.mean(self.gammas))}
         if self.interaction_index is not None:
             info["interaction_index"] = self.interaction_index
-        info = {**(info_extra or {}), **info}
         return ExplanationGraph(
             mean, feature_names, univariate=univariate, kind="cohort" if self.aggregate == "abs" else "mean",
-            std_errors=se, redundancy_share=share, info=info,
+            std_errors=se, redundancy_share=_off_diagonal(self.redundant / m), info=info,
             no_effect_share=self.no_effect / m if self.univariate_count == m else None,
             little_effect_share=self.small / m if self.univariate_count == m else None,
             reading_share=_off_diagonal(self.read / m) if self.univariate_count == m else None)
