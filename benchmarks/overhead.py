@@ -13,8 +13,11 @@ at 10, 30, 100, 300 and 1,000 features (standard-normal data; the target mixes a
 alone on exactly the same hybrid rows, in the same chunks (recorded in an untimed call, then replayed from
 memory). Both are the minimum over ``--repeats`` interleaved repetitions, in CPU time (``time.process_time``)
 with one BLAS/OpenMP thread, because the machine running this is shared: wall-clock times would measure the
-neighbours. Also shown: the ratio with ``std_errors=False``, and the time to write the rows once (a copy of
-the recorded rows: the floor of building them, whatever the library). **Bivariate / univariate**: CPU time of
+neighbours. Also shown: the ratio with ``std_errors=False``, the ratio with the hybrid rows built by numpy's
+two passes instead of the compiled (numba) select (:mod:`interplay.removal._compiled`: a session uses the compiled
+one once numba is imported or after 2**27 cells; the benchmark sets it, so every row measures the same), and
+the time to write the rows once (a copy of the recorded rows: the floor of building them, whatever the
+library). **Bivariate / univariate**: CPU time of
 ``ex.bivariate(x, method="kernel", budget=2048)`` over that of ``ex.shapley(x, method="kernel", budget=2048)``,
 same seed, same model rows. **Batch**: rows per CPU-second of the per-row compute of a batch run
 (``interplay.runs._compute.explain_chunk`` on 5,000 rows in this process): linear model ``X @ w``, 20 features,
@@ -50,8 +53,19 @@ if str(ROOT / "src") not in sys.path:
 
 import interplay as ip  # noqa: E402
 
+from interplay.removal import _compiled  # noqa: E402
+
 BUDGET = 2048
 N_BACKGROUND = 10
+SELECT = "compiled"  # how the hybrid rows are built (--select)
+
+
+def _select_words() -> str:
+    if _compiled.select_kernel(1) is None:
+        return "numpy's two passes" + (" (numba missing)" if SELECT == "compiled" else "")
+    import numba
+
+    return f"the compiled select (numba {numba.__version__})"
 
 
 def make_data(d: int, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -117,6 +131,13 @@ def overhead(name: str, d: int, repeats: int, budget: int = BUDGET) -> dict:
     def explain(std_errors=True):
         return ex.shapley(x, method="kernel", budget=budget, random_state=0, std_errors=std_errors)
 
+    def explain_numpy_select():
+        previous = _compiled.use_select("numpy")
+        try:
+            explain()
+        finally:
+            _compiled.use_select(previous)
+
     for _ in range(3):  # warm-up: imports, first allocations, and the explainer learns its rows per model call
         explain()
     recorder.on = True
@@ -134,10 +155,11 @@ def overhead(name: str, d: int, repeats: int, budget: int = BUDGET) -> dict:
         for chunk in chunks:
             np.copyto(np.empty_like(chunk), chunk)
 
-    totals, models, writes, plain = [], [], [], []
+    totals, models, writes, plain, numpy_select = [], [], [], [], []
     for _ in range(repeats):
         writes.append(cpu(write_rows))
         plain.append(cpu(lambda: explain(std_errors=False)))
+        numpy_select.append(cpu(explain_numpy_select))
         recorder.sizes = []
         totals.append(cpu(explain))
         if recorder.sizes != recorded:
@@ -146,7 +168,7 @@ def overhead(name: str, d: int, repeats: int, budget: int = BUDGET) -> dict:
         models.append(cpu(model_alone))
     total, alone = min(totals), min(models)
     return {"model": name, "d": d, "total": total, "alone": alone, "ratio": total / alone, "write": min(writes),
-            "plain": min(plain) / alone,
+            "plain": min(plain) / alone, "numpy_select": min(numpy_select) / alone,
             "rows": sum(len(c) for c in chunks), "calls": len(chunks)}
 
 
@@ -235,7 +257,12 @@ def main() -> None:
     parser.add_argument("--features", nargs="+", type=int, default=[10, 30, 100, 300, 1000])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="smoke test: tiny sizes, one repeat")
+    parser.add_argument("--select", choices=["compiled", "numpy"], default="compiled",
+                        help="how the hybrid rows are built (compiled: numba's one pass where installed)")
     args = parser.parse_args()
+    global SELECT
+    SELECT = args.select
+    _compiled.use_select(SELECT)
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(1)  # one BLAS/OpenMP thread: CPU time = the work, no oversubscription
@@ -246,19 +273,21 @@ def main() -> None:
     print("# Overhead: the library's time beside the model's (`benchmarks/overhead.py`)\n")
     print(f"Python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} CPUs (shared with other "
           f"jobs: load average {load:.1f} at the start), one BLAS thread; CPU times (process_time), minimum of "
-          f"{args.repeats} interleaved repetitions. Command: `PYTHONPATH=src python benchmarks/overhead.py"
-          f"{' --quick' if args.quick else ''}`.\n")
+          f"{args.repeats} interleaved repetitions; hybrid rows built by {_select_words()}. Command: "
+          f"`PYTHONPATH=src python benchmarks/overhead.py{' --quick' if args.quick else ''}"
+          f"{' --select numpy' if SELECT == 'numpy' else ''}`.\n")
     print(f"## Total / pure model time: `ex.shapley(x, method='kernel', budget={budget})`, marginal removal over "
           f"{N_BACKGROUND} background rows\n")
     print("| model | features | model rows | model calls | total ms | model alone ms | total / model | "
-          "same, std_errors=False | writing the rows once ms |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "same, std_errors=False | same, rows by numpy | writing the rows once ms |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in args.models:
         for d in args.features:
             repeats = args.repeats if name != "forest" or d < 300 else max(1, min(args.repeats, 2))
             r = overhead(name, d, repeats, budget)
             print(f"| {name} | {d} | {r['rows']:,} | {r['calls']} | {r['total'] * 1e3:.1f} | "
-                  f"{r['alone'] * 1e3:.1f} | **{r['ratio']:.2f}** | {r['plain']:.2f} | {r['write'] * 1e3:.1f} |",
+                  f"{r['alone'] * 1e3:.1f} | **{r['ratio']:.2f}** | {r['plain']:.2f} | {r['numpy_select']:.2f} | "
+                  f"{r['write'] * 1e3:.1f} |",
                   flush=True)
     print(f"\n## Where the time goes: CPU ms per part of one `ex.shapley(x, method='kernel', budget={budget})` "
           "(numpy MLP; timers around the library's functions, the fastest of the repetitions)\n")

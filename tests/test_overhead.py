@@ -164,8 +164,19 @@ def test_overhead_benchmark_tiny():
     assert batch["error"] < 1e-12
 
 
+@pytest.fixture(params=["numpy", "compiled"])
+def select(request):
+    """Hybrid rows built by numpy's two passes, then by the compiled kernel (numba; numpy when it is missing)."""
+    from interplay.removal import _compiled
+
+    previous = _compiled.use_select(request.param)
+    yield request.param
+    _compiled.use_select(previous)
+
+
+@pytest.mark.parametrize("read_only", [False, True])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, object])
-def test_hybrid_rows_equal_where_bit_for_bit(dtype):
+def test_hybrid_rows_equal_where_bit_for_bit(dtype, read_only, select):
     from interplay.removal._columns import HybridRows
 
     rng = np.random.default_rng(3)
@@ -173,13 +184,41 @@ def test_hybrid_rows_equal_where_bit_for_bit(dtype):
     if dtype is not object:  # NaN, inf and a negative zero survive the bitwise select unchanged
         x[0], background[1, 2], background[2, 3], x[5] = np.nan, -0.0, np.inf, -0.0
     mask = rng.random((9, 7)) < 0.5
-    rows = HybridRows(x, background)(mask)
+    if read_only:  # e.g. a memory-mapped background
+        for a in (x, background, mask):
+            a.flags.writeable = False
+    hybrid = HybridRows(x, background)
+    rows = hybrid(mask)
     expected = np.where(mask[:, None, :], x, background)
     assert rows.dtype == expected.dtype and rows.shape == (9, 4, 7)
     if dtype is object:
         assert (rows == expected).all()
     else:
         np.testing.assert_array_equal(rows.view(np.uint8), expected.view(np.uint8))
+        assert hybrid(mask[:0]).shape == (0, 4, 7)
+
+
+def test_compiled_select_is_used_when_asked_and_numba_is_there(select):
+    from interplay._optional import installed
+    from interplay.removal._compiled import select_kernel
+
+    kernel = select_kernel(10)
+    assert (kernel is not None) == (select == "compiled" and installed("numba"))
+
+
+def test_default_select_waits_for_numba_or_enough_cells(monkeypatch):
+    """By default numpy builds the rows until numba is imported anyway or enough cells were built."""
+    import types
+
+    from interplay.removal import _compiled
+
+    monkeypatch.setattr(_compiled, "_state", {"numpy_cells": 0, "kernel": None, "failed": False, "mode": None})
+    monkeypatch.setattr(_compiled, "sys", types.SimpleNamespace(modules={}))  # as if numba were not imported
+    assert _compiled.select_kernel(_compiled.COMPILE_AFTER_CELLS - 1) is None
+    assert _compiled._state["numpy_cells"] == _compiled.COMPILE_AFTER_CELLS - 1
+    pytest.importorskip("numba")
+    assert _compiled.select_kernel(1) is None  # this call's cells are still numpy's
+    assert _compiled.select_kernel(1) is not None
 
 
 @pytest.mark.parametrize("n, rows, paired", [(40, 200, True), (60, 400, True), (30, 300, True), (25, 120, False)])

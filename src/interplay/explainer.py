@@ -124,8 +124,9 @@ class Explainer:
         columns = None
         self.background = None
         if background is not None:
-            if installed("numba"):  # interplay.trees reads a booster's categories: e.g. a CSV's strings for a
-                from .trees.inputs import as_training_categories  # LightGBM fitted on pandas categoricals
+            if _text_columns(background) and installed("numba"):  # interplay.trees reads a booster's categories:
+                from .trees.inputs import as_training_categories  # a CSV's strings for a LightGBM fitted on
+                # pandas categoricals (imported only then: importing interplay.trees imports numba, 0.3 s)
                 background = as_training_categories(background, model)
             background = align_columns(background, self.model.columns, "background",
                                        what="the columns the model was fitted on", renamed_ok=self._renamed_ok)
@@ -777,6 +778,16 @@ class Explainer:
     def __repr__(self) -> str:
         return (f"Explainer(model={self.model.name}, removal={self.removal!r}, output={self.output!r}, "
                 f"target={_plain(self.target)!r}, n_features={self.n_features})")
+
+
+def _text_columns(frame: Any) -> bool:
+    """Whether ``frame`` is a DataFrame with a column that is neither numeric nor categorical (text)."""
+    dtypes = getattr(frame, "dtypes", None)
+    if dtypes is None or not hasattr(frame, "columns") or np.ndim(dtypes) != 1:
+        return False
+    import pandas as pd
+
+    return any(not pd.api.types.is_numeric_dtype(dt) and not isinstance(dt, pd.CategoricalDtype) for dt in dtypes)
 
 
 def _missing_problem(model: Any, rows: np.ndarray) -> str | None:

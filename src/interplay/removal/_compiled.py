@@ -1,0 +1,61 @@
+"""Whether the hybrid rows are built by a compiled kernel (numba) or by numpy: the same bits either way.
+
+numpy builds ``b ^ (mask & (x ^ b))`` in two passes whose inner loops run over one row of ``d`` cells (two
+broadcast operands), about 1.1 ns a cell here at 100 and 300 features; the compiled kernel
+(:mod:`._select_kernel`) makes one pass at about 0.16-0.25 ns a cell. Importing numba and loading the cached
+kernel costs about 0.3 s once per process, so by default the kernel is used only once numba is already
+imported (a tree explanation imports it) or once this process has built :data:`COMPILE_AFTER_CELLS` cells with
+numpy (about 0.15 s of numpy's passes): a short session never pays for the import. Without numba (it is the
+``trees`` extra), or when it fails to compile, numpy builds the rows.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from .._optional import installed
+
+COMPILE_AFTER_CELLS = 2**27  # cells built by numpy before numba is imported for this
+
+_state: dict = {"numpy_cells": 0, "kernel": None, "failed": False, "mode": None}
+
+
+def use_select(mode: str | None) -> str | None:
+    """For tests and benchmarks: build hybrid rows with ``"numpy"`` or ``"compiled"`` (numba; numpy when it is
+    missing) from now on; ``None`` restores the default rule (module docstring). Returns the previous mode."""
+    if mode not in (None, "numpy", "compiled"):
+        raise ValueError(f"mode: expected None, 'numpy' or 'compiled', got {mode!r}")
+    previous, _state["mode"] = _state["mode"], mode
+    return previous
+
+
+def select_kernel(cells: int):
+    """The compiled select (``kernel(ones, flip, back, out)``), or ``None`` when numpy should build these
+    ``cells``."""
+    mode = _state["mode"]
+    if mode == "numpy":
+        return None
+    if _state["kernel"] is not None or _state["failed"]:
+        return _state["kernel"]
+    if mode is None and "numba" not in sys.modules and _state["numpy_cells"] < COMPILE_AFTER_CELLS:
+        _state["numpy_cells"] += cells
+        return None
+    return _load()
+
+
+def _load():
+    if not installed("numba"):
+        _state["failed"] = True
+        return None
+    try:
+        from ._select_kernel import select_bits
+
+        probe = np.zeros((1, 1), dtype=np.uint64)  # compile (or load from numba's cache) once, here
+        select_bits(probe, probe, probe, np.empty((1, 1, 1), dtype=np.uint64))
+    except Exception:  # noqa: BLE001  (a numba that cannot compile here: numpy's passes give the same bits)
+        _state["failed"] = True
+        return None
+    _state["kernel"] = select_bits
+    return select_bits
