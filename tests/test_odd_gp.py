@@ -114,6 +114,42 @@ def test_shapley_weights_of_a_kernel_section_for_many_players():
     np.testing.assert_allclose(G.sum(axis=1), K[0] - K[1], rtol=1e-10)
 
 
+@pytest.mark.parametrize("terms, singular", [(0, False), (3, False), (3, True)])
+def test_leave_one_pair_out_error_is_the_brute_force_refit(terms, singular):
+    """``_loo`` (closed form over eigenpairs, every noise at once) against refitting the universal kriging
+    model without each pair in turn; a design the sample cannot separate scores inf."""
+    rng = np.random.default_rng(terms + singular)
+    units, n = 30, 7
+    S = rng.random((units, n)) < 0.5
+    K = _walsh_gp.walsh_kernel(S, S, rng.uniform(0.1, 0.6, n), "odd")
+    w = rng.uniform(0.3, 2.0, units)
+    X = rng.normal(size=(units, terms))
+    if singular:
+        X[:, 2] = 0.0  # a term the sample cannot see
+    y = rng.normal(size=units)
+    rw = np.sqrt(w)
+    ev, V = np.linalg.eigh(rw[:, None] * K * rw[None, :])
+    lams = np.array([1e-3, 1e-1, 1.0]) * K[0, 0]
+    scores = _walsh_gp._loo(V, np.maximum(ev, 0.0), V.T @ (rw[:, None] * X), V.T @ (rw * y), np.arange(units),
+                            lams, rw)
+    if singular:
+        assert np.isinf(scores).all()
+        return
+    for lam, score in zip(lams, scores):
+        errors = []
+        for u in range(units):
+            o = np.arange(units) != u
+            A = K[np.ix_(o, o)] + np.diag(lam / w[o])
+            if terms:
+                Ai_X = np.linalg.solve(A, X[o])
+                beta = np.linalg.solve(X[o].T @ Ai_X, Ai_X.T @ y[o])
+            else:
+                beta = np.zeros(0)
+            prediction = X[u] @ beta + K[u, o] @ np.linalg.solve(A, y[o] - X[o] @ beta)
+            errors.append(y[u] - prediction)
+        assert score == pytest.approx(np.sum(w * np.square(errors)) / np.sum(w), rel=1e-8)
+
+
 def test_fit_interpolates_without_noise_and_posterior_shrinks_with_data():
     n = 8
     rng = np.random.default_rng(1)

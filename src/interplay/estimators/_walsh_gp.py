@@ -160,31 +160,44 @@ def _loo(V, ev, VX, Vy, rows, lams, root_w) -> np.ndarray:
     universal-kriging fit over the units ``rows``, from the eigenpairs ``(ev, V)`` of the scaled kernel
     ``D^1/2 K D^1/2`` (``D``: the pairs' weights, ``root_w`` their square roots), the rotated scaled design
     ``VX = V' D^1/2 X`` and values ``Vy = V' D^1/2 y`` (noise ``lam / w_u`` on pair ``u``: the residual of pair
-    ``u`` is ``(P~ y~)_u / (P~_uu root_w_u)``); ``inf`` where ``X' A^-1 X`` is singular. All noises at once."""
+    ``u`` is ``(P~ y~)_u / (P~_uu root_w_u)``); ``inf`` where ``X' A^-1 X`` is singular. All noises at once; the
+    small ``(terms x terms)`` systems by their inverses from one Cholesky factorisation each (matrix products
+    after that: 2-4x faster than triangular solves with as many right-hand sides as rows)."""
     lams = np.atleast_1d(np.asarray(lams, dtype=float))
     d = 1.0 / (ev[None, :] + lams[:, None])  # (noises, units)
     Vr = V[rows]
     p_diag = d @ (Vr * Vr).T  # (noises, rows)
+    fitted = np.ones(len(lams), dtype=bool)
     if VX.shape[1] == 0:
         alpha = (d * Vy) @ Vr.T
     else:
         dVX = d[:, :, None] * VX[None]  # A^-1 X, rotated
-        gram = np.matmul(VX.T[None], dVX)  # X' A^-1 X, (noises, terms, terms)
-        try:
-            lower = np.linalg.cholesky(gram)
-        except np.linalg.LinAlgError:  # some noise leaves it singular: those score inf, one at a time
-            if len(lams) == 1:
-                return np.array([np.inf])
-            return np.concatenate([_loo(V, ev, VX, Vy, rows, lam, root_w) for lam in lams])
-        beta = np.linalg.solve(lower.transpose(0, 2, 1), np.linalg.solve(lower, ((d * Vy) @ VX)[:, :, None]))
-        alpha = (d * (Vy[None] - beta[:, :, 0] @ VX.T)) @ Vr.T
-        # L^-1 (A^-1 X)_rows': its squared column norms are w' (X' A^-1 X)^-1 w
-        half = np.linalg.solve(lower, np.matmul(Vr[None], dVX).transpose(0, 2, 1))
-        p_diag = p_diag - np.sum(half * half, axis=1)
+        inverse, fitted = _spd_inverses(np.matmul(VX.T[None], dVX))  # (X' A^-1 X)^-1, (noises, terms, terms)
+        beta = np.matmul(inverse, ((d * Vy) @ VX)[:, :, None])[:, :, 0]
+        alpha = (d * (Vy[None] - beta @ VX.T)) @ Vr.T
+        B = np.matmul(Vr[None], dVX)  # (A^-1 X)_rows: p_diag loses diag(B (X' A^-1 X)^-1 B')
+        p_diag = p_diag - np.einsum("krt,krt->kr", np.matmul(B, inverse), B)
     w = root_w[rows] ** 2
     with np.errstate(divide="ignore", invalid="ignore"):  # p_diag <= 0 (a pair the fit cannot leave out): inf
         scores = np.sum(w * (alpha / (p_diag * root_w[rows])) ** 2, axis=1) / np.sum(w)
-    return np.where(np.all(p_diag > 0, axis=1), scores, np.inf)
+    return np.where(fitted & np.all(p_diag > 0, axis=1), scores, np.inf)
+
+
+def _spd_inverses(grams: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The inverse of each symmetric positive definite matrix in ``grams`` (LAPACK ``potrf`` and ``potri``), and
+    whether it is one: a matrix whose Cholesky factorisation fails gets zeros and ``False``."""
+    import scipy.linalg
+
+    out = np.zeros_like(grams)
+    ok = np.zeros(len(grams), dtype=bool)
+    for k, gram in enumerate(grams):
+        factor, info = scipy.linalg.lapack.dpotrf(gram, lower=1, clean=0)
+        if info == 0:
+            inverse, info = scipy.linalg.lapack.dpotri(factor, lower=1)
+            if info == 0:
+                out[k] = np.tril(inverse) + np.tril(inverse, -1).T
+                ok[k] = True
+    return out, ok
 
 
 def budget_term_sets(budget: int, ratios: tuple, terms_for, minimum: int, whole_sample_only: tuple = ()):
