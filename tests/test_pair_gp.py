@@ -285,3 +285,72 @@ def test_posterior_standard_deviations_are_roughly_calibrated_on_sparse_games():
         covered["biv"] += list((np.abs(r.adjacency - exact) <= 1.96 * r.std_errors + 1e-12)[off])
     for kind, hits in covered.items():
         assert 0.75 <= np.mean(hits) <= 0.99, (kind, np.mean(hits))
+
+
+@pytest.mark.parametrize("n_terms", [0, 4])
+def test_fold_residuals_are_those_of_refitting_without_each_fold(n_terms):
+    """The closed-form out-of-fold residuals of the blend's weight against refitting the same model without
+    each fold (fixed terms re-estimated)."""
+    rng = np.random.default_rng(n_terms)
+    units, n = 60, 9
+    S = rng.random((units, n)) < 0.5
+    y, w, rho = rng.normal(size=units), rng.uniform(0.5, 2.0, units), rng.uniform(0.1, 0.5, n)
+    terms = ([()] + list(combinations(range(4), 2))[:n_terms - 1]) if n_terms else []
+    X = _walsh_gp.design(S, terms)
+    fold = rng.permutation(units) % 5
+    residuals = _walsh_gp.fold_residuals(_walsh_gp.fit(S, y, X, rho, 0.01, "even", weights=w), fold)
+    for k in range(5):
+        held, kept = fold == k, fold != k
+        refit = _walsh_gp.fit(S[kept], y[kept], X[kept], rho, 0.01, "even", weights=w[kept])
+        prediction = X[held] @ refit.beta + _walsh_gp.walsh_kernel(S[held], S[kept], rho, "even") @ refit.alpha
+        np.testing.assert_allclose(residuals[held], y[held] - prediction, atol=1e-10)
+
+
+@pytest.mark.parametrize("index", ["sii", "bii"])
+def test_blend_is_the_weighted_mean_of_gp_and_the_bagged_trees(index, monkeypatch):
+    """Pairs = mu * gp + (1 - mu) * the surrogates' exact pair values, with mu from the two out-of-fold errors;
+    singletons are the GP's; blend=False (and no surrogate) is the GP alone."""
+    n = 10
+    game = lambda: random_game(n, random_state=3)  # noqa: E731
+    kept = {}
+    original = pair_gp.tree_blend
+
+    def spy(*args, **kwargs):
+        kept["out"] = original(*args, **kwargs)
+        return kept["out"]
+
+    monkeypatch.setattr(pair_gp, "tree_blend", spy)
+    blended = ip.interactions(game(), index=index, method="gp", budget=200, random_state=1)
+    plain = ip.interactions(game(), index=index, method="gp", budget=200, random_state=1, blend=False)
+    mu, tree, info = kept["out"]
+    monkeypatch.setattr(pair_gp, "resolve_surrogate", lambda surrogate: None)  # no surrogate library installed
+    bare = ip.interactions(game(), index=index, method="gp", budget=200, random_state=1)
+    assert info == blended.info["blend"] and "blend" not in plain.info and "blend" not in bare.info
+    e_gp, e_tree = info["cv_error_gp"], info["cv_error_tree"]
+    assert 0.0 < mu < 1.0 and mu == pytest.approx(e_tree**2 / (e_gp**2 + e_tree**2))
+    for p, (a, b) in enumerate(combinations(range(n), 2)):
+        assert blended[(a, b)] == pytest.approx(mu * plain[(a, b)] + (1 - mu) * tree[p], abs=1e-12)
+    assert all(blended[(i,)] == plain[(i,)] for i in range(n))
+    assert blended.std_errors == plain.std_errors  # the GP's posterior deviations (see the module docstring)
+    assert blended.n_evaluations == plain.n_evaluations <= 200
+
+
+@pytest.mark.filterwarnings("ignore:Stochastic Optimizer")  # the network need not converge to be a game
+def test_blend_lowers_the_error_on_a_network_game():
+    """Where the GP alone lost to shapiq's ProxySHAP (a small network, budget 10n), the blend has less error."""
+    from sklearn.neural_network import MLPRegressor
+
+    rng = np.random.default_rng(0)
+    n = 12
+    X = rng.normal(size=(400, n))
+    y = np.tanh(X[:, 0] * X[:, 1]) + X[:, 2] * X[:, 3]
+    model = MLPRegressor(hidden_layer_sizes=(16, 16), max_iter=300, random_state=0).fit(X, y)
+    ex = ip.Explainer(model, X[:4], removal="marginal")
+    exact = ip.interactions(ex.game(X[5]), index="sii", method="exact").matrix
+
+    def mse(**options):
+        errors = [np.asarray(ip.interactions(ex.game(X[5]), index="sii", method="gp", budget=10 * n, random_state=s,
+                                             **options).matrix) - exact for s in range(6)]
+        return np.mean([np.mean(e[np.triu_indices(n, 1)] ** 2) for e in errors])
+
+    assert mse() < mse(blend=False)
