@@ -43,8 +43,9 @@ Cost: the leverage sample, ``2 + 2 * floor((budget - 2) / 2)`` evaluations (at m
 two model choices (one eigendecomposition of at most ``SELECT_UNITS`` pairs per ``(gamma, rho)``, ``2n + 3`` for
 the odd part from 124 players on: auto takes it up to 510 players for BII, 200 for SII) and two
 Cholesky factorisations of the sampled pairs; the SII readout ``O(units n^3)`` over the Gauss-Legendre nodes. The
-blend adds 5 surrogate fits with their exact pair readouts and one ``units^3 / 3`` triangular inverse: 1.5-3x the
-GP's time (0.06 to 0.17 s at 200 evaluations of 20 players, 0.9 to 1.5 s at 3,200 of 40), no evaluation.
+blend adds 5 surrogate fits with their exact pair readouts (about 0.1 s at 16-40 players) and one
+``units^3 / 3`` triangular inverse, no evaluation: 1.4-3.8x the GP's time in ``benchmarks/results/sota.md``
+(0.04 to 0.15 s at 80 evaluations of 16 players, 1.2 to 1.7 s at 3,200 of 40).
 """
 
 from __future__ import annotations
