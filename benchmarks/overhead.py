@@ -62,7 +62,7 @@ SELECT = "compiled"  # how the hybrid rows are built (--select)
 
 def _select_words() -> str:
     if _compiled.select_kernel(1) is None:
-        return "numpy's two passes" + (" (numba missing)" if SELECT == "compiled" else "")
+        return "numpy's two passes" + (" (numba missing or not compiling)" if SELECT == "compiled" else "")
     import numba
 
     return f"the compiled select (numba {numba.__version__})"

@@ -269,3 +269,20 @@ def test_an_uncached_game_gets_at_most_the_budget(method, kind):
     game = ip.Game(lambda S: (asked.append(len(S)), S[:, 0] * 1.0 + S[:, 1] * S[:, 2])[1], 8, cache=False)
     getattr(ip, kind)(game, method=method, budget=100, random_state=0)
     assert sum(asked) <= 100
+
+
+def test_leave_one_pair_out_is_inf_where_a_pair_alone_carries_a_term():
+    """A fixed term seen by one pair only: leaving that pair out leaves it unidentified, so every noise scores
+    inf (P_uu is zero but for rounding; its sign once decided the score)."""
+    rng = np.random.default_rng(2)
+    units, n = 25, 6
+    S = rng.random((units, n)) < 0.5
+    K = _walsh_gp.walsh_kernel(S, S, np.full(n, 0.3), "odd")
+    X = np.zeros((units, 2))
+    X[:, 0] = 1.0
+    X[4, 1] = 1.0
+    y, rw = rng.normal(size=units), np.ones(units)
+    ev, V = np.linalg.eigh(K)
+    scores = _walsh_gp._loo(V, np.maximum(ev, 0.0), V.T @ X, V.T @ y, np.arange(units),
+                            _walsh_gp.NOISES * K[0, 0], rw)
+    assert np.isinf(scores).all()

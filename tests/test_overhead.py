@@ -332,3 +332,17 @@ def test_stratified_variance_matches_the_per_stratum_formula():
             elif k > 1:
                 expected[:, t] += (1 - k / sizes[h]) * k * block.var(axis=1, ddof=1)
     np.testing.assert_allclose(stratified_variance(strata, sizes, projected, residuals), expected, rtol=1e-12)
+
+
+def test_a_failing_compiled_select_falls_back_to_numpy(monkeypatch):
+    from interplay.removal import _compiled
+    from interplay.removal._columns import HybridRows
+
+    def broken(*args):
+        raise RuntimeError("numba could not compile this signature")
+
+    monkeypatch.setattr(_compiled, "_state", {"numpy_cells": 0, "kernel": broken, "failed": False, "mode": None})
+    rng = np.random.default_rng(0)
+    x, background, mask = rng.normal(size=5), rng.normal(size=(3, 5)), rng.random((4, 5)) < 0.5
+    np.testing.assert_array_equal(HybridRows(x, background)(mask), np.where(mask[:, None, :], x, background))
+    assert _compiled._state["failed"] and _compiled.select_kernel(10) is None

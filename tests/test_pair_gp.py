@@ -354,3 +354,35 @@ def test_blend_lowers_the_error_on_a_network_game():
         return np.mean([np.mean(e[np.triu_indices(n, 1)] ** 2) for e in errors])
 
     assert mse() < mse(blend=False)
+
+
+def test_blend_is_skipped_for_a_handful_of_pairs():
+    few = ip.interactions(random_game(3, random_state=0), index="bii", method="gp", budget=6, random_state=0)
+    assert few.info["blend"]["gp_weight"] == 1.0 and "too few" in few.info["blend"]["skipped"]
+    plain = ip.interactions(random_game(3, random_state=0), index="bii", method="gp", budget=6, random_state=0,
+                            blend=False)
+    assert few.values == plain.values
+
+
+def test_blend_weight_survives_tiny_errors_and_zeros():
+    """The squared sums of squares once underflowed (e ~ 1e-200) and handed every pair to the trees."""
+    assert pair_gp.blend_weight(1e-200, 2e-200) == pytest.approx(0.8)
+    assert pair_gp.blend_weight(3.0, 6.0) == pytest.approx(0.8)
+    assert pair_gp.blend_weight(0.0, 0.0) == 1.0 and pair_gp.blend_weight(0.0, 1.0) == 1.0
+    assert pair_gp.blend_weight(1.0, 0.0) == 0.0
+
+
+def test_fold_residuals_refuse_a_fold_that_leaves_the_terms_unidentified():
+    rng = np.random.default_rng(0)
+    units, n = 20, 6
+    S = rng.random((units, n)) < 0.5
+    X = np.zeros((units, 2))
+    X[:, 0] = 1.0
+    X[3, 1] = 1.0  # a term only pair 3 sees: without pair 3's fold it cannot be estimated
+    fitted = _walsh_gp.fit(S, rng.normal(size=units), X, np.full(n, 0.3), 0.01, "even")
+    fold = np.arange(units) % 4
+    with pytest.raises(np.linalg.LinAlgError, match="fold 3"):
+        _walsh_gp.fold_residuals(fitted, fold)
+    X[5, 1] = 1.0  # seen by pairs 3 and 5, in different folds: identified without either
+    fitted = _walsh_gp.fit(S, rng.normal(size=units), X, np.full(n, 0.3), 0.01, "even")
+    assert np.isfinite(_walsh_gp.fold_residuals(fitted, fold)).all()

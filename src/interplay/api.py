@@ -82,7 +82,7 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
     if kind == "interactions" and index in ("sii", "bii") and order <= 2 and _pair_gp_fits(n, resolved, index):
         choice = ("gp", "Gaussian-process fits of the odd and even parts on one sample of complementary pairs, "
                         "read in closed form, the pairs blended with cross-fitted tree surrogates' exact values "
-                        "(benchmarks/results/sota.md)")
+                        "where a tree library is installed (benchmarks/results/sota.md)")
     elif kind == "interactions":
         choice = _AUTO_INTERACTIONS.get(index)  # spectral: SII of any order (order 3, 16 players, budget 2080:
         # relative error 0.93 and 0.09 on a smooth and a sparse game, permutation 4.2 and 0.79)

@@ -25,7 +25,8 @@ Blend (``blend=True``, the default when a surrogate library is installed): the p
 ``mu * gp + (1 - mu) * tree``, ``tree`` the mean exact pair index of 5 tree surrogates each fitted on the sample
 without one fold of complementary pairs (the estimate of shapiq's ProxySHAP, which reads one surrogate's exact
 index and spends no evaluation on a correction), ``mu = e_tree^2 / (e_gp^2 + e_tree^2)`` with ``e`` each model's
-weighted out-of-fold squared error of the even part on the same folds (:func:`tree_blend`). A heuristic weight,
+weighted sum of squared out-of-fold errors of the even part on the same folds (:func:`tree_blend`: a weight that
+falls as the square of that sum; the GP alone with fewer than 4 pairs). A heuristic weight,
 chosen on 20 seeds of the benchmark's 20-feature network and 40-player Moebius game and checked on 20 fresh ones
 (MSE 0.80-0.90 of the GP's at 10n, 0.83-0.97 at 20n, 0.85-1.01 at 40n-80n), on the boosting and forest games of
 30 features (within 2%: the weight goes to the GP) and on a 16-player Moebius game (0.92-0.94 at 10n-20n); the
@@ -181,29 +182,36 @@ def tree_blend(index: str, kind, rows: np.ndarray, values: np.ndarray, S: np.nda
     """``(mu, tree pairs, info)`` of the blend ``mu * gp + (1 - mu) * tree`` (module docstring).
 
     ``tree``: the mean of the exact pair indices of ``folds`` surrogates, each fitted on the sample without one
-    fold of complementary pairs (the read of shapiq's ProxySHAP, bagged). ``mu = e_tree^2 / (e_gp^2 + e_tree^2)``,
-    with ``e`` each model's weighted out-of-fold squared error of the even part on the same folds: the GP's in
-    closed form from its fit (:func:`._walsh_gp.fold_residuals`), the surrogates' from their predictions of the
-    held-out coalitions. ``mu = 1`` (no blend) when a fold leaves the GP's terms unidentified. No evaluations:
-    ``folds`` surrogate fits and exact pair readouts, and one ``units^3 / 3`` triangular inverse."""
+    fold of complementary pairs (the read of shapiq's ProxySHAP, bagged). ``e_gp`` and ``e_tree`` are each
+    model's weighted sum of squared out-of-fold errors of the even part on the same folds: the GP's in closed
+    form from its fit (:func:`._walsh_gp.fold_residuals`; its decays, noise and terms were chosen on every pair,
+    so ``e_gp`` is somewhat optimistic), the surrogates' from their predictions of the held-out coalitions (one
+    surrogate each, not their mean). ``mu = 1 / (1 + (e_gp / e_tree)^2)``: each model's weight falls as the
+    square of its error. ``mu = 1`` (the GP alone, ``info["skipped"]`` says why) with fewer than 2 pairs per fold
+    or when a fold leaves the GP's fixed terms unidentified. No evaluations: ``folds`` surrogate fits and exact
+    pair readouts, and one ``units^3 / 3`` triangular inverse."""
     from ..games import _packed_keys
     from ._surrogate import fit_surrogate, surrogate_indices, surrogate_values
 
     n = S.shape[1]
-    info = {"folds": folds}
+    folds = min(folds, len(S) // 2)
+    info = {"folds": folds, "std_errors": "the GP's posterior deviations, before the blend"}
+    if folds < 2:
+        return 1.0, None, {**info, "gp_weight": 1.0, "skipped": f"{len(S)} pairs: too few to cross-fit"}
     fold_of_pair = rng.permutation(len(S)) % folds
     try:
         gp_residuals = fold_residuals(part.fitted, fold_of_pair)
     except np.linalg.LinAlgError:
-        return 1.0, np.zeros(n * (n - 1) // 2), {**info, "gp_weight": 1.0, "skipped": "a fold leaves the GP's "
-                                                 "fixed terms unidentified"}
+        return 1.0, None, {**info, "gp_weight": 1.0, "skipped": "a fold leaves the GP's fixed terms unidentified"}
     ends = np.zeros((2, n), dtype=bool)
     ends[1] = True
     coalitions = np.concatenate([ends, rows])  # the rows of ``values``
     keys = _packed_keys(S)  # each coalition's pair: the member holding player 0 (as in S)
     order = np.argsort(keys)
     member = np.where(coalitions[:, :1], coalitions, ~coalitions)
-    pair_of = order[np.searchsorted(keys[order], _packed_keys(member))]
+    pair_of = order[np.minimum(np.searchsorted(keys[order], _packed_keys(member)), len(S) - 1)]
+    if not np.array_equal(S[pair_of], member):
+        raise RuntimeError("tree_blend: a sampled coalition's pair is not among the pairs")
     fold = fold_of_pair[pair_of]
     residuals = np.empty(len(coalitions))
     tree = np.zeros(n * (n - 1) // 2)
@@ -218,8 +226,18 @@ def tree_blend(index: str, kind, rows: np.ndarray, values: np.ndarray, S: np.nda
     np.add.at(even_residuals, pair_of, residuals / 2.0)  # both members of a pair are in its fold
     e_tree = float(np.sum(w * even_residuals**2))
     e_gp = float(np.sum(w * gp_residuals**2))
-    mu = e_tree**2 / max(e_gp**2 + e_tree**2, np.finfo(float).tiny)
+    mu = blend_weight(e_gp, e_tree)
     return mu, tree, {**info, "gp_weight": mu, "cv_error_gp": e_gp, "cv_error_tree": e_tree}
+
+
+def blend_weight(e_gp: float, e_tree: float) -> float:
+    """The GP's weight ``e_tree^2 / (e_gp^2 + e_tree^2)``, as ``1 / (1 + (e_gp / e_tree)^2)`` (no underflow of the
+    squares); 1 when the GP's error is zero, 0 when only the trees' is."""
+    if e_gp == 0.0:
+        return 1.0
+    if e_tree == 0.0:
+        return 0.0
+    return 1.0 / (1.0 + (e_gp / e_tree) ** 2)
 
 
 SAMPLINGS = ("auto", "sizes", "uniform")
@@ -287,7 +305,8 @@ def gp_interactions(game: Game, *, index: str = "sii", order: int = 2, budget: i
         pair_errors = readout(fitted, membership, G, prior)[1] if with_errors else None  # without errors
         if blend and kind is not None:
             mu, tree, info["blend"] = tree_blend(index, kind, rows, values, S, w, part, rng)
-            pairs = mu * pairs + (1.0 - mu) * tree
+            if mu < 1.0:
+                pairs = mu * pairs + (1.0 - mu) * tree
         estimate.update({(int(i), int(j)): float(v) for i, j, v in zip(a, b, pairs)})
         if errors is not None:
             if pair_errors is None:

@@ -9,6 +9,7 @@ from typing import Callable
 import numpy as np
 
 from .._validation import missing_mask
+from ._compiled import failed as compiled_failed
 from ._compiled import select_kernel
 
 
@@ -165,11 +166,12 @@ class HybridRows:
     background rows, exactly (bit for bit, NaN and signed zeros included).
 
     For float64/float32 data they are built as a bitwise select on the floats' bits,
-    ``b ^ (mask & (x ^ b))`` with ``x ^ b`` computed once: two SIMD passes, a fifth faster than ``np.where``
-    with its three broadcast operands (3.9 against 4.8 ms for 20,480 rows of 300 features here), or in one
-    compiled pass where numba is installed and worth importing (:mod:`._compiled`: the same bits, about 5x
-    faster). Other dtypes (object tables) use ``np.where``. Each call returns a new array (a model may keep its
-    input). Cost: one or two passes over the ``k m d`` cells.
+    ``b ^ (mask & (x ^ b))`` with ``x ^ b`` computed once: two numpy passes, about as fast as ``np.where`` with
+    its three broadcast operands (116 against 123 us for 1,020 rows of 100 features on an idle machine; a fifth
+    faster in an earlier measurement, not reproduced since), or in one compiled pass where numba is installed
+    and worth importing (:mod:`._compiled`: the same bits; 16 against 116 us there, 25 against 120 us at 300
+    features; 1.8-3.3x under load). Other dtypes (object tables) use ``np.where``. Each call returns a new array
+    (a model may keep its input). Cost: one or two passes over the ``k m d`` cells.
     """
 
     def __init__(self, x: np.ndarray, background: np.ndarray) -> None:
@@ -178,7 +180,7 @@ class HybridRows:
         self.bits = None
         if dtype.kind == "f" and dtype.itemsize in (4, 8) and x.dtype == dtype and background.dtype == dtype:
             self.dtype, self.bits = dtype, np.dtype(f"u{dtype.itemsize}")
-            self.back = np.ascontiguousarray(background).view(self.bits)
+            self.back = np.require(background, requirements=["C", "W"]).view(self.bits)  # as the kernel takes it
             self.flip = np.ascontiguousarray(x).view(self.bits)[None, :] ^ self.back  # (m, d), once
 
     def __call__(self, mask: np.ndarray) -> np.ndarray:
@@ -189,10 +191,13 @@ class HybridRows:
         out = np.empty((len(mask), *self.back.shape), dtype=self.bits)
         kernel = select_kernel(out.size)
         if kernel is not None:
-            kernel(ones, self.flip, self.back, out)
-        else:
-            np.bitwise_and(ones[:, None, :], self.flip, out=out)
-            np.bitwise_xor(out, self.back, out=out)
+            try:
+                kernel(ones, self.flip, self.back, out)
+                return out.view(self.dtype)
+            except Exception:  # noqa: BLE001  (numba could not compile this signature: numpy's passes)
+                compiled_failed()
+        np.bitwise_and(ones[:, None, :], self.flip, out=out)
+        np.bitwise_xor(out, self.back, out=out)
         return out.view(self.dtype)
 
 

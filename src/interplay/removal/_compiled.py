@@ -1,8 +1,8 @@
 """Whether the hybrid rows are built by a compiled kernel (numba) or by numpy: the same bits either way.
 
 numpy builds ``b ^ (mask & (x ^ b))`` in two passes whose inner loops run over one row of ``d`` cells (two
-broadcast operands), about 1.1 ns a cell here at 100 and 300 features; the compiled kernel
-(:mod:`._select_kernel`) makes one pass at about 0.16-0.25 ns a cell. Importing numba and loading the cached
+broadcast operands), about 1.1 ns a cell here at 100 and 300 features on an idle machine; the compiled kernel
+(:mod:`._select_kernel`) makes one pass at about 0.16-0.25 ns a cell (1.8-3.3x faster than numpy under load). Importing numba and loading the cached
 kernel costs about 0.3 s once per process, so by default the kernel is used only once numba is already
 imported (a tree explanation imports it) or once this process has built :data:`COMPILE_AFTER_CELLS` cells with
 numpy (about 0.15 s of numpy's passes): a short session never pays for the import. Without numba (it is the
@@ -32,7 +32,8 @@ def use_select(mode: str | None) -> str | None:
 
 
 def select_kernel(cells: int):
-    """The compiled select (``kernel(ones, flip, back, out)``), or ``None`` when numpy should build these
+    """The compiled select (``kernel(ones, flip, back, out)``: C-contiguous, writable unsigned-integer arrays of
+    8 or 4 bytes, the signatures compiled when it is loaded), or ``None`` when numpy should build these
     ``cells``."""
     mode = _state["mode"]
     if mode == "numpy":
@@ -45,6 +46,11 @@ def select_kernel(cells: int):
     return _load()
 
 
+def failed() -> None:
+    """The kernel failed on a call: numpy builds the rows from now on."""
+    _state["failed"], _state["kernel"] = True, None
+
+
 def _load():
     if not installed("numba"):
         _state["failed"] = True
@@ -52,8 +58,9 @@ def _load():
     try:
         from ._select_kernel import select_bits
 
-        probe = np.zeros((1, 1), dtype=np.uint64)  # compile (or load from numba's cache) once, here
-        select_bits(probe, probe, probe, np.empty((1, 1, 1), dtype=np.uint64))
+        for bits in (np.uint64, np.uint32):  # float64 and float32 rows: compile (or load) both once, here
+            probe = np.zeros((1, 1), dtype=bits)
+            select_bits(probe, probe, probe, np.empty((1, 1, 1), dtype=bits))
     except Exception:  # noqa: BLE001  (a numba that cannot compile here: numpy's passes give the same bits)
         _state["failed"] = True
         return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def select_bits(ones, flip, back, out):  # pragma: no cover - compiled; tested through HybridRows
     """``out[c, j, i] = back[j, i] ^ (flip[j, i] & ones[c, i])`` on unsigned-integer views of the floats: one
     pass over the ``(k, m, d)`` cells (numpy needs two, each iterating rows of only ``d`` cells)."""
