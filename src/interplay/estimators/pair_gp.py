@@ -51,6 +51,8 @@ blend adds 5 surrogate fits with their exact pair readouts (about 0.1 s at 16-40
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from .._validation import check_choice, check_int
@@ -275,7 +277,7 @@ def gp_interactions(game: Game, *, index: str = "sii", order: int = 2, budget: i
     cost ``min(budget, 2**n)`` evaluations (up to one less when the budget is odd). ``sampling``: ``"sizes"``
     (the leverage sample, the default for SII) or ``"uniform"`` (uniform coalitions, the default for BII).
     ``blend``: the pairs blended with the cross-fitted tree surrogates' exact values (module docstring;
-    ``info["blend"]`` has the weight and both out-of-fold errors)."""
+    ``info["blend"]`` has the weight, both out-of-fold errors and the blend's ``seconds``)."""
     check_choice(index, "index", INDICES)
     check_choice(sampling, "sampling", SAMPLINGS)
     n = game.n_players
@@ -304,7 +306,9 @@ def gp_interactions(game: Game, *, index: str = "sii", order: int = 2, budget: i
         pairs = membership.T @ fitted.beta + _pair_values(index, S, decays, fitted.alpha)  # the same with or
         pair_errors = readout(fitted, membership, G, prior)[1] if with_errors else None  # without errors
         if blend and kind is not None:
+            began = time.perf_counter()
             mu, tree, info["blend"] = tree_blend(index, kind, rows, values, S, w, part, rng)
+            info["blend"]["seconds"] = time.perf_counter() - began
             if mu < 1.0:
                 pairs = mu * pairs + (1.0 - mu) * tree
         estimate.update({(int(i), int(j)): float(v) for i, j, v in zip(a, b, pairs)})
