@@ -2,11 +2,11 @@
 
 numpy builds ``b ^ (mask & (x ^ b))`` in two passes whose inner loops run over one row of ``d`` cells (two
 broadcast operands), about 1.1 ns a cell here at 100 and 300 features on an idle machine; the compiled kernel
-(:mod:`._select_kernel`) makes one pass at about 0.16-0.25 ns a cell (1.8-3.3x faster than numpy under load). Importing numba and loading the cached
-kernel costs about 0.3 s once per process, so by default the kernel is used only once numba is already
-imported (a tree explanation imports it) or once this process has built :data:`COMPILE_AFTER_CELLS` cells with
-numpy (about 0.15 s of numpy's passes): a short session never pays for the import. Without numba (it is the
-``trees`` extra), or when it fails to compile, numpy builds the rows.
+(:mod:`._select_kernel`) makes one pass at about 0.16-0.25 ns a cell (1.8-3.3x faster than numpy under load).
+Importing numba and loading the cached kernel costs about 0.3 s once per process, so by default the kernel is
+used only once numba is already imported (a tree explanation imports it) or once this process has built
+:data:`COMPILE_AFTER_CELLS` cells with numpy (about 0.15 s of numpy's passes): a short session never pays for
+the import. Without numba (it is the ``trees`` extra), or when it fails to compile, numpy builds the rows.
 """
 
 from __future__ import annotations
