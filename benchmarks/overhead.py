@@ -15,7 +15,7 @@ memory). Both are the minimum over ``--repeats`` interleaved repetitions, in CPU
 with one BLAS/OpenMP thread, because the machine running this is shared: wall-clock times would measure the
 neighbours. Also shown: the ratio with ``std_errors=False``, the ratio with the hybrid rows built by numpy's
 two passes instead of the compiled (numba) select (:mod:`interplay.removal._compiled`: a session uses the compiled
-one once numba is imported or after 2**27 cells; the benchmark sets it, so every row measures the same), and
+one after 2**28 cells, enough to pay for loading it; the benchmark sets it, so every row measures the same), and
 the time to write the rows once (a copy of the recorded rows: the floor of building them, whatever the
 library). **Bivariate / univariate**: CPU time of
 ``ex.bivariate(x, method="kernel", budget=2048)`` over that of ``ex.shapley(x, method="kernel", budget=2048)``,

@@ -206,14 +206,11 @@ def test_compiled_select_is_used_when_asked_and_numba_is_there(select):
     assert (kernel is not None) == (select == "compiled" and installed("numba"))
 
 
-def test_default_select_waits_for_numba_or_enough_cells(monkeypatch):
-    """By default numpy builds the rows until numba is imported anyway or enough cells were built."""
-    import types
-
+def test_default_select_waits_for_enough_cells(monkeypatch):
+    """By default numpy builds the rows until the process has built enough cells to pay for loading the kernel."""
     from interplay.removal import _compiled
 
     monkeypatch.setattr(_compiled, "_state", {"numpy_cells": 0, "kernel": None, "failed": False, "mode": None})
-    monkeypatch.setattr(_compiled, "sys", types.SimpleNamespace(modules={}))  # as if numba were not imported
     assert _compiled.select_kernel(_compiled.COMPILE_AFTER_CELLS - 1) is None
     assert _compiled._state["numpy_cells"] == _compiled.COMPILE_AFTER_CELLS - 1
     pytest.importorskip("numba")
@@ -346,3 +343,48 @@ def test_a_failing_compiled_select_falls_back_to_numpy(monkeypatch):
     x, background, mask = rng.normal(size=5), rng.normal(size=(3, 5)), rng.random((4, 5)) < 0.5
     np.testing.assert_array_equal(HybridRows(x, background)(mask), np.where(mask[:, None, :], x, background))
     assert _compiled._state["failed"] and _compiled.select_kernel(10) is None
+
+
+def test_explaining_a_model_that_is_not_trees_never_imports_numba():
+    """A cold process: the Explainer and method="auto" on a linear model leave interplay.trees (numba) alone;
+    a forest's auto takes the exact tree path."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("numba")
+    pytest.importorskip("sklearn")
+    code = """
+import sys
+import numpy as np
+import interplay as ip
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.linear_model import LinearRegression
+rng = np.random.default_rng(0)
+X = rng.normal(size=(80, 5))
+y = X[:, 0] + X[:, 1] * X[:, 2]
+ex = ip.Explainer(LinearRegression().fit(X, y), X[:20])
+ex.shapley(X[0], random_state=0)
+ex.interactions(X[0], random_state=0)
+print("numba" in sys.modules, "interplay.trees" in sys.modules)
+forest = RandomForestRegressor(n_estimators=5, max_depth=3, random_state=0).fit(X, y)
+print(ip.Explainer(forest, X[:20]).shapley(X[0]).method)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False", "tree"]
+
+
+def test_may_be_trees_knows_every_class_the_readers_take():
+    sklearn = pytest.importorskip("sklearn.ensemble")
+    from sklearn.linear_model import LinearRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.tree import DecisionTreeClassifier
+
+    from interplay.models.tree_kinds import may_be_trees
+
+    for model in (sklearn.RandomForestClassifier(), sklearn.ExtraTreesRegressor(), DecisionTreeClassifier(),
+                  sklearn.GradientBoostingRegressor(), sklearn.HistGradientBoostingClassifier(),
+                  make_pipeline(StandardScaler(), sklearn.RandomForestRegressor())):
+        assert may_be_trees(model), model
+    for model in (LinearRegression(), make_pipeline(StandardScaler(), LinearRegression()), np.sum, "x"):
+        assert not may_be_trees(model), model

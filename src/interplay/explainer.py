@@ -42,6 +42,7 @@ from ._validation import (
 from .games import Game
 from .models import as_model
 from .models.adapters import check_probabilities
+from .models.tree_kinds import may_be_trees
 from .removal import (
     OUTPUTS,
     REMOVALS,
@@ -593,15 +594,23 @@ class Explainer:
     def _auto_tree(self, method: str, y: Any, options: dict) -> str | None:
         """With ``method="auto"``: the reason to use ``method="tree"`` (exact, same unit), else None. Options
         for samplers (other than ``std_errors``, which the exact tree path has no use for) keep a sampler."""
-        if method != "auto" or (set(options) - TREE_OPTIONS) or not installed("numba"):
+        if method != "auto" or (set(options) - TREE_OPTIONS) or not self._may_be_trees():
             return None
         from .trees.explain import tree_choice
         return tree_choice(self, y)
 
+    def _may_be_trees(self) -> bool:
+        """Whether the tree algorithms could read the model (its class; numba installed): only then is
+        :mod:`interplay.trees` imported, with numba (about 0.3 s)."""
+        model = getattr(self, "model", None)
+        if model is None or not installed("numba"):
+            return False
+        return may_be_trees(model.source if model.source is not None else getattr(model.fn, "__self__", model.fn))
+
     def _tree_declined(self, method: str, y: Any, options: dict, result):
         """``result`` (or a dict of them) of a sampler chosen by ``method="auto"`` for a tree model whose trees
         could not be used, with why in ``info["auto"]["tree"]`` (e.g. a Pipeline the trees do not reproduce)."""
-        if method != "auto" or not installed("numba"):
+        if method != "auto" or not self._may_be_trees():
             return result
         from .trees.explain import tree_choice, tree_rejection
         sampler_options = sorted(set(options) - TREE_OPTIONS)

@@ -3,21 +3,19 @@
 numpy builds ``b ^ (mask & (x ^ b))`` in two passes whose inner loops run over one row of ``d`` cells (two
 broadcast operands), about 1.1 ns a cell here at 100 and 300 features on an idle machine; the compiled kernel
 (:mod:`._select_kernel`) makes one pass at about 0.16-0.25 ns a cell (1.8-3.3x faster than numpy under load).
-Importing numba and loading the cached kernel costs about 0.3 s once per process, so by default the kernel is
-used only once numba is already imported (a tree explanation imports it) or once this process has built
-:data:`COMPILE_AFTER_CELLS` cells with numpy (about 0.15 s of numpy's passes): a short session never pays for
-the import. Without numba (it is the ``trees`` extra), or when it fails to compile, numpy builds the rows.
+Importing numba costs about 0.25-0.37 s once per process and loading the cached kernel (both float widths) another
+0.18-0.22 s, so by default the kernel is used only once this process has built :data:`COMPILE_AFTER_CELLS` cells
+with numpy (about 0.3 s of numpy's passes, what the kernel then saves every 2**28 cells): a short session never
+pays for it. Without numba (it is the ``trees`` extra), or when it fails to compile, numpy builds the rows.
 """
 
 from __future__ import annotations
-
-import sys
 
 import numpy as np
 
 from .._optional import installed
 
-COMPILE_AFTER_CELLS = 2**27  # cells built by numpy before numba is imported for this
+COMPILE_AFTER_CELLS = 2**28  # cells built by numpy before the kernel is loaded
 
 _state: dict = {"numpy_cells": 0, "kernel": None, "failed": False, "mode": None}
 
@@ -40,7 +38,7 @@ def select_kernel(cells: int):
         return None
     if _state["kernel"] is not None or _state["failed"]:
         return _state["kernel"]
-    if mode is None and "numba" not in sys.modules and _state["numpy_cells"] < COMPILE_AFTER_CELLS:
+    if mode is None and _state["numpy_cells"] < COMPILE_AFTER_CELLS:
         _state["numpy_cells"] += cells
         return None
     return _load()

@@ -33,18 +33,12 @@ from typing import Any
 
 import numpy as np
 
+from ..models.tree_kinds import (SKLEARN_BOOSTING, SKLEARN_FORESTS, SKLEARN_HIST_BOOSTING, class_names,
+                                  library)
 from .ensemble import TreeEnsemble
 
-FOREST_NAMES = ("DecisionTreeRegressor", "DecisionTreeClassifier", "ExtraTreeRegressor", "ExtraTreeClassifier",
-                "RandomForestRegressor", "RandomForestClassifier", "ExtraTreesRegressor", "ExtraTreesClassifier")
-
-
-def _mro_names(model) -> set[str]:
-    return {c.__name__ for c in type(model).__mro__}
-
-
-def _module(model) -> str:
-    return type(model).__module__.split(".")[0]
+FOREST_NAMES = SKLEARN_FORESTS
+_mro_names, _module = class_names, library
 
 
 class _Builder:
@@ -535,9 +529,9 @@ def as_ensemble(model: Any) -> TreeEnsemble:
     module = _module(model)
     if module == "sklearn" and names & set(FOREST_NAMES):
         return from_sklearn_forest(model)
-    if module == "sklearn" and names & {"GradientBoostingRegressor", "GradientBoostingClassifier"}:
+    if module == "sklearn" and names & set(SKLEARN_BOOSTING):
         return from_sklearn_gb(model)
-    if module == "sklearn" and names & {"HistGradientBoostingRegressor", "HistGradientBoostingClassifier"}:
+    if module == "sklearn" and names & set(SKLEARN_HIST_BOOSTING):
         return from_sklearn_hgb(model)
     if module == "xgboost":
         return from_xgboost(model)
