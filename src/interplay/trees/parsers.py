@@ -37,9 +37,6 @@ from ..models.tree_kinds import (SKLEARN_BOOSTING, SKLEARN_FORESTS, SKLEARN_HIST
                                   library)
 from .ensemble import TreeEnsemble
 
-FOREST_NAMES = SKLEARN_FORESTS
-_mro_names, _module = class_names, library
-
 
 class _Builder:
     """Collects trees node by node into flat arrays."""
@@ -160,7 +157,7 @@ def _sklearn_tree(builder: _Builder, tree, *, classifier: bool, scale: float, ou
 
 
 def from_sklearn_forest(model) -> TreeEnsemble:
-    names = _mro_names(model)
+    names = class_names(model)
     classifier = hasattr(model, "predict_proba")
     trees = list(getattr(model, "estimators_", [model]))
     n_features = int(model.n_features_in_)
@@ -170,7 +167,7 @@ def from_sklearn_forest(model) -> TreeEnsemble:
     builder = _Builder(n_out)
     for tree in trees:
         _sklearn_tree(builder, tree, classifier=classifier, scale=1.0 / len(trees))
-    kind = next(n for n in FOREST_NAMES if n in names)
+    kind = next(n for n in SKLEARN_FORESTS if n in names)
     return builder.build(n_features, float32_inputs=True, output="probability" if classifier else "prediction",
                          source=f"sklearn.{kind}")
 
@@ -525,9 +522,9 @@ def as_ensemble(model: Any) -> TreeEnsemble:
     """Read ``model`` (scikit-learn, XGBoost or LightGBM tree model, or a TreeEnsemble) into arrays."""
     if isinstance(model, TreeEnsemble):
         return model
-    names = _mro_names(model)
-    module = _module(model)
-    if module == "sklearn" and names & set(FOREST_NAMES):
+    names = class_names(model)
+    module = library(model)
+    if module == "sklearn" and names & set(SKLEARN_FORESTS):
         return from_sklearn_forest(model)
     if module == "sklearn" and names & set(SKLEARN_BOOSTING):
         return from_sklearn_gb(model)
