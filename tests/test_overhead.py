@@ -373,6 +373,35 @@ print(ip.Explainer(forest, X[:20]).shapley(X[0]).method)
     assert out == ["False", "False", "tree"]
 
 
+def test_a_pipeline_on_text_columns_does_not_import_numba():
+    """Only a booster's categories need interplay.trees when the background has text columns."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("numba")
+    pytest.importorskip("sklearn")
+    code = """
+import sys
+import numpy as np
+import pandas as pd
+import interplay as ip
+from sklearn.compose import make_column_transformer
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder
+rng = np.random.default_rng(0)
+X = pd.DataFrame({"a": rng.normal(size=60), "b": rng.choice(["x", "y", "z"], 60)})
+y = (X["a"] > 0).astype(int)
+model = make_pipeline(make_column_transformer((OneHotEncoder(), ["b"]), remainder="passthrough"),
+                      LogisticRegression()).fit(X, y)
+ex = ip.Explainer(model, X.iloc[:20])
+ex.shapley(X.iloc[[0]], random_state=0)
+print("numba" in sys.modules)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False"]
+
+
 def test_may_be_trees_knows_every_class_the_readers_take():
     sklearn = pytest.importorskip("sklearn.ensemble")
     from sklearn.linear_model import LinearRegression

@@ -42,7 +42,7 @@ from ._validation import (
 from .games import Game
 from .models import as_model
 from .models.adapters import check_probabilities
-from .models.tree_kinds import may_be_trees
+from .models.tree_kinds import BOOSTER_LIBRARIES, library, may_be_trees
 from .removal import (
     OUTPUTS,
     REMOVALS,
@@ -125,9 +125,10 @@ class Explainer:
         columns = None
         self.background = None
         if background is not None:
-            if _text_columns(background) and installed("numba"):  # interplay.trees reads a booster's categories:
-                from .trees.inputs import as_training_categories  # a CSV's strings for a LightGBM fitted on
-                # pandas categoricals (imported only then: importing interplay.trees imports numba, 0.3 s)
+            if library(self._model_source()) in BOOSTER_LIBRARIES and _text_columns(background) and installed("numba"):
+                # interplay.trees reads a booster's categories: a CSV's strings for a LightGBM or XGBoost model
+                # fitted on pandas categoricals (imported only then: it imports numba, about 0.3 s)
+                from .trees.inputs import as_training_categories
                 background = as_training_categories(background, model)
             background = align_columns(background, self.model.columns, "background",
                                        what="the columns the model was fitted on", renamed_ok=self._renamed_ok)
@@ -602,10 +603,12 @@ class Explainer:
     def _may_be_trees(self) -> bool:
         """Whether the tree algorithms could read the model (its class; numba installed): only then is
         :mod:`interplay.trees` imported, with numba (about 0.3 s)."""
-        model = getattr(self, "model", None)
-        if model is None or not installed("numba"):
-            return False
-        return may_be_trees(model.source if model.source is not None else getattr(model.fn, "__self__", model.fn))
+        return getattr(self, "model", None) is not None and installed("numba") and may_be_trees(self._model_source())
+
+    def _model_source(self) -> Any:
+        """The object the user's model came from (what the tree readers read)."""
+        model = self.model
+        return model.source if model.source is not None else getattr(model.fn, "__self__", model.fn)
 
     def _tree_declined(self, method: str, y: Any, options: dict, result):
         """``result`` (or a dict of them) of a sampler chosen by ``method="auto"`` for a tree model whose trees
