@@ -357,10 +357,10 @@ def fold_residuals(fitted: Fit, fold: np.ndarray) -> np.ndarray:
         P_FF = whole - C.T @ (fitted.gram_inverse @ C)
         # P_FF is singular (but for rounding) when the other folds leave the fixed terms unidentified: its
         # Cholesky pivots then fall to rounding level against (A^-1)_FF's diagonal (as in _loo)
-        lower, info = scipy.linalg.lapack.dpotrf(P_FF, lower=1, clean=1)
-        if info != 0 or np.min(np.diag(lower) ** 2 / np.diag(whole)) <= 1e-9:
+        fold_factor, info = scipy.linalg.lapack.dpotrf(P_FF, lower=1, clean=1)
+        if info != 0 or np.min(np.diag(fold_factor) ** 2 / np.diag(whole)) <= 1e-9:
             raise np.linalg.LinAlgError(f"fold {k}: the other folds leave the fixed terms unidentified")
-        out[F] = scipy.linalg.cho_solve((lower, True), fitted.alpha[F], check_finite=False)
+        out[F] = scipy.linalg.cho_solve((fold_factor, True), fitted.alpha[F], check_finite=False)
     return out
 
 

@@ -68,7 +68,7 @@ def tree_inputs(explainer) -> TreeInputs:
     if cached is not None:
         return cached
     model = explainer.model
-    source = model.source if model.source is not None else getattr(model.fn, "__self__", model.fn)
+    source = explainer._model_source()
     n_columns = explainer.n_columns
     steps = getattr(source, "steps", None)
     if steps is not None and type(source).__name__ == "Pipeline":
