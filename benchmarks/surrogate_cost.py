@@ -4,9 +4,10 @@ forest at budget 20n.
 The games are `sota.py`'s tree games (marginal removal of one breast_cancer row over its background, the model a
 500-tree random forest or 100-tree gradient boosting). For each budget the default Shapley sampler's coalitions
 (the leverage sample of ``method="auto"`` = OddGP) are drawn; then, interleaved over ``--repeats`` repetitions,
-the game's value function is timed on them (the model's time: building rows, the model, averaging) and so is the
-surrogate (:func:`interplay.estimators.odd.surrogate_spectrum`: XGBoost, 100 trees, fitted on those coalitions and
-their values, read into arrays and its exact Fourier spectrum), the latter also in its three parts. Wall times,
+the game's value function is timed on them (the model's time: building rows, the model, averaging) and so is each
+surrogate (:func:`interplay.estimators.odd.surrogate_spectrum`: 100 trees fitted on those coalitions and their
+values, as arrays, and their exact Fourier spectrum), the latter also in two parts. ``binary`` is interplay's own
+boosting on 0/1 inputs (the default); ``xgboost`` is XGBoost's, read into arrays. Wall times,
 one BLAS/OpenMP thread, median over the repetitions.
 
     PYTHONPATH=src python benchmarks/surrogate_cost.py > benchmarks/results/surrogate_cost.md
@@ -32,7 +33,6 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "benchmarks")]
 
-import interplay as ip  # noqa: E402
 from interplay.estimators import _surrogate  # noqa: E402
 from interplay.estimators._leverage import leverage_sample  # noqa: E402
 from interplay.estimators.odd import surrogate_spectrum  # noqa: E402
@@ -44,27 +44,29 @@ def _seconds(fn) -> float:
     return time.perf_counter() - start
 
 
-def measure(value_fn, n: int, budget: int, repeats: int, seed: int = 0) -> dict:
-    """Median seconds of the model on the sample, of the surrogate, and of its fit, read and spectrum."""
+def measure(value_fn, n: int, budget: int, repeats: int, surrogates: list[str], seed: int = 0) -> dict:
+    """Median seconds of the model on the sample and, per surrogate, of the whole surrogate step and of its fit
+    (for a library: its fit plus reading its trees) and spectrum."""
     rng = np.random.default_rng(seed)
     sample = leverage_sample(n, budget - 2, rng)
     ends = np.zeros((2, n), dtype=bool)
     ends[1] = True
     rows = np.concatenate([ends, sample.coalitions])
     values = np.asarray(value_fn(rows), dtype=float)
-    X, y = rows.astype(np.float32), values
-    times: dict[str, list] = {k: [] for k in ("model", "surrogate", "fit", "read", "spectrum")}
+    times: dict = {"model": []}
+    for kind in surrogates:
+        times.update({(kind, part): [] for part in ("surrogate", "fit", "spectrum")})
     for r in range(repeats + 1):  # the first round warms up (imports, compilation)
-        model = _seconds(lambda: value_fn(rows))
-        surrogate = _seconds(lambda: surrogate_spectrum("xgboost", sample.coalitions, values,
-                                                        np.random.default_rng(r)))
-        fitted = []
-        fit = _seconds(lambda: fitted.append(_surrogate._make("xgboost", r).fit(X, y)))
-        ensemble = []
-        read = _seconds(lambda: ensemble.append(ip.trees.as_ensemble(fitted[0])))
-        spectrum = _seconds(lambda: _surrogate.fourier_spectrum(ensemble[0]))
+        round_times = {"model": _seconds(lambda: value_fn(rows))}
+        for kind in surrogates:
+            round_times[kind, "surrogate"] = _seconds(lambda: surrogate_spectrum(
+                kind, sample.coalitions, values, np.random.default_rng(r)))
+            fitted = []
+            round_times[kind, "fit"] = _seconds(lambda: fitted.append(
+                _surrogate.fit_surrogate(kind, rows, values, np.random.default_rng(r))))
+            round_times[kind, "spectrum"] = _seconds(lambda: _surrogate.fourier_spectrum(fitted[0]))
         if r:
-            for key, t in zip(times, (model, surrogate, fit, read, spectrum)):
+            for key, t in round_times.items():
                 times[key].append(t)
     return {key: float(np.median(t)) for key, t in times.items()}
 
@@ -74,6 +76,7 @@ def main() -> None:
     parser.add_argument("--games", default="forest30,forest100,gbm30")
     parser.add_argument("--budgets", default="10,20,40", help="budgets as multiples of n")
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--surrogates", default="binary,xgboost", help="surrogate kinds (interplay's own: binary)")
     args = parser.parse_args()
     from threadpoolctl import threadpool_limits
 
@@ -88,19 +91,22 @@ def main() -> None:
     print(f"- machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores (load average "
           f"{os.getloadavg()[0]:.1f} at the start), one BLAS/OpenMP thread; interplay at {commit}; Python "
           f"{platform.python_version()}, numpy {np.__version__}")
-    print(f"- wall times in ms, median of {args.repeats} interleaved repetitions; the surrogate is XGBoost "
-          "(100 trees, depth 4) fitted on the default sampler's coalitions, read and its exact spectrum taken; "
-          "fit / read / spectrum are the same three steps timed one by one\n")
-    print("| game | budget | model ms | surrogate ms | surrogate / model | fit | read | spectrum |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    kinds = args.surrogates.split(",")
+    print(f"- wall times in ms, median of {args.repeats} interleaved repetitions. Each surrogate (100 trees, depth 4) "
+          "is fitted on the default sampler's coalitions and its exact Fourier spectrum taken (`surrogate_spectrum`, "
+          "what OddGP runs); fit (for a library: its fit and reading its trees into arrays) and spectrum are the "
+          "same steps timed one by one. `binary` is interplay's own boosting on 0/1 inputs (the default), "
+          "`xgboost` XGBoost's `hist` boosting with the same parameters\n")
+    head = " | ".join(f"{k} ms | {k} / model | fit | spectrum" for k in kinds)
+    print(f"| game | budget | model ms | {head} |")
+    print("|---|---:|---:|" + "---:|---:|---:|---:|" * len(kinds))
     for name in args.games.split(","):
         game = sota.build_game(name, 0)
         for factor in (int(f) for f in args.budgets.split(",")):
-            r = measure(game.value_fn, game.n, factor * game.n, args.repeats)
-            print(f"| {name} | {factor}n = {factor * game.n} | {1000 * r['model']:.1f} | "
-                  f"{1000 * r['surrogate']:.1f} | **{r['surrogate'] / r['model']:.2f}** | {1000 * r['fit']:.1f} | "
-                  f"{1000 * r['read']:.1f} | {1000 * r['spectrum']:.1f} |", flush=True)
-
+            r = measure(game.value_fn, game.n, factor * game.n, args.repeats, kinds)
+            cells = " | ".join(f"{1000 * r[k, 'surrogate']:.1f} | **{r[k, 'surrogate'] / r['model']:.2f}** | "
+                               f"{1000 * r[k, 'fit']:.1f} | {1000 * r[k, 'spectrum']:.1f}" for k in kinds)
+            print(f"| {name} | {factor}n = {factor * game.n} | {1000 * r['model']:.1f} | {cells} |", flush=True)
 
 if __name__ == "__main__":
     main()

@@ -168,9 +168,10 @@ def test_odd_is_exact_when_the_odd_part_is_in_its_terms():
     assert np.abs(lev.values - exact).max() > 1e-4  # the linear regression alone cannot
 
 
-@pytest.mark.parametrize("library", ["xgboost", "lightgbm", "sklearn"])
+@pytest.mark.parametrize("library", ["binary", "xgboost", "lightgbm", "sklearn"])
 def test_surrogate_fourier_spectrum_matches_brute_force(library):
-    pytest.importorskip(library)
+    if library != "binary":
+        pytest.importorskip(library)
     from interplay.estimators._surrogate import (fit_surrogate, fourier_spectrum, odd_spectrum, surrogate_indices,
                                                  surrogate_values)
 

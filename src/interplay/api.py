@@ -42,6 +42,7 @@ def _enumerates(kind: str, method: str, game, budget, options: dict) -> bool:
 
 # Samplers ``method="auto"`` picks when enumeration is out of reach, by kind (and index), with the reason it
 # gives; measured in benchmarks/results/sota.md. A choice is used only if it is registered.
+_NO_SURROGATE = "no tree surrogate (it needs numba: pip install interplay[trees])"
 _AUTO_SAMPLERS = {
     "shapley": ("odd_gp", "OddGP (leverage sample; the odd part fitted by OddSHAP's terms plus a Gaussian process "
                           "over every odd interaction, prior weights from a tree surrogate's relevance of each "
@@ -49,8 +50,8 @@ _AUTO_SAMPLERS = {
                           "benchmarks/results/sota.md"),
     "banzhaf": ("proxy", "a tree surrogate's exact Banzhaf values plus maximum sample reuse on the "
                          "cross-fitted residual (kept only when its standard errors are smaller)"),
-    "bivariate": ("polynomial", "no tree library installed: a second-order polynomial fitted on a leverage "
-                                "sample, read exactly, plus Algorithm 2 on its residual"),
+    "bivariate": ("polynomial", f"{_NO_SURROGATE}: a second-order polynomial fitted on a leverage sample, read "
+                                "exactly, plus Algorithm 2 on its residual"),
 }
 _AUTO_INTERACTIONS = {
     "bii": ("regression", "Theorem 2 of the BII paper: top coefficients of a uniform least-squares fit on a "
@@ -100,9 +101,9 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
 
             from .estimators.spectral import minimum_budget
 
-            if resolve_surrogate("auto") is None:  # no tree library: the surrogate-free samplers
-                choice = (("surrogate", "no tree library installed: a second-order polynomial read exactly")
-                          if index == "sii" else ("msr", "no tree library installed: maximum sample reuse"))
+            if resolve_surrogate("auto") is None:  # numba missing: no tree surrogate, the surrogate-free samplers
+                choice = (("surrogate", f"{_NO_SURROGATE}: a second-order polynomial read exactly")
+                          if index == "sii" else ("msr", f"{_NO_SURROGATE}: maximum sample reuse"))
             elif index == "bii" and resolved < minimum_budget(n):
                 choice = ("msr", f"below the {minimum_budget(n)} evaluations of the sparse Fourier fit: maximum "
                                  "sample reuse")
