@@ -75,7 +75,8 @@ def test_the_fit_does_not_depend_on_the_game_scale_or_offset():
     X, y = data(5, 300, 10)
     rows = X.astype(float)
     base = fit_binary_boost(X, y).predict(rows)[:, 0]
-    for scale, shift in ((1e-30, 0.0), (1e12, 0.0), (1.0, 1e3), (1e-9, -2.0)):
+    for scale, shift in ((1e-30, 0.0), (1e12, 0.0), (1.0, 1e3), (1e-9, -2.0), (1e-200, 0.0), (1e200, 0.0),
+                         (1e300, 0.0)):
         np.testing.assert_allclose(fit_binary_boost(X, scale * y + shift).predict(rows)[:, 0],
                                    scale * base + shift, rtol=1e-9, atol=1e-9 * scale)
 
@@ -102,10 +103,72 @@ def test_ties_go_to_the_lower_feature_and_small_children_are_refused():
     assert fit_binary_boost(X, y, n_trees=1, max_depth=1, min_child_weight=2.0).feature[0] == 1
 
 
+def test_features_that_split_a_node_alike_tie_to_the_lower_one_as_in_xgboost():
+    """Features 0 and 2 split the second node's rows alike (not its parent's): one child's sums come by
+    subtraction, rounded differently per feature; the tie must still go to the lower feature, as XGBoost does,
+    or the trees differ on coalitions that were not sampled."""
+    X = np.array([[1, 1, 0], [0, 0, 0], [1, 0, 1]], dtype=np.uint8)
+    y = np.array([1.7, 0.3, 0.9])
+    ensemble = fit_binary_boost(X, y, n_trees=1, max_depth=2)
+    assert sorted(ensemble.feature[ensemble.feature >= 0].tolist()) == [0, 1]
+    every = ((np.arange(8)[:, None] >> np.arange(3)) & 1).astype(float)
+    np.testing.assert_allclose(fit_binary_boost(X, y).predict(every)[:, 0],
+                               reference_boost_on(X, y, every), atol=1e-9)
+
+
+def reference_boost_on(X, y, rows):
+    """The plain reference's trees evaluated on other rows (fitted with those rows appended at no weight: not
+    possible with counts as hessians, so refit on X and route ``rows`` through the same splits)."""
+    base, scale = y.mean(), y.std()
+    target, pred, out = (y - base) / scale, np.zeros(len(y)), np.zeros(len(rows))
+
+    def grow(rows_in, others, level):
+        g = pred[rows_in] - target[rows_in]
+        G, H = g.sum(), float(len(rows_in))
+        best, split = 1e-6, -1
+        if level < 4:
+            for j in range(X.shape[1]):
+                right = X[rows_in, j] == 1
+                hr, hl = right.sum(), H - right.sum()
+                if hr < 1 or hl < 1:
+                    continue
+                gr = g[right].sum()
+                gain = (G - gr) ** 2 / (hl + 1.0) + gr ** 2 / (hr + 1.0) - G ** 2 / (H + 1.0)
+                if gain > best:
+                    best, split = gain, j
+        if split < 0:
+            leaf = -0.2 * G / (H + 1.0)
+            step[rows_in] = leaf
+            other_step[others] = leaf
+            return
+        grow(rows_in[X[rows_in, split] == 0], others[rows[others, split] == 0], level + 1)
+        grow(rows_in[X[rows_in, split] == 1], others[rows[others, split] == 1], level + 1)
+
+    for _ in range(100):
+        step, other_step = np.zeros(len(y)), np.zeros(len(rows))
+        grow(np.arange(len(y)), np.arange(len(rows)), 0)
+        pred += step
+        out += other_step
+    return base + scale * out
+
+
+def test_the_fit_does_not_depend_on_the_order_of_the_rows():
+    X, y = data(9, 120, 6)
+    every = ((np.arange(64)[:, None] >> np.arange(6)) & 1).astype(float)
+    order = np.random.default_rng(0).permutation(120)
+    np.testing.assert_allclose(fit_binary_boost(X[order], y[order]).predict(every),
+                               fit_binary_boost(X, y).predict(every), atol=1e-9)
+
+
 def test_bad_inputs_are_named():
     X, y = data(8, 30, 5)
-    with pytest.raises(ValueError, match="coalitions: expected 0/1"):
-        fit_binary_boost(2 * X, y)
+    for bad in (2 * X, X - 0.5, np.where(X == 1, np.nan, 0.0), X.astype(np.int64) * 256):
+        with pytest.raises(ValueError, match="coalitions: expected 0/1"):
+            fit_binary_boost(bad, y)
+    with pytest.raises(ValueError, match="max_depth"):
+        fit_binary_boost(X, y, max_depth=17)
+    with pytest.raises(ValueError, match="l2, min_child_weight"):
+        fit_binary_boost(X, y, l2=0.0, min_child_weight=0.0)
     with pytest.raises(ValueError, match="coalitions: expected a"):
         fit_binary_boost(X, y[:-1])
     with pytest.raises(ValueError, match="values: the surrogate needs finite"):

@@ -10,11 +10,14 @@ hessian is 1):
 - a node with gradient sum ``G`` over ``H`` rows splits on the feature ``j`` maximising
   ``G_L^2 / (H_L + lambda) + G_R^2 / (H_R + lambda) - G^2 / (H + lambda)`` (``R``: rows with ``x_j = 1``), when
   that gain exceeds ``1e-6`` (XGBoost's ``kRtEps``) and both children keep ``min_child_weight`` rows; ties go to the
-  lower feature, as in XGBoost;
+  lower feature, as in XGBoost (gains within ``1e-12`` relative of the best count as ties: two features that split
+  a node alike can get sums rounded differently when one child's sums come by subtraction, and the choice between
+  them changes the trees off the sampled rows);
 - a leaf's value is ``-eta G / (H + lambda)``; the base value is the mean of ``y`` (XGBoost's estimated intercept
   for squared error).
 
-Two choices differ from XGBoost. The targets are standardised before fitting and the trees scaled back, so the fit is
+Two choices differ from XGBoost. The targets are standardised before fitting (after dividing by their largest
+magnitude, so that neither the mean nor the spread over- or underflows) and the trees scaled back, so the fit is
 the same for a game and for that game times any constant (XGBoost's absolute gain threshold and float32
 statistics lose games on a scale below about 1e-6); and the statistics are float64. On unit-scale data its
 predictions agree with XGBoost 3.2's ``XGBRegressor(tree_method="hist")`` with the same parameters to float32
@@ -34,6 +37,8 @@ from ..trees.ensemble import TreeEnsemble
 
 N_TREES, MAX_DEPTH, LEARNING_RATE, L2, MIN_CHILD_WEIGHT = 100, 4, 0.2, 1.0, 1.0
 MIN_GAIN = 1e-6  # XGBoost's kRtEps, here on the standardised targets
+TIE = 1e-12  # gains within this relative distance of the best are ties (a sibling's sums come by subtraction)
+MAX_DEPTH_LIMIT = 16  # the heap holds 2**(depth + 1) slots per tree
 
 
 @njit(cache=True, nogil=True)
@@ -111,7 +116,7 @@ def _boost(X, y, n_trees, depth, eta, lam, min_child, min_gain):  # pragma: no c
                     gr = GX[k, j]
                     gl = Gk - gr
                     gain = gl * gl / (hl + lam) + gr * gr / (hr + lam) - parent
-                    if gain > best:
+                    if gain > best + TIE * abs(best):  # within rounding of the best: a tie, the lower feature
                         best, split = gain, j
                 if split >= 0:
                     feature[t, k] = split
@@ -139,21 +144,31 @@ def fit_binary_boost(coalitions: np.ndarray, values: np.ndarray, *, n_trees: int
                      min_child_weight: float = MIN_CHILD_WEIGHT) -> TreeEnsemble:
     """Boosted trees fitted on 0/1 rows ``coalitions`` ``(m, n)`` and targets ``values`` ``(m,)`` (module
     docstring), as a :class:`~interplay.trees.ensemble.TreeEnsemble` whose splits are ``x < 0.5``."""
-    X = np.ascontiguousarray(coalitions, dtype=np.uint8)
+    given = np.asarray(coalitions)
     y = np.asarray(values, dtype=np.float64).reshape(-1)
-    if X.ndim != 2 or len(X) != len(y):
-        raise ValueError(f"coalitions: expected a (m, n) array with one row per value, got shape {X.shape} for "
+    if given.ndim != 2 or len(given) != len(y):
+        raise ValueError(f"coalitions: expected a (m, n) array with one row per value, got shape {given.shape} for "
                          f"{len(y)} values")
-    if np.any(X > 1):
+    if given.dtype != bool and not np.all((given == 0) | (given == 1)):
         raise ValueError("coalitions: expected 0/1 entries")
     if not np.all(np.isfinite(y)):
         raise ValueError("values: the surrogate needs finite game values")
+    if not 1 <= int(max_depth) <= MAX_DEPTH_LIMIT:
+        raise ValueError(f"max_depth: expected 1 to {MAX_DEPTH_LIMIT}, got {max_depth}")
+    if not (l2 >= 0 and min_child_weight >= 0 and l2 + min_child_weight > 0):
+        raise ValueError(f"l2, min_child_weight: expected non-negative numbers, not both 0 (a leaf's value divides "
+                         f"by its rows + l2), got {l2} and {min_child_weight}")
+    X = np.ascontiguousarray(given, dtype=np.uint8)
     n = X.shape[1]
-    base = float(y.mean()) if len(y) else 0.0
-    scale = float(y.std()) if len(y) else 0.0
-    scale = scale if scale > 0 and np.isfinite(scale) else 1.0
-    feature, value, cover = _boost(X, (y - base) / scale, int(n_trees), int(max_depth), float(learning_rate),
+    magnitude = float(np.abs(y).max()) if len(y) else 0.0
+    magnitude = magnitude if magnitude > 0 else 1.0
+    unit = y / magnitude  # in [-1, 1]: its mean and spread neither overflow nor underflow
+    base = float(unit.mean()) if len(y) else 0.0
+    spread = float(unit.std()) if len(y) else 0.0
+    spread = spread if spread > 0 else 1.0
+    feature, value, cover = _boost(X, (unit - base) / spread, int(n_trees), int(max_depth), float(learning_rate),
                                    float(l2), float(min_child_weight), MIN_GAIN)
+    base, scale = base * magnitude, spread * magnitude
     present = feature != -2
     index = np.cumsum(present.ravel()).reshape(present.shape) - 1  # each present slot's place in the flat arrays
     slots = np.arange(feature.shape[1])
