@@ -823,7 +823,8 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                 _, s2, s3 = (np.random.default_rng(s) for s in children)
                 pair_seeds.append(children[1])
                 biv = (explainer.bivariate(x, method="tree") if methods["bivariate"] == "tree" else
-                       ip.bivariate(game, method=methods["bivariate"], budget=budget, random_state=s3))
+                       explainer._explain_game("bivariate", game, explainer._check_row(x), method=methods["bivariate"],
+                                               budget=budget, random_state=s3))
                 biv = replace(biv, info={**biv.info, **info, "method": methods["bivariate"]},
                               univariate=replace(biv.univariate, info={**info, "kind": "shapley"}))
                 save(biv, out_dir / f"row-{row}-bivariate.json")
@@ -834,8 +835,9 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                         warnings.simplefilter("always")
                         inter = (explainer.interactions(x, index=index, order=2, method="tree")
                                  if methods["interactions"] == "tree" else
-                                 ip.interactions(game, index=index, order=2, method=methods["interactions"],
-                                                 budget=budget, random_state=s2))
+                                 explainer._explain_game("interactions", game, explainer._check_row(x), index=index,
+                                                         order=2, method=methods["interactions"], budget=budget,
+                                                         random_state=s2))
                     missing, n_pairs = _unestimated_pairs(inter)
                     if missing:  # said once for all rows, after them, with the budget that estimates every pair
                         unestimated[row] = missing

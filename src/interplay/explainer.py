@@ -39,6 +39,7 @@ from ._validation import (
     non_numeric_columns,
     one_target,
 )
+from .fixed_players import REDUCED_INDICES, WHOLE_GAME_METHODS, expand, null_players, restricted_game
 from .games import Game
 from .models import as_model
 from .models.adapters import check_probabilities
@@ -692,7 +693,7 @@ class Explainer:
                 # the same seed for every output of a row: sampled coalitions coincide, the model runs once
                 row_options = self._row_options(kind, method, row, label,
                                                 output if self._multi_target else None, options)
-                result = getattr(api, kind)(game, method=method, budget=budget,
+                result = self._explain_game(kind, game, row, method=method, budget=budget,
                                             random_state=np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key),
                                             **row_options)
                 finished[output if self._multi_target else None] = result
@@ -712,6 +713,11 @@ class Explainer:
             chosen = sorted({r.method for r in results})
             method = chosen[0] if len(chosen) == 1 else "auto"
             info["auto"] = results[0].info.get("auto") if len(chosen) == 1 else {"chosen": chosen}
+        null = [r.info.get("null_players", []) for r in results]
+        if any(null):  # per row: the features explained as exact zeros (interplay.fixed_players)
+            info["null_players"] = null
+            info["null_players_note"] = next(r.info["null_players_note"] for r in results if "null_players_note"
+                                             in r.info)
         if rows.dtype == object:  # raw categorical rows: kept as given in .data (and, as before, in info)
             info["raw_data"] = [[v.item() if isinstance(v, np.generic) else v for v in row] for row in rows]
         data = rows
@@ -741,12 +747,34 @@ class Explainer:
         """Banzhaf values of every row of ``X``."""
         return _row_index(self._many("banzhaf", X, y, method, budget, random_state, options), X, random_state)
 
+    def _null_players(self, row: np.ndarray) -> np.ndarray | None:
+        """The features of ``row`` the model cannot see removed (:mod:`interplay.fixed_players`), or None
+        (conditional removal, or no reference)."""
+        reference = self.background if self.removal == "marginal" else self.reference
+        if self.removal == "conditional" or reference is None:
+            return None
+        return null_players(row, reference, self._column_feature, self.n_features)
+
+    def _explain_game(self, kind: str, game: Game, row: np.ndarray, **kwargs):
+        """``api.<kind>(game, **kwargs)``; when some features of ``row`` are null players (and the method and
+        index allow it, :mod:`interplay.fixed_players`), the game of the other features, its result widened
+        with exact zeros."""
+        null = self._null_players(row)
+        method, index = kwargs.get("method", "auto"), kwargs.get("index", "sii")
+        kept = 0 if null is None else int((~null).sum())
+        if (null is None or kept == len(null) or kept < max(2, int(kwargs.get("order", 2)))
+                or method in WHOLE_GAME_METHODS or (kind == "interactions" and index not in REDUCED_INDICES)):
+            return getattr(api, kind)(game, **kwargs)
+        result = getattr(api, kind)(restricted_game(game, ~null), **kwargs)
+        return expand(result, null, game.feature_names, result.n_evaluations)
+
     def _one(self, kind: str, x: Any, y: Any, random_state: Any, **kwargs):
         games = self.games(x, y)
+        row = self._check_row(x)
         # the seed shapley(x) gives its row: the same samples for shapley(x) and bivariate(x) (and a batch run),
         # one seed shared by every output
         (seed,) = _row_seeds(random_state, 1)
-        results = {output: _with_info(getattr(api, kind)(game, random_state=np.random.SeedSequence(
+        results = {output: _with_info(self._explain_game(kind, game, row, random_state=np.random.SeedSequence(
                        seed.entropy, spawn_key=seed.spawn_key), **kwargs), output=self.output,
                        target=output.item() if isinstance(output, np.generic) else output, **_seed(random_state),
                        removal=self.removal, **self._reference_info())

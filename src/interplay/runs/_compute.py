@@ -1,7 +1,8 @@
 """The work of one chunk: explain each of its rows with the row's own seed (the only code workers run).
 
 Row ``i`` (global index) is explained exactly as :meth:`interplay.Explainer.shapley` explains it:
-``api.<kind>(explainer.game(x_i, y_i), method, budget, random_state=row_seed(entropy, i), **options)``.
+``api.<kind>(explainer.game(x_i, y_i), method, budget, random_state=row_seed(entropy, i), **options)``, with the
+row's null players (:mod:`interplay.fixed_players`) as exact zeros and the rest a smaller game.
 Cost per row: that of the method on one game (``2**d`` coalitions for ``method="exact"``).
 """
 
@@ -13,7 +14,6 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from .. import api
 from .._optional import installed
 from ._seeding import row_seed
 from ._sources import Chunk
@@ -126,13 +126,14 @@ def _rows_of(expl) -> tuple[list, list]:
 def _sampled_results(explainer: Any, task: Task, chunk: Chunk) -> tuple[list, list]:
     """The chunk's rows by the task's sampler, each with its own seed, and the output each row's game explains
     (its predicted class for ``target="predicted"``), as :meth:`interplay.Explainer.shapley` does."""
-    estimate = getattr(api, task.kind)
     labels = chunk.labels if chunk.labels is not None else [None] * len(chunk.rows)
     results, targets = [], []
     for k, (x, y) in enumerate(zip(chunk.rows, labels)):
         ((target, game),) = explainer.games(x, y).items()
-        results.append(estimate(game, method=task.method, budget=task.budget,
-                                random_state=row_seed(task.entropy, chunk.start + k), **task.options))
+        # as Explainer.shapley: null players (interplay.fixed_players) are exact zeros, the rest a smaller game
+        results.append(explainer._explain_game(task.kind, game, explainer._check_row(x), method=task.method,
+                                               budget=task.budget,
+                                               random_state=row_seed(task.entropy, chunk.start + k), **task.options))
         targets.append(_plain(target))
     return results, targets
 

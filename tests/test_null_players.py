@@ -1,0 +1,143 @@
+"""Features whose value in x equals every reference row's are null players: the Explainer gives them exact zeros
+and explains the others as a smaller game (interplay.fixed_players); exact on every index it reduces."""
+
+import numpy as np
+import pytest
+
+import interplay as ip
+
+D = 7
+NULL = [1, 4]
+
+
+def setup(removal="marginal", seed=0):
+    rng = np.random.default_rng(seed)
+    W, V = rng.normal(size=(D, 6)), rng.normal(size=6)
+
+    def model(X):
+        return np.tanh(np.asarray(X, dtype=float) @ W) @ V + 0.3 * X[:, 0] * X[:, 2] * X[:, 3]
+
+    background = rng.normal(size=(12, D))
+    x = rng.normal(size=(1, D))
+    background[:, NULL] = x[0, NULL]  # the same value in every background row: the model cannot see them removed
+    if removal == "baseline":
+        baseline = background[0]  # x's own values at the null players
+        return ip.Explainer(model, removal="baseline", baseline=baseline, feature_names=[f"f{i}" for i in range(D)]), x
+    return ip.Explainer(model, background, removal=removal), x
+
+
+def test_exact_values_equal_the_whole_game_and_null_players_are_zero():
+    ex, x = setup()
+    whole = ex.game(x)
+    full = ip.shapley(whole, method="exact")
+    assert np.abs(full.values[NULL]).max() < 1e-12  # they are null players of the whole game
+    reduced = ex.shapley(x, method="exact")
+    np.testing.assert_allclose(reduced.values[0], full.values, atol=1e-12)
+    assert np.all(reduced.values[0, NULL] == 0.0)
+    assert ex.banzhaf(x, method="exact").values[0, NULL].tolist() == [0.0, 0.0]
+    np.testing.assert_allclose(ex.banzhaf(x, method="exact").values[0], ip.banzhaf(whole, method="exact").values,
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("index", ["sii", "bii", "moebius"])
+def test_exact_interactions_equal_the_whole_game(index):
+    ex, x = setup()
+    full = ip.interactions(ex.game(x), index=index, order=2, method="exact")
+    reduced = ex.interactions(x, index=index, order=2, method="exact")
+    assert set(reduced.values) == set(full.values)
+    for key, value in full.values.items():
+        assert reduced.values[key] == pytest.approx(value, abs=1e-12)
+        if set(key) & set(NULL):
+            assert reduced.values[key] == 0.0
+    assert reduced.info["null_players"] == ["x1", "x4"] or reduced.info["null_players"] == [
+        ex.feature_names[i] for i in NULL]
+
+
+def test_exact_bivariate_equals_the_whole_game():
+    """Entries between other players are the smaller game's, column d is zero, row d is the closed form of
+    fixed_players (checked here against the whole game)."""
+    ex, x = setup()
+    full = ip.bivariate(ex.game(x), method="exact")
+    reduced = ex.bivariate(x, method="exact")
+    np.testing.assert_allclose(reduced.adjacency, full.adjacency, atol=1e-12)
+    np.testing.assert_allclose(reduced.univariate.values, full.univariate.values, atol=1e-12)
+    assert np.all(reduced.adjacency[:, NULL] == 0.0)
+
+
+@pytest.mark.parametrize("method", ["auto", "kernel", "leverage", "permutation"])
+def test_samplers_give_null_players_exact_zeros_and_spend_the_budget_on_the_others(method):
+    ex, x = setup()
+    result = ex.shapley(x, method=method, budget=60, random_state=0)
+    assert result.values[0, NULL].tolist() == [0.0, 0.0]
+    assert result.n_evaluations[0] <= 60
+    plain = ip.shapley(ex.game(x), method=method, budget=60, random_state=0)
+    assert np.abs(plain.values[NULL]).max() > 0 or method == "permutation"  # the whole game gives them noise
+
+
+def test_bivariate_univariate_still_equals_shapley_with_the_same_seed():
+    ex, x = setup()
+    shapley = ex.shapley(x, method="auto", budget=80, random_state=3)
+    bivariate = ex.bivariate(x, method="auto", budget=80, random_state=3)
+    np.testing.assert_allclose(bivariate.univariate.values, shapley.values[0], atol=1e-12)
+
+
+def test_baseline_removal_and_groups():
+    ex, x = setup("baseline")
+    assert ex.shapley(x, method="kernel", budget=40, random_state=0).values[0, NULL].tolist() == [0.0, 0.0]
+    rng = np.random.default_rng(1)
+    background = rng.normal(size=(10, 4))
+    x = rng.normal(size=(1, 4))
+    background[:, [0, 1]] = x[0, [0, 1]]  # group a: both columns fixed; group b: one of its columns varies
+    background[:, 2] = x[0, 2]
+    ex = ip.Explainer(lambda X: X @ np.arange(1.0, 5.0) + X[:, 0] * X[:, 3], background,
+                      groups={"a": [0, 1], "b": [2, 3]})
+    values = ex.shapley(x, method="exact").values[0]
+    assert values[0] == 0.0 and values[1] != 0.0
+
+
+def test_text_columns_compare_by_value():
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("sklearn")
+    from sklearn.compose import ColumnTransformer
+    from sklearn.linear_model import LinearRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"kind": ["a", "b"] * 20, "size": rng.normal(size=40), "age": rng.normal(size=40)})
+    y = 2.0 * (frame["kind"] == "a") + frame["size"] - frame["age"]
+    model = make_pipeline(ColumnTransformer([("c", OneHotEncoder(), ["kind"])], remainder="passthrough"),
+                          LinearRegression()).fit(frame, y)
+    ex = ip.Explainer(model, frame[frame["kind"] == "a"])  # "kind" is "a" in every background row and in x
+    row = pd.DataFrame({"kind": ["a"], "size": [5.0], "age": [0.5]})
+    result = ex.shapley(row, method="kernel", budget=10, random_state=0)
+    assert result.values[0, 0] == 0.0 and result.values[0, 1] != 0.0
+    assert result.info["null_players"] == [["kind"]]  # per explained row
+
+
+def test_not_reduced_where_it_would_not_be_exact():
+    ex, x = setup("conditional")
+    assert "null_players" not in ex.shapley(x, method="kernel", budget=60, random_state=0).info
+    ex, x = setup()
+    assert "null_players" not in ex.interactions(x, index="stii", order=2, method="exact").info
+    assert "null_players" in ex.interactions(x, index="sii", order=2, method="exact").info
+
+
+def test_nan_equals_nan():
+    rng = np.random.default_rng(2)
+    background = rng.normal(size=(8, 4))
+    x = rng.normal(size=(1, 4))
+    background[:, 3], x[0, 3] = np.nan, np.nan
+    ex = ip.Explainer(lambda X: np.nansum(X, axis=1) + X[:, 0] * X[:, 1], background)
+    assert ex.shapley(x, method="kernel", budget=20, random_state=0).values[0, 3] == 0.0
+
+
+def test_values_without_a_truth_value_leave_every_feature_in_the_game():
+    pd = pytest.importorskip("pandas")
+    from interplay.fixed_players import null_players
+
+    x = np.array(["a", pd.NA], dtype=object)
+    reference = np.array([["a", pd.NA], ["a", pd.NA]], dtype=object)
+    assert null_players(x, reference, None, 2).tolist() == [False, False]
+    assert null_players(np.array(["a", "b"], dtype=object), reference[:, :1].repeat(2, axis=1), None,
+                        2).tolist() == [True, False]
