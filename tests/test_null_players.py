@@ -141,3 +141,64 @@ def test_values_without_a_truth_value_leave_every_feature_in_the_game():
     assert null_players(x, reference, None, 2).tolist() == [False, False]
     assert null_players(np.array(["a", "b"], dtype=object), reference[:, :1].repeat(2, axis=1), None,
                         2).tolist() == [True, False]
+
+
+def test_general_bivariate_with_a_whole_game_univariate_method_is_not_reduced():
+    nx = pytest.importorskip("networkx")
+    ex, x = setup()
+    graph = nx.path_graph(D)
+    result = ex.bivariate(x, method="general", univariate="l-shapley", graph=graph, budget=200, random_state=0)
+    assert "null_players" not in result.info
+    whole = ip.bivariate(ex.game(x), method="general", univariate="l-shapley", graph=graph, budget=200,
+                         random_state=0)
+    np.testing.assert_allclose(result.adjacency, whole.adjacency, atol=1e-12)
+
+
+def test_auto_rows_with_and_without_null_players_keep_standard_errors_and_reasons():
+    """Rows whose null players leave a game small enough are enumerated, the others sampled: the Explanation
+    keeps the sampled rows' standard errors (zeros for the exact ones) and every choice's reason."""
+    rng = np.random.default_rng(0)
+    W, V = rng.normal(size=(14, 6)), rng.normal(size=6)
+    data = rng.poisson(0.4, size=(200, 14)).astype(float)  # sparse counts: the median is 0 in most columns
+    ex = ip.Explainer(lambda X: np.tanh(X @ W) @ V, data, removal="baseline", baseline="median")
+    result = ex.shapley(data[:4], budget=500, random_state=0)
+    methods = [ex.shapley(data[i], budget=500, random_state=0).method for i in range(4)]
+    assert set(methods) == {"exact", "odd_gp"}
+    assert result.method == "auto" and set(result.info["auto"]["reasons"]) == {"exact", "odd_gp"}
+    assert result.std_errors is not None
+    for i, method in enumerate(methods):
+        if method == "exact":
+            assert np.all(result.std_errors[i] == 0.0)
+        else:
+            assert np.all(np.isfinite(result.std_errors[i])) and result.std_errors[i].max() > 0
+
+
+def test_sliced_explanations_keep_their_rows_null_players():
+    ex, x = setup()
+    rows = np.concatenate([x, x + 1.0, x])  # the middle row has no null player
+    result = ex.shapley(rows, method="exact")
+    names = [ex.feature_names[i] for i in NULL]
+    assert result.info["null_players"] == [names, [], names]
+    assert result[0].info["null_players"] == names
+    assert result[1:].info["null_players"] == [[], names]
+    assert result[:, [0, NULL[0]]].info["null_players"] == [[names[0]], [], [names[0]]]
+
+
+def test_values_equal_but_distinguishable_are_not_null():
+    rng = np.random.default_rng(5)
+    background = rng.normal(size=(6, 3))
+    background[:, 0] = 0.0
+    x = rng.normal(size=(1, 3))
+    x[0, 0] = -0.0  # equal to 0.0, but arctan2 tells them apart
+    ex = ip.Explainer(lambda X: np.arctan2(X[:, 0], -1.0) + X[:, 1] * X[:, 2], background)
+    values = ex.shapley(x, method="exact").values[0]
+    assert values[0] == pytest.approx(-2 * np.pi)  # arctan2(-0.0, -1) = -pi, arctan2(0.0, -1) = pi
+    assert values.sum() == pytest.approx(-2 * np.pi + x[0, 1] * x[0, 2] - np.mean(background[:, 1] * background[:, 2]))
+    from interplay.fixed_players import null_players
+
+    reference = np.array([[1, "a"], [1, "a"]], dtype=object)
+    assert null_players(np.array([1.0, "a"], dtype=object), reference, None, 2).tolist() == [False, True]
+    assert null_players(np.array([True, "a"], dtype=object), reference, None, 2).tolist() == [False, True]
+    assert null_players(np.array([1, "a"], dtype=object), reference, None, 2).tolist() == [True, True]
+    nan = np.array([[float("nan"), "a"]], dtype=object)
+    assert null_players(np.array([float("nan"), "b"], dtype=object), nan, None, 2).tolist() == [True, False]

@@ -812,7 +812,8 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
             warnings.showwarning = show  # formatted like the batch's warnings, no source line
             for row, row_seed in zip(detail, seeds):
                 x = frame.iloc[[row]]
-                ((label, game),) = explainer.games(x).items()
+                checked = explainer._check_row(x)
+                ((label, game),) = explainer._games(checked).items()
                 label = label.item() if isinstance(label, np.generic) else label
                 info = {**common, "row": row, "x": [as_float(v) for v in x.to_numpy(dtype=object)[0]],
                         "prediction": float(game.grand_value()),
@@ -823,7 +824,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                 _, s2, s3 = (np.random.default_rng(s) for s in children)
                 pair_seeds.append(children[1])
                 biv = (explainer.bivariate(x, method="tree") if methods["bivariate"] == "tree" else
-                       explainer._explain_game("bivariate", game, explainer._check_row(x), method=methods["bivariate"],
+                       explainer._explain_game("bivariate", game, checked, method=methods["bivariate"],
                                                budget=budget, random_state=s3))
                 biv = replace(biv, info={**biv.info, **info, "method": methods["bivariate"]},
                               univariate=replace(biv.univariate, info={**info, "kind": "shapley"}))
@@ -835,7 +836,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                         warnings.simplefilter("always")
                         inter = (explainer.interactions(x, index=index, order=2, method="tree")
                                  if methods["interactions"] == "tree" else
-                                 explainer._explain_game("interactions", game, explainer._check_row(x), index=index,
+                                 explainer._explain_game("interactions", game, checked, index=index,
                                                          order=2, method=methods["interactions"], budget=budget,
                                                          random_state=s2))
                     missing, n_pairs = _unestimated_pairs(inter)

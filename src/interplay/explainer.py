@@ -495,7 +495,10 @@ class Explainer:
     def games(self, x: Any, y: Any = None) -> dict[Any, Game]:
         """One game per explained output of row ``x`` (``{output label: Game}``), sharing one set of model
         calls: a coalition evaluated for one output is read from a shared cache by the others."""
-        x = self._check_row(x)
+        return self._games(self._check_row(x), y)
+
+    def _games(self, x: np.ndarray, y: Any = None) -> dict[Any, Game]:
+        """:meth:`games` of a row already checked by :meth:`_check_row`."""
         transforms = self._transforms(x, y)
         value_fn = self._value_function(x, list(transforms.values()))
         if len(transforms) == 1:
@@ -709,10 +712,16 @@ class Explainer:
         targets = [t.item() if isinstance(t, np.generic) else t for t in targets]
         info = {"removal": self.removal, "output": self.output, "budget": budget, "kind": kind,
                 "target": one_target(targets), "targets": targets, **self._reference_info()}
-        if method == "auto":  # the rows' choices (the same for every row: they share n and the budget)
+        if method == "auto":  # the rows' choices: the same unless null players left rows with fewer features
             chosen = sorted({r.method for r in results})
             method = chosen[0] if len(chosen) == 1 else "auto"
-            info["auto"] = results[0].info.get("auto") if len(chosen) == 1 else {"chosen": chosen}
+            info["auto"] = (results[0].info.get("auto") if len(chosen) == 1 else
+                            {"chosen": chosen, "reasons": {r.method: (r.info.get("auto") or {}).get("reason")
+                                                           for r in results}})
+            if std is None and any(r.std_errors is not None for r in results):  # exact rows among sampled ones
+                std = np.array([np.zeros(len(r.values)) if r.method == "exact" and r.std_errors is None
+                                else np.full(len(r.values), np.nan) if r.std_errors is None else r.std_errors
+                                for r in results])
         null = [r.info.get("null_players", []) for r in results]
         if any(null):  # per row: the features explained as exact zeros (interplay.fixed_players)
             info["null_players"] = null
@@ -763,14 +772,15 @@ class Explainer:
         method, index = kwargs.get("method", "auto"), kwargs.get("index", "sii")
         kept = 0 if null is None else int((~null).sum())
         if (null is None or kept == len(null) or kept < max(2, int(kwargs.get("order", 2)))
-                or method in WHOLE_GAME_METHODS or (kind == "interactions" and index not in REDUCED_INDICES)):
+                or method in WHOLE_GAME_METHODS or kwargs.get("univariate") in WHOLE_GAME_METHODS
+                or (kind == "interactions" and index not in REDUCED_INDICES)):
             return getattr(api, kind)(game, **kwargs)
         result = getattr(api, kind)(restricted_game(game, ~null), **kwargs)
         return expand(result, null, game.feature_names, result.n_evaluations)
 
     def _one(self, kind: str, x: Any, y: Any, random_state: Any, **kwargs):
-        games = self.games(x, y)
         row = self._check_row(x)
+        games = self._games(row, y)
         # the seed shapley(x) gives its row: the same samples for shapley(x) and bivariate(x) (and a batch run),
         # one seed shared by every output
         (seed,) = _row_seeds(random_state, 1)

@@ -25,7 +25,10 @@ Roubens 1999 for SII, BII and the Moebius transform): with ``D`` the null player
 
 Not reduced (the whole game is explained as before): conditional removal (the neighbours are chosen on the
 features present), the other interaction indices, and the methods that take per-feature inputs (``shear``,
-``l-shapley``, ``c-shapley``). Cost: one comparison of ``x`` with the reference per row; the model is called on
+``l-shapley``, ``c-shapley``, also as ``univariate=`` of ``bivariate(method="general")``), and rows where fewer
+than two features (or than the interaction order) would remain. Equality is exact and strict: NaN equals NaN, but
+``-0.0`` is not ``0.0`` and ``1`` is not ``1.0`` or ``True`` in an object column (an encoder may tell them apart).
+Cost: one comparison of ``x`` with the reference per row; the model is called on
 the smaller game's coalitions only.
 """
 
@@ -40,7 +43,8 @@ from .games import Game
 from .results import Attribution, BivariateExplanation, Interactions
 
 REDUCED_INDICES = ("sii", "bii", "moebius")  # indices whose values on the other sets do not change (docstring)
-WHOLE_GAME_METHODS = ("shear", "l-shapley", "c-shapley", "tree")  # per-feature inputs, or no game at all
+WHOLE_GAME_METHODS = ("shear", "l-shapley", "c-shapley", "tree")  # per-feature inputs, or no game at all (also
+# as the univariate= method of bivariate(method="general"))
 
 
 def null_players(x: np.ndarray, reference: np.ndarray, owner: np.ndarray | None, n_players: int) -> np.ndarray:
@@ -59,6 +63,13 @@ def null_players(x: np.ndarray, reference: np.ndarray, owner: np.ndarray | None,
         return np.zeros(n_players, dtype=bool)
     if x.dtype.kind == "f" and reference.dtype.kind == "f":
         same |= np.isnan(reference) & np.isnan(x)[None, :]
+        same &= np.signbit(reference) == np.signbit(x)[None, :]  # -0.0 == 0.0, but a model may tell them apart
+    elif x.dtype == object or reference.dtype == object:  # 1 == 1.0 == True, but an encoder may tell them apart
+        kind_of = np.frompyfunc(lambda v: (type(v), isinstance(v, float) and v != v), 1, 1)
+        x_kinds, reference_kinds = kind_of(x.astype(object)), kind_of(reference.astype(object))
+        same &= np.asarray(reference_kinds == x_kinds[None, :], dtype=bool)  # same type, both NaN or neither
+        nan = np.frompyfunc(lambda v: isinstance(v, float) and v != v, 1, 1)
+        same |= np.asarray(nan(reference), dtype=bool) & np.asarray(nan(x), dtype=bool)[None, :]
     column_fixed = same.all(axis=0)
     if owner is None:
         return column_fixed

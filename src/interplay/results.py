@@ -325,7 +325,8 @@ class BivariateExplanation:
 
 
 # info entries with one item per row: sliced with the rows
-_PER_ROW_INFO = ("index", "targets", "raw_data", "rows", "predictions", "explained_outputs", "adjacency")
+_PER_ROW_INFO = ("index", "targets", "raw_data", "rows", "predictions", "explained_outputs", "adjacency",
+                 "null_players")
 
 
 def _row_selection(key, m: int):
@@ -459,6 +460,9 @@ class Explanation:
                     info[key] = value
                 else:
                     info[key] = [value[i] for i in np.atleast_1d(rows)]
+        if isinstance(info.get("null_players"), list) and len(info["null_players"]) == len(np.atleast_1d(rows)):
+            kept = {self.feature_names[j] for j in np.atleast_1d(cols)}
+            info["null_players"] = [[name for name in names if name in kept] for names in info["null_players"]]
         return info
 
     def _row_info(self, row: int, cols) -> dict:
@@ -469,6 +473,10 @@ class Explanation:
             value = self.info.get(key)
             if isinstance(value, (list, tuple, np.ndarray)) and len(value) == len(self) and value[row] is not None:
                 info[single] = _scalar(value[row])
+        null = self.info.get("null_players")
+        if isinstance(null, list) and len(null) == len(self):  # the row's null players among its columns
+            kept = {self.feature_names[j] for j in np.atleast_1d(cols)}
+            info["null_players"] = [name for name in null[row] if name in kept]
         if "row" not in info:
             info["row"] = row
         return info

@@ -129,9 +129,10 @@ def _sampled_results(explainer: Any, task: Task, chunk: Chunk) -> tuple[list, li
     labels = chunk.labels if chunk.labels is not None else [None] * len(chunk.rows)
     results, targets = [], []
     for k, (x, y) in enumerate(zip(chunk.rows, labels)):
-        ((target, game),) = explainer.games(x, y).items()
+        row = explainer._check_row(x)
+        ((target, game),) = explainer._games(row, y).items()
         # as Explainer.shapley: null players (interplay.fixed_players) are exact zeros, the rest a smaller game
-        results.append(explainer._explain_game(task.kind, game, explainer._check_row(x), method=task.method,
+        results.append(explainer._explain_game(task.kind, game, row, method=task.method,
                                                budget=task.budget,
                                                random_state=row_seed(task.entropy, chunk.start + k), **task.options))
         targets.append(_plain(target))
