@@ -202,3 +202,33 @@ def test_values_equal_but_distinguishable_are_not_null():
     assert null_players(np.array([1, "a"], dtype=object), reference, None, 2).tolist() == [True, True]
     nan = np.array([[float("nan"), "a"]], dtype=object)
     assert null_players(np.array([float("nan"), "b"], dtype=object), nan, None, 2).tolist() == [True, False]
+
+
+def test_image_regions_showing_their_baseline_are_null_players():
+    """An image region whose pixels are the baseline's (black patches under baseline="zero") is a null player:
+    exact zeros, the other regions explained exactly as in the whole game."""
+    pytest.importorskip("scipy")
+    from interplay.modalities.image import ImageExplainer
+
+    rng = np.random.default_rng(6)
+    image = rng.random((4, 6))
+    image[:2, :2] = 0.0  # region 0 of the 2x2 patches: black
+    image[2:, 4:] = 0.0  # another black patch
+    w = rng.normal(size=24)
+
+    def model(images):
+        flat = np.asarray(images, dtype=float).reshape(len(images), -1)
+        return np.tanh(flat @ w) + flat[:, 2] * flat[:, 10]
+
+    explainer = ImageExplainer(model, segments="patches", patch_size=2, baseline="zero", classifier=False)
+    game = explainer.game(image)
+    null = game.null_players()
+    assert null.sum() == 2
+    whole = ip.shapley(game, method="exact")
+    reduced = explainer.shapley(image, method="exact")
+    np.testing.assert_allclose(reduced.values, whole.values, atol=1e-12)
+    assert np.all(reduced.values[null] == 0.0) and len(reduced.info["null_players"]) == 2
+    sampled = explainer.shapley(image, method="kernel", budget=20, random_state=0)
+    assert np.all(sampled.values[null] == 0.0)
+    bivariate = explainer.bivariate(image, method="exact")
+    np.testing.assert_allclose(bivariate.adjacency, ip.bivariate(game, method="exact").adjacency, atol=1e-12)

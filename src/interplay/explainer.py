@@ -21,7 +21,6 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import api
 from ._optional import installed
 from ._progress import tracked
 from ._validation import (
@@ -39,7 +38,7 @@ from ._validation import (
     non_numeric_columns,
     one_target,
 )
-from .fixed_players import REDUCED_INDICES, WHOLE_GAME_METHODS, expand, null_players, restricted_game
+from .fixed_players import explain_reduced, null_players
 from .games import Game
 from .models import as_model
 from .models.adapters import check_probabilities
@@ -768,15 +767,7 @@ class Explainer:
         """``api.<kind>(game, **kwargs)``; when some features of ``row`` are null players (and the method and
         index allow it, :mod:`interplay.fixed_players`), the game of the other features, its result widened
         with exact zeros."""
-        null = self._null_players(row)
-        method, index = kwargs.get("method", "auto"), kwargs.get("index", "sii")
-        kept = 0 if null is None else int((~null).sum())
-        if (null is None or kept == len(null) or kept < max(2, int(kwargs.get("order", 2)))
-                or method in WHOLE_GAME_METHODS or kwargs.get("univariate") in WHOLE_GAME_METHODS
-                or (kind == "interactions" and index not in REDUCED_INDICES)):
-            return getattr(api, kind)(game, **kwargs)
-        result = getattr(api, kind)(restricted_game(game, ~null), **kwargs)
-        return expand(result, null, game.feature_names, result.n_evaluations)
+        return explain_reduced(kind, game, self._null_players(row), **kwargs)
 
     def _one(self, kind: str, x: Any, y: Any, random_state: Any, **kwargs):
         row = self._check_row(x)

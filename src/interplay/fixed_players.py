@@ -94,11 +94,27 @@ def restricted_game(game: Game, keep: np.ndarray) -> Game:
     return Game(value_fn, len(kept), names, batch_size=game.batch_size)
 
 
+def explain_reduced(kind: str, game: Game, null: np.ndarray | None, **kwargs):
+    """``api.<kind>(game, **kwargs)``; with null players ``null`` (bool per player, or None: unknown), when the
+    method and index allow it (module docstring), the game of the other players, its result widened with exact
+    zeros (:func:`expand`)."""
+    from . import api
+
+    method, index = kwargs.get("method", "auto"), kwargs.get("index", "sii")
+    kept = 0 if null is None else int((~null).sum())
+    if (null is None or kept == len(null) or kept < max(2, int(kwargs.get("order", 2)))
+            or method in WHOLE_GAME_METHODS or kwargs.get("univariate") in WHOLE_GAME_METHODS
+            or (kind == "interactions" and index not in REDUCED_INDICES)):
+        return getattr(api, kind)(game, **kwargs)
+    result = getattr(api, kind)(restricted_game(game, ~null), **kwargs)
+    return expand(result, null, game.feature_names, result.n_evaluations)
+
+
 def _note(names: tuple, fixed: np.ndarray) -> dict:
     return {"null_players": [names[i] for i in np.flatnonzero(fixed)],
-            "null_players_note": "these features have in x the value of every reference row, so the model cannot "
-                                 "see them removed: exact zeros (null players), the other features explained as "
-                                 "a game of their own"}
+            "null_players_note": "these features have in x the value of every reference row (an image region: "
+                                 "its baseline's pixels), so the model cannot see them removed: exact zeros (null "
+                                 "players), the other features explained as a game of their own"}
 
 
 def expand(result: Any, fixed: np.ndarray, names: tuple, n_evaluations: int) -> Any:

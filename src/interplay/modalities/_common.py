@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import api
+from ..fixed_players import explain_reduced
 from .._validation import check_choice
 from ..models import ModelFunction, as_model
 from ..models.adapters import check_probabilities  # noqa: F401 - text and image import it from here
@@ -77,6 +77,12 @@ def explained_output(model: ModelFunction, transform: OutputTransform) -> dict:
     return {"output": transform.output, "target": label.item() if isinstance(label, np.generic) else label}
 
 
+def _null(game) -> np.ndarray | None:
+    """The game's null players (an image region whose pixels are its baseline's), or None when it has no rule."""
+    null_players = getattr(game, "null_players", None)
+    return null_players() if callable(null_players) else None
+
+
 class ModalityExplainer:
     """Base of :class:`TextExplainer` and :class:`ImageExplainer`: ``game(input)`` plus the estimators."""
 
@@ -111,23 +117,23 @@ class ModalityExplainer:
         game = self.game(item)
         if method in GRAPH_METHODS and "graph" not in options:
             options = {**options, "graph": game.graph}
-        return self._carry(game, api.shapley(game, method=method, budget=budget, random_state=random_state,
-                                             **options))
+        return self._carry(game, explain_reduced("shapley", game, _null(game), method=method, budget=budget,
+                                                 random_state=random_state, **options))
 
     def banzhaf(self, item: Any, method: str = "auto", budget: int | None = None, random_state: Any = None,
                 **options):
         game = self.game(item)
-        return self._carry(game, api.banzhaf(game, method=method, budget=budget, random_state=random_state,
-                                             **options))
+        return self._carry(game, explain_reduced("banzhaf", game, _null(game), method=method, budget=budget,
+                                                 random_state=random_state, **options))
 
     def interactions(self, item: Any, index: str = "sii", order: int = 2, method: str = "auto",
                      budget: int | None = None, random_state: Any = None, **options):
         game = self.game(item)
-        return self._carry(game, api.interactions(game, index=index, order=order, method=method, budget=budget,
-                                                  random_state=random_state, **options))
+        return self._carry(game, explain_reduced("interactions", game, _null(game), index=index, order=order,
+                                                 method=method, budget=budget, random_state=random_state, **options))
 
     def bivariate(self, item: Any, method: str = "auto", budget: int | None = None, random_state: Any = None,
                   **options):
         game = self.game(item)
-        return self._carry(game, api.bivariate(game, method=method, budget=budget, random_state=random_state,
-                                               **options))
+        return self._carry(game, explain_reduced("bivariate", game, _null(game), method=method, budget=budget,
+                                                 random_state=random_state, **options))

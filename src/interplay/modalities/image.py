@@ -113,6 +113,16 @@ class ImageGame(Game):
         """Region adjacency graph (networkx), node ``i`` = region ``i``."""
         return region_adjacency_graph(self.segments)
 
+    def null_players(self) -> np.ndarray:
+        """The regions whose pixels are the baseline's (every channel, strictly: ``-0.0`` is not ``0.0``): their
+        removal shows the same image, so they are null players (:mod:`interplay.fixed_players`)."""
+        same = (self.image == self.baseline) & (np.signbit(self.image) == np.signbit(self.baseline))
+        if same.ndim == 3:
+            same = same.all(axis=2)
+        varying = np.zeros(self.n_players, dtype=bool)
+        np.logical_or.at(varying, self.segments.ravel(), ~same.ravel())
+        return ~varying
+
     def images(self, coalitions: Any) -> np.ndarray:
         """The ``(k, H, W[, C])`` images the model sees for ``coalitions``."""
         coalitions = np.atleast_2d(np.asarray(coalitions, dtype=bool))
