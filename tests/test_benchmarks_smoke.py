@@ -94,3 +94,12 @@ def test_std_errors_benchmark_tiny():
     std_errors = _load("std_errors")
     r = std_errors.measure(8, 60, "odd", seeds=1)
     assert r["on"] > 0 and r["off"] > 0 and r["model"] > 0 and np.isfinite(r["share"])
+
+
+def test_null_players_benchmark_tiny():
+    pytest.importorskip("sklearn")
+    pytest.importorskip("scipy")
+    bench = _load("null_players")
+    records = bench.digits(1, 1, [5])
+    assert len(records) == 1 and records[0]["null"] > 0
+    assert np.isfinite(records[0]["mse_new"]) and np.isfinite(records[0]["mse_old"])
