@@ -65,9 +65,8 @@ def null_players(x: np.ndarray, reference: np.ndarray, owner: np.ndarray | None,
         same |= np.isnan(reference) & np.isnan(x)[None, :]
         same &= np.signbit(reference) == np.signbit(x)[None, :]  # -0.0 == 0.0, but a model may tell them apart
     elif x.dtype == object or reference.dtype == object:  # 1 == 1.0 == True, but an encoder may tell them apart
-        kind_of = np.frompyfunc(lambda v: (type(v), isinstance(v, float) and v != v), 1, 1)
-        x_kinds, reference_kinds = kind_of(x.astype(object)), kind_of(reference.astype(object))
-        same &= np.asarray(reference_kinds == x_kinds[None, :], dtype=bool)  # same type, both NaN or neither
+        type_of = np.frompyfunc(type, 1, 1)
+        same &= np.asarray(type_of(reference.astype(object)) == type_of(x.astype(object))[None, :], dtype=bool)
         nan = np.frompyfunc(lambda v: isinstance(v, float) and v != v, 1, 1)
         same |= np.asarray(nan(reference), dtype=bool) & np.asarray(nan(x), dtype=bool)[None, :]
     column_fixed = same.all(axis=0)
@@ -106,8 +105,7 @@ def explain_reduced(kind: str, game: Game, null: np.ndarray | None, **kwargs):
             or method in WHOLE_GAME_METHODS or kwargs.get("univariate") in WHOLE_GAME_METHODS
             or (kind == "interactions" and index not in REDUCED_INDICES)):
         return getattr(api, kind)(game, **kwargs)
-    result = getattr(api, kind)(restricted_game(game, ~null), **kwargs)
-    return expand(result, null, game.feature_names, result.n_evaluations)
+    return expand(getattr(api, kind)(restricted_game(game, ~null), **kwargs), null, game.feature_names)
 
 
 def _note(names: tuple, fixed: np.ndarray) -> dict:
@@ -117,9 +115,10 @@ def _note(names: tuple, fixed: np.ndarray) -> dict:
                                  "players), the other features explained as a game of their own"}
 
 
-def expand(result: Any, fixed: np.ndarray, names: tuple, n_evaluations: int) -> Any:
+def expand(result: Any, fixed: np.ndarray, names: tuple) -> Any:
     """The result of the smaller game as one of the whole game (module docstring): zeros on the null players."""
     kept = np.flatnonzero(~fixed)
+    n_evaluations = result.n_evaluations
     n = len(fixed)
     if isinstance(result, Attribution):
         return _attribution(result, kept, n, names, fixed, n_evaluations)
