@@ -514,6 +514,9 @@ class Explainer:
     def game(self, x: Any, y: Any = None) -> Game:
         """The game of row ``x``: ``v(S)`` = the utility of the model with only the features in ``S`` present.
 
+        Always the whole game: the Explainer's own methods give the row's null players (features whose value in
+        ``x`` is every reference row's) exact zeros and explain the smaller game of the others
+        (:mod:`interplay.fixed_players`), so a sampler run on this game spends evaluations on them and may differ.
         Cost of one coalition: 1 model row (baseline), ``len(background)`` rows (marginal), at most that
         (conditional).
         """
