@@ -16,8 +16,8 @@ residual is close to additive and its regression close to exact.
   targets ``r(S) 1{i in S}``) on the residual ``r = v - f``; the univariate values come from the same fit.
 
 Standard errors are those of the residual regression (stratified sandwich); they do not include the variability
-of the surrogate's fit, which is re-fitted on every sample (``std_errors=False`` skips them). With no surrogate
-library installed the estimate is the plain regression (``info["surrogate"] = None``). At ``budget >= 2**n``
+of the surrogate's fit, which is re-fitted on every sample (``std_errors=False`` skips them). Without numba (no tree
+surrogate can be read) the estimate is the plain regression (``info["surrogate"] = None``). At ``budget >= 2**n``
 every coalition is enumerated and the regression alone is exact: no surrogate is fitted.
 
 Cost: the leverage sample, ``2 + 2 * floor((budget - 2) / 2)`` evaluations; fitting and reading the surrogate
@@ -370,7 +370,7 @@ def surrogate_sii(game: Game, *, index: str = "sii", order: int = 2, budget: int
     poly = fit_pairwise(rows, values, np.concatenate([[heavy, heavy], sample.weights]), max_pairs=pairs_cap)
     residual = values - poly(rows)
     pair_values = poly.pairs.copy()
-    pair_std = np.full((n, n), np.nan)  # no trees (no surrogate library): no spread to report
+    pair_std = np.full((n, n), np.nan)  # no trees (numba missing): no spread to report
     phi = poly.shapley()
     enumerated = sample.n_enumerated == len(sample.coalitions)
     if kind is not None and not enumerated and n >= 2:
