@@ -103,3 +103,17 @@ def test_null_players_benchmark_tiny():
     records = bench.digits(1, 1, [5])
     assert len(records) == 1 and records[0]["null"] > 0
     assert np.isfinite(records[0]["mse_new"]) and np.isfinite(records[0]["mse_old"])
+
+
+def test_blas_threads_benchmark_tiny():
+    pytest.importorskip("threadpoolctl")
+    blas_threads = _load("blas_threads")
+    from interplay import _threads
+
+    limit = _threads.ONE_THREAD_BUDGET
+    row = blas_threads.run_case(12, "shapley", "auto", 100, repeats=1)
+    assert _threads.ONE_THREAD_BUDGET == limit  # the 'never' setting is undone
+    assert row["one thread"] and row["method"] == "auto (odd_gp)"
+    assert all(row[name] > 0 for name in ("default", "never", "always"))
+    text = blas_threads.report({0: [row]}, type("Args", (), {"repeats": 1})(), "cmd")
+    assert "## 0 busy-looping processes beside it" in text and "| 12 | shapley, auto (odd_gp) | 100 |" in text

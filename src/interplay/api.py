@@ -11,6 +11,7 @@ import inspect
 from dataclasses import replace
 from typing import Any, Callable
 
+from ._threads import one_thread_suits, own_work
 from ._validation import check_int, check_random_state
 from .estimators import get_estimator
 from .games import as_game
@@ -191,20 +192,29 @@ def _parameters(estimator: Callable):
     return inspect.signature(estimator).parameters
 
 
+def _one_thread_suits(game, budget: int | None) -> bool:
+    """One BLAS thread for the estimator's own algebra at this size (:mod:`interplay._threads`)."""
+    from .estimators._sampling import default_budget
+
+    n = as_game(game).n_players
+    return one_thread_suits(n, default_budget(n) if budget is None else budget)
+
+
 def _call(kind: str, method: str, game, options: dict, **fixed):
     if kind == "interactions":
         from .estimators.exact import INDICES
 
         if fixed.get("index") not in INDICES:  # before auto chooses: its errors would name a valid index
             raise ValueError(f"index: expected one of {sorted(INDICES)}, got {fixed.get('index')!r}")
-    method, options, auto = _resolve_auto(kind, method, game, options, fixed)
-    try:
-        result = _dispatch(kind, method, game, options, **fixed)
-    except ValueError as exc:  # a budget the chosen method refuses: say that auto chose it
-        if auto is None or not str(exc).startswith("budget:"):
-            raise
-        raise ValueError(f"budget: method='auto' chose {method!r} here, and {str(exc)[len('budget: '):]}; "
-                         "pass a larger budget or choose a method") from None
+    with own_work(_one_thread_suits(game, fixed.get("budget"))):  # model calls get the caller's threads
+        method, options, auto = _resolve_auto(kind, method, game, options, fixed)
+        try:
+            result = _dispatch(kind, method, game, options, **fixed)
+        except ValueError as exc:  # a budget the chosen method refuses: say that auto chose it
+            if auto is None or not str(exc).startswith("budget:"):
+                raise
+            raise ValueError(f"budget: method='auto' chose {method!r} here, and {str(exc)[len('budget: '):]}; "
+                             "pass a larger budget or choose a method") from None
     if auto is None:
         return result
     return replace(result, info={**result.info, "auto": auto})

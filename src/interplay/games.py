@@ -12,6 +12,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ._threads import model_call
 from ._validation import check_coalitions, check_feature_names, check_int
 
 ValueFunction = Callable[[np.ndarray], np.ndarray]
@@ -114,7 +115,8 @@ class Game:
         return out
 
     def _checked_call(self, chunk: np.ndarray) -> np.ndarray:
-        raw = self._value_fn(chunk.copy())
+        with model_call():  # the caller's BLAS threads (interplay's own work runs on one)
+            raw = self._value_fn(chunk.copy())
         name = getattr(self._value_fn, "__name__", type(self._value_fn).__name__)
         try:
             values = np.asarray(raw, dtype=float)

@@ -18,6 +18,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .._threads import model_call
+
 
 @dataclass
 class ModelFunction:
@@ -71,7 +73,8 @@ of another width is refused when the explainer is built; ``n_calls``/``n_rows`` 
     def __call__(self, rows: Any) -> np.ndarray:
         n = len(rows)
         try:
-            raw = self.fn(self._as_input(rows))
+            with model_call():  # the caller's BLAS threads (interplay's own work runs on one)
+                raw = self.fn(self._as_input(rows))
         except Exception as exc:  # the model's own error, with where it happened
             hint = ""
             if (self.columns is None and callable(self.source)  # a plain function (a native booster: no source)
