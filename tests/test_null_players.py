@@ -232,3 +232,35 @@ def test_image_regions_showing_their_baseline_are_null_players():
     assert np.all(sampled.values[null] == 0.0)
     bivariate = explainer.bivariate(image, method="exact")
     np.testing.assert_allclose(bivariate.adjacency, ip.bivariate(game, method="exact").adjacency, atol=1e-12)
+
+
+def _weights_model(X):  # module level: a batch run fingerprints its model
+    return np.asarray(X, dtype=float) @ np.arange(1.0, D + 1) + 0.5 * X[:, 0] * X[:, 2]
+
+
+@pytest.mark.parametrize("removal, recorded", [("marginal", True), ("conditional", False)])
+def test_runs_begun_before_the_null_player_rule_are_not_resumed_with_its_rows(tmp_path, removal, recorded):
+    import json
+
+    from interplay.runs import run
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(6, D))
+    background = rng.normal(size=(10, D))
+    background[:, NULL] = X[0, NULL]  # row 0 has null players
+    explainer = ip.Explainer(_weights_model, background, removal=removal)
+    out = tmp_path / "run"
+    run(explainer, X, out=out, method="kernel", budget=60, n_jobs=1, chunk_size=3, progress=False, random_state=0)
+    path = out / "run-manifest.json"
+    manifest = json.loads(path.read_text())
+    assert ("null_players" in manifest["params"]) == recorded  # conditional removal reduces nothing
+    manifest["params"].pop("null_players", None)  # as a run begun by an earlier version recorded it
+    manifest["chunks"].pop("1")
+    manifest["complete"] = False
+    path.write_text(json.dumps(manifest))
+    if recorded:
+        with pytest.raises(ValueError, match="null_players: the run was begun by an earlier interplay"):
+            run(explainer, X, out=out, method="kernel", budget=60, n_jobs=1, chunk_size=3, progress=False)
+    else:
+        run(explainer, X, out=out, method="kernel", budget=60, n_jobs=1, chunk_size=3, progress=False)
+        assert ip.runs.open_run(out).complete

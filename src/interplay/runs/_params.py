@@ -199,8 +199,16 @@ def same_target(recorded: Any, target: Any) -> bool:
 def run_parameters(explainer: Any, *, kind: str, method: str, budget: int | None, entropy: int,
                    options: dict, feature_names: list[str], chunk_size: int, store_data: bool, labels: str,
                    model_tag: str | None) -> dict:
-    """Everything that determines the numbers of a run (JSON-able). Two runs may share a folder iff equal."""
+    """Everything that determines the numbers of a run (JSON-able). Two runs may share a folder iff equal.
+    ``null_players`` is recorded where rows are explained with their null players as exact zeros (the rule of
+    :mod:`interplay.fixed_players`): runs begun by versions before that rule (no such key)
+    explained them within the whole game, and are not resumed with rows of the new rule."""
+    from ..fixed_players import WHOLE_GAME_METHODS
+
+    reduced = (explainer.removal != "conditional" and method not in WHOLE_GAME_METHODS
+               and options.get("univariate") not in WHOLE_GAME_METHODS)
     return {
+        **({"null_players": NULL_PLAYER_RULE} if reduced else {}),
         "kind": kind,
         "method": method,
         "budget": budget,
@@ -220,8 +228,15 @@ def run_parameters(explainer: Any, *, kind: str, method: str, budget: int | None
     }
 
 
+NULL_PLAYER_RULE = "exact zeros, the rest a smaller game"  # run_parameters' null_players
+
+
 def _difference(key: str, recorded: Any, current: Any) -> str:
     """One line of a refusal, in words for the parameters recorded as fingerprints (no SHA-256 shown)."""
+    if key == "null_players" and recorded is None:
+        return ("null_players: the run was begun by an earlier interplay, which explained null players (features "
+                "equal to every reference row) within the whole game; this version gives them exact zeros and "
+                "explains the other features as a smaller game, so its rows would differ from the run's")
     hashed = {
         "background": "another background (or baseline reference) than this call's explainer",
         "data": "other rows in X than this call (their values or labels differ)",
