@@ -476,7 +476,8 @@ class Explainer:
         if self.removal == "baseline":
             value_fn = baseline_value_function(predict, x, self.reference, max_rows=self.max_rows, sizer=sizer)
         elif self.removal == "marginal":
-            value_fn = marginal_value_function(predict, x, self.background, max_rows=self.max_rows, sizer=sizer)
+            value_fn = marginal_value_function(predict, x, self.background, max_rows=self.max_rows, sizer=sizer,
+                                               coded=True)  # the model adapter reads coded raw rows
         else:
             refuse_missing(x[None, :], "x", self.column_names)
             value_fn = conditional_value_function(predict, x, self.background, n_neighbors=self.n_neighbors,

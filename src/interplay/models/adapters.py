@@ -19,6 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._threads import model_call
+from ..removal._columns import CodedRows
 
 
 @dataclass
@@ -57,6 +58,15 @@ of another width is refused when the explainer is built; ``n_calls``/``n_rows`` 
                              n_inputs=self.n_inputs)
 
     def _as_input(self, rows: Any) -> Any:
+        if isinstance(rows, CodedRows):  # hybrid rows of a raw table (interplay.removal): typed columns by take
+            if self.columns is not None and self.dtypes is not None:
+                import pandas as pd
+
+                try:
+                    return pd.DataFrame(dict(zip(self.columns, rows.columns(self.dtypes, _column))))
+                except (TypeError, ValueError):  # a palette value its dtype refuses: the object rows' own path
+                    pass
+            rows = np.asarray(rows)
         if self.columns is None:
             return rows
         import pandas as pd

@@ -24,13 +24,15 @@ from ._columns import CallSizer, HybridRows
 
 
 def marginal_value_function(predict: Callable[[np.ndarray], np.ndarray], x: np.ndarray, background: np.ndarray,
-                            *, max_rows: int = 65536, sizer: CallSizer | None = None,
+                            *, max_rows: int = 65536, sizer: CallSizer | None = None, coded: bool = False,
                             ) -> Callable[[np.ndarray], np.ndarray]:
     """Value function of marginal removal; each model call gets at most ``max(max_rows, len(background))`` rows
-    (``sizer``, shared by the rows of an explainer, picks how many; results do not depend on it)."""
+    (``sizer``, shared by the rows of an explainer, picks how many; results do not depend on it). ``coded``:
+    rows of an object table go to ``predict`` as :class:`~interplay.removal._columns.CodedRows` (for a model
+    adapter that reads them; ``np.asarray`` gives the object rows)."""
     m = len(background)
     sizer = CallSizer(max_rows) if sizer is None else sizer
-    hybrid = HybridRows(x, background)
+    hybrid = HybridRows(x, background, coded=coded)
 
     def chunk_values(chunk: np.ndarray) -> np.ndarray:  # all (coalition x background) rows in one model call
         rows = hybrid(chunk)
