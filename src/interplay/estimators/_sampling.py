@@ -25,8 +25,8 @@ def default_budget(n: int) -> int:
 MAX_CELLS = 2**30
 # The regressions' standard errors (kernel_solve's sandwich) in single precision: its projected design rows are the
 # one product as large as the Gram matrix. A standard error is an estimate from the sampled residuals, whose own
-# sampling error (tens of percent at small budgets) dwarfs float32's rounding (1e-7 to 3e-5 relative against
-# float64 at 40-1,000 players); the values themselves stay float64. The residuals are scaled to at most 1 first.
+# sampling error (tens of percent at small budgets) dwarfs float32's rounding (up to about 1e-6 relative in the
+# tests against float64 formulas); the values themselves stay float64.
 SE_FLOAT = np.float32
 
 
@@ -462,15 +462,10 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     # residual of the unit: r(S) for a single; r(S) - r(N - S) = t(S) - t(N - S) - 2 x beta for a pair
     unit_residuals = unit_targets - sample.width * (x_units @ beta)
     dof = np.sqrt(units / (units - (n - 1)))  # residuals of a fit with n - 1 unknowns are too small
-    # (n, units): (X'WX)^+ x_u and the eliminated phi_n, in float32 (SE_FLOAT): 1.5-1.7x faster than float64.
-    # The residuals are divided by their largest magnitude first (the standard errors multiplied back after), so
-    # float32's range (about 1e-38 to 3e38) holds their squares whatever the game's scale
+    # (n, units): (X'WX)^+ x_u and the eliminated phi_n, in float32 (SE_FLOAT): 1.5-1.7x faster than float64
     projected = _projected_units(inverse.astype(SE_FLOAT), x_units.astype(SE_FLOAT))
-    scale = np.max(np.abs(unit_residuals), axis=0)
-    scale[~(scale > 0)] = 1.0  # no residual (or a NaN): nothing to scale
-    unit_residuals = unit_residuals / scale
     if sample.strata is not None:
-        return KernelSolution(phi, dof * scale * _stratified_std(sample, projected, unit_residuals, first, head))
+        return KernelSolution(phi, dof * _stratified_std(sample, projected, unit_residuals, first, head))
     c = sample.counts[:, None]
     if first == 0:  # unit weights are proportional to the counts, so the normal equations X'W r = 0 make
         mean_part = 0.0  # sum_u c_u s_u vanish (up to rounding): one (n x units x targets) product saved
@@ -480,7 +475,7 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
                    @ (c * unit_residuals**2).astype(SE_FLOAT)).astype(float)
     draws = sample.n_draws
     var = np.maximum(square_part - mean_part**2 / draws, 0.0) * draws / max(draws - 1, 1)
-    return KernelSolution(phi, dof * scale * np.sqrt(var) * sample.sampled_mass / (sample.width * draws))
+    return KernelSolution(phi, dof * np.sqrt(var) * sample.sampled_mass / (sample.width * draws))
 
 
 def _projected_units(inverse: np.ndarray, x_units: np.ndarray) -> np.ndarray:
