@@ -247,9 +247,7 @@ def test_kernel_solve_matches_the_textbook_formulas(n, rows, paired):
     var = ((c * s_u**2).sum(axis=1) - (c * s_u).sum(axis=1) ** 2 / draws) * draws / (draws - 1)
     dof = np.sqrt(units / (units - (n - 1)))
     expected = dof * np.sqrt(var) * sample.sampled_mass / (sample.width * draws)
-    # kernel_solve's projected rows are float32 (_sampling.SE_FLOAT): up to about 1e-6 relative
-    np.testing.assert_allclose(solution.std_errors, expected, rtol=1e-5, atol=1e-12)
-    assert np.max(np.abs(solution.std_errors - expected) / expected) > 1e-9  # float32 indeed (not float64)
+    np.testing.assert_allclose(solution.std_errors, expected, rtol=1e-8, atol=1e-12)
 
 
 @pytest.mark.parametrize("n", range(1, 9))

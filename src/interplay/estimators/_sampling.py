@@ -23,11 +23,6 @@ def default_budget(n: int) -> int:
 
 # Most coalition cells (budget x players) a sampler builds: 2**30 booleans, about 1 GiB, plus the float work.
 MAX_CELLS = 2**30
-# The regressions' standard errors (kernel_solve's sandwich) in single precision: its projected design rows are the
-# one product as large as the Gram matrix. A standard error is an estimate from the sampled residuals, whose own
-# sampling error (tens of percent at small budgets) dwarfs float32's rounding (up to about 1e-6 relative in the
-# tests against float64 formulas); the values themselves stay float64.
-SE_FLOAT = np.float32
 
 
 def resolve_budget(budget: int | None, n: int, minimum: int, method: str, *, capped: bool = True) -> int:
@@ -462,17 +457,15 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     # residual of the unit: r(S) for a single; r(S) - r(N - S) = t(S) - t(N - S) - 2 x beta for a pair
     unit_residuals = unit_targets - sample.width * (x_units @ beta)
     dof = np.sqrt(units / (units - (n - 1)))  # residuals of a fit with n - 1 unknowns are too small
-    # (n, units): (X'WX)^+ x_u and the eliminated phi_n, in float32 (SE_FLOAT): 1.5-1.7x faster than float64
-    projected = _projected_units(inverse.astype(SE_FLOAT), x_units.astype(SE_FLOAT))
+    projected = _projected_units(inverse, x_units)  # (n, units): (X'WX)^+ x_u, and the eliminated phi_n
     if sample.strata is not None:
         return KernelSolution(phi, dof * _stratified_std(sample, projected, unit_residuals, first, head))
     c = sample.counts[:, None]
     if first == 0:  # unit weights are proportional to the counts, so the normal equations X'W r = 0 make
         mean_part = 0.0  # sum_u c_u s_u vanish (up to rounding): one (n x units x targets) product saved
     else:
-        mean_part = (projected @ (c * unit_residuals).astype(SE_FLOAT)).astype(float)
-    square_part = (np.square(projected, out=projected)  # in place: no further use
-                   @ (c * unit_residuals**2).astype(SE_FLOAT)).astype(float)
+        mean_part = projected @ (c * unit_residuals)
+    square_part = np.square(projected, out=projected) @ (c * unit_residuals**2)  # in place: no further use
     draws = sample.n_draws
     var = np.maximum(square_part - mean_part**2 / draws, 0.0) * draws / max(draws - 1, 1)
     return KernelSolution(phi, dof * np.sqrt(var) * sample.sampled_mass / (sample.width * draws))
@@ -481,8 +474,8 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
 def _projected_units(inverse: np.ndarray, x_units: np.ndarray) -> np.ndarray:
     """``(X'WX)^+ x_u`` for every unit (columns), with a last row for the eliminated player: minus the sum of
     the others (efficiency constraint), i.e. ``-(1' (X'WX)^+) x_u``, one matrix-vector product. Written into
-    one array (no stacked copy), in the inputs' dtype. Cost ``U n^2``."""
-    out = np.empty((len(inverse) + 1, len(x_units)), dtype=np.result_type(inverse, x_units))
+    one array (no stacked copy). Cost ``U n^2``."""
+    out = np.empty((len(inverse) + 1, len(x_units)))
     np.matmul(inverse, x_units.T, out=out[:-1])
     np.matmul(x_units, -inverse.sum(axis=0), out=out[-1])
     return out
@@ -498,8 +491,8 @@ def _stratified_std(sample: KernelSample, projected: np.ndarray, unit_residuals:
     (Cochran, *Sampling Techniques*, 5.3); a stratum with a single unit uses ``g_u^2`` (no spread to measure).
     Cost: ``O(units * n * targets)`` array work, no further factorisation.
     """
-    scaled = (sample.weights[first:head, None] * unit_residuals).astype(projected.dtype)
-    return np.sqrt(stratified_variance(sample.strata, sample.stratum_sizes, projected, scaled))
+    return np.sqrt(stratified_variance(sample.strata, sample.stratum_sizes, projected,
+                                       sample.weights[first:head, None] * unit_residuals))
 
 
 def stratified_variance(strata: np.ndarray, stratum_sizes: np.ndarray, projected: np.ndarray,
