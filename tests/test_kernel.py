@@ -188,3 +188,17 @@ def test_info_holds_the_resolved_budget_and_options(paired):
     result = ip.shapley(game, method="kernel", paired=paired, random_state=0)  # default budget 2048 + 2n
     assert result.info["budget"] == 2048 + 2 * 12 and result.info["paired"] is paired
     assert ip.shapley(game, method="kernel", budget=77, random_state=0).info["budget"] == 77
+
+
+@pytest.mark.parametrize("method", ["kernel", "leverage"])
+def test_standard_errors_scale_with_the_game_at_any_magnitude(method):
+    # the sandwich's squares of residuals stay in range from 1e-150 to 1e150 games (float32 would not hold them)
+    W = np.random.default_rng(0).normal(size=(12, 8))
+    errors = {}
+    for scale in (1.0, 1e25, 1e-25, 1e150, 1e-150):
+        game = ip.Game(lambda Z, s=scale: s * np.tanh(Z @ W).sum(axis=1), 12)
+        result = ip.shapley(game, method=method, budget=300, random_state=0)
+        errors[scale] = result.std_errors / scale
+        assert np.all(np.isfinite(result.std_errors)) and np.all(result.std_errors > 0)
+    for value in errors.values():
+        np.testing.assert_allclose(value, errors[1.0], rtol=1e-12)
