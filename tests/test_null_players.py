@@ -264,3 +264,28 @@ def test_runs_begun_before_the_null_player_rule_are_not_resumed_with_its_rows(tm
     else:
         run(explainer, X, out=out, method="kernel", budget=60, n_jobs=1, chunk_size=3, progress=False)
         assert ip.runs.open_run(out).complete
+
+
+def test_a_finished_run_begun_before_the_rule_is_read_back_unless_a_part_must_be_recomputed(tmp_path):
+    import json
+
+    from interplay.runs import run
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(6, D))
+    background = rng.normal(size=(10, D))
+    background[:, NULL] = X[0, NULL]
+    explainer = ip.Explainer(_weights_model, background)
+    out = tmp_path / "run"
+    first = run(explainer, X, out=out, method="kernel", budget=60, n_jobs=1, chunk_size=3, progress=False,
+                random_state=0)
+    path = out / "run-manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["params"].pop("null_players")  # a finished run of an earlier version
+    path.write_text(json.dumps(manifest))
+    again = run(explainer, X, out=out, method="kernel", budget=60, n_jobs=1, chunk_size=3, progress=False)
+    np.testing.assert_array_equal(again.explanation().values, first.explanation().values)  # read back, not refused
+    part = out / manifest["chunks"]["1"]["file"]
+    part.write_bytes(part.read_bytes()[:10])  # corrupt: it would be recomputed under the new rule
+    with pytest.raises(ValueError, match="null_players: the run was begun by an earlier interplay"):
+        run(explainer, X, out=out, method="kernel", budget=60, n_jobs=1, chunk_size=3, progress=False)

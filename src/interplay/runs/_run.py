@@ -148,6 +148,7 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
         if getattr(explainer, "groups", None) is not None:  # load_run lines .data up with the features
             params["groups"] = [[int(j) for j in cols] for cols in explainer.groups]
         params["n_rows"] = n_rows
+        before_rule = False
         if manifest is None:
             manifest = {"format": FORMAT, "params": params, "chunks": {}, "n_rows": n_rows,
                         "complete": False,
@@ -162,9 +163,15 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
                 manifest["params"]["target"] = params["target"]  # an earlier version's repr: the same target
             if "groups" in params and "groups" not in manifest["params"]:  # begun before groups were recorded:
                 manifest["params"]["groups"] = params["groups"]  # the feature and column names still compare
-            refuse_mixing(manifest["params"], params, repr(store.root))
+            # a finished run begun before the null-player rule is read back as it is: no row is computed again
+            before_rule = (manifest.get("complete") and "null_players" in params
+                           and "null_players" not in manifest["params"])
+            refuse_mixing(manifest["params"], {k: v for k, v in params.items()
+                                               if not (before_rule and k == "null_players")}, repr(store.root))
         store.remove_temporaries()
         bad = [k for k, entry in manifest["chunks"].items() if not store.part_ok(entry)]
+        if bad and before_rule:  # recomputing a part would mix the two rules' rows
+            refuse_mixing(manifest["params"], params, repr(store.root))
         for k in bad:
             warnings.warn(f"out: part {manifest['chunks'][k]['file']} is missing, truncated or corrupt "
                           "(checksum mismatch); recomputing it", RuntimeWarning, stacklevel=2)
