@@ -185,3 +185,20 @@ def test_many_rows_record_the_class_each_row_explains():
     assert all(e.info["target"] == k and e.info["targets"] == [k] * 3 for k, e in per_class.items())
     fixed = ip.Explainer(model, X[::15], target=2).shapley(rows)
     assert fixed.info["targets"] == [2, 2, 2]
+
+
+def test_one_row_calls_say_what_takes_many_rows_on_both_paths():
+    pytest.importorskip("sklearn")
+    import pandas as pd
+    from sklearn.ensemble import GradientBoostingRegressor
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(40, 4)), columns=list("abcd"))
+    y = X.sum(axis=1)
+    for model in (LinearRegression().fit(X, y), GradientBoostingRegressor(n_estimators=5).fit(X, y)):
+        explainer = ip.Explainer(model, X)  # sampling path, then the exact tree path
+        for call in (explainer.interactions, explainer.bivariate):
+            with pytest.raises(ValueError, match=r"x: expected one row, got 2; .*loop over the rows.*"
+                                                 r"shapley\(X\).*kind='bivariate'"):
+                call(X.iloc[:2])

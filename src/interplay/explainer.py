@@ -58,6 +58,12 @@ from .removal.conditional import refuse_missing
 from .results import Attribution, BivariateExplanation, Explanation, Interactions, group_data
 
 
+# why a call refused several rows, and what takes them
+ONE_ROW_HINT = ("; game(), interactions() and bivariate() explain one row at a time (loop over the rows), "
+                "shapley(X) and banzhaf(X) take many, and ip.run(explainer, X, kind='bivariate', out=folder) "
+                "computes Bivariate rows in a resumable batch")
+
+
 class Explainer:
     """Explain a model's predictions with Shapley-family values.
 
@@ -378,7 +384,7 @@ class Explainer:
     def _row(self, x: Any) -> np.ndarray:
         rows = self._rows(x, "x")
         if len(rows) != 1:
-            raise ValueError(f"x: expected one row, got {len(rows)}; use shapley(X) for many rows")
+            raise ValueError(f"x: expected one row, got {len(rows)}{ONE_ROW_HINT}")
         return rows[0]
 
     def _transforms(self, x: np.ndarray, y: Any, target: Any = None) -> dict[Any, OutputTransform]:

@@ -274,7 +274,9 @@ def _per_target(explainer, x, y, make, *, path_dependent: bool = False):
     inputs = _checked_inputs(explainer, y)
     row = _rows(explainer, x, "x")
     if len(row) != 1:
-        raise ValueError(f"x: expected one row, got {len(row)}")
+        from ..explainer import ONE_ROW_HINT
+
+        raise ValueError(f"x: expected one row, got {len(row)}{ONE_ROW_HINT}")
     background = row if path_dependent else _background(explainer)
     ensemble, X, B = inputs.prepared(row, background)
     multi, sets = _target_sets(explainer, ensemble, X)
