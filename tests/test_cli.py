@@ -292,3 +292,25 @@ def test_call_rows_reaches_the_run(files, tmp_path):
                  "--out", out)
     assert result.exit_code == 0, result.output
     assert json.loads((out / "run-manifest.json").read_text())["call_rows"] == 300
+
+
+def test_auto_enumerates_rows_whose_null_players_leave_few_features(tmp_path):
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(60, 12)), columns=[f"f{j}" for j in range(12)])
+    X.iloc[:, 4:] = 1.0  # constant columns: null players of every row (x equals every background row there)
+    y = X.iloc[:, :4].sum(axis=1) + X["f0"] * X["f1"]
+    sio.dump(LinearRegression().fit(X, y), tmp_path / "model.skops")
+    X.to_csv(tmp_path / "data.csv", index=False)
+    out = tmp_path / "out"
+    result = run("explain", tmp_path / "model.skops", tmp_path / "data.csv", "--rows", "0-3", "--budget", "200",
+                 "--background", "20", "--detail-rows", "1", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "shapley=auto (" in result.output  # what the full width would get is said too
+    explanation = io.load(out / "shapley.json")
+    assert list(explanation.n_evaluations) == [16] * 4  # 2**4 coalitions of the four varying features: exact
+    assert np.all(explanation.values[:, 4:] == 0.0)
+    assert explanation.info["method"] == "auto" and "at 12 features" in explanation.info["auto"]
+    biv = io.load(out / "row-0-bivariate.json")
+    assert biv.info["method"] == "exact" and biv.univariate.n_evaluations == 16

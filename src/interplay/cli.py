@@ -608,9 +608,9 @@ def _refusal(exc: ValueError, out_dir: Path, ctx: click.Context, chunk_size: int
 @click.option("--rows", default="0", show_default=True,
               help="Rows of DATA to explain: 0-based positions like 0,3,10-12, or 'all'.")
 @click.option("--method", default="auto", show_default=True,
-              help="Estimator: 'auto' (exact tree values for a tree model; else exact when 2**n fits the budget, "
-                   "else the most accurate sampler), 'tree', 'exact', or any installed method name (see "
-                   "interplay.available_methods).")
+              help="Estimator: 'auto' (exact tree values for a tree model; else, for each row, exact when 2**k "
+                   "fits the budget for its k features that are not null players, else the most accurate "
+                   "sampler), 'tree', 'exact', or any installed method name (see interplay.available_methods).")
 @click.option("--budget", type=click.IntRange(min=1), default=None,
               help="Most coalition evaluations per row for sampling methods.")
 @click.option("--index", type=click.Choice(INDICES), default="sii", show_default=True,
@@ -731,6 +731,10 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     d = frame.shape[1]
     detail = chosen[:n_detail]
     methods = _tree_methods(explainer, method, index, bool(detail), budget)
+    # 'auto' without trees: each row chooses on the game of its features that are not null players (exact when
+    # 2**k of them fit the budget), so the Shapley and Bivariate steps pass 'auto' on; `methods` names what the
+    # full width gets (checked below, and said). The interaction step keeps its name (its warnings need it).
+    per_row = method == "auto" and methods is None
     if methods is None:
         methods = {"shapley": choose_method("shapley", method, d, budget)}
         if detail:
@@ -774,13 +778,16 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
             _record_options(out_dir, click.get_current_context(), chunk_size)
         except OSError as exc:
             raise _write_failure(exc, out_dir) from None
+    said = {k: (f"auto ({v} at {d} features{'' if v == 'exact' else ', exact on rows whose null players leave few'})"
+                if per_row and k in ("shapley", "bivariate") else v) for k, v in methods.items()}
     click.echo(f"Explaining {len(chosen)} row(s) of {data_file.name} ({d} features) with "
-               f"{', '.join(f'{k}={v}' for k, v in methods.items())}"
+               f"{', '.join(f'{k}={v}' for k, v in said.items())}"
                + (f"; resuming the run in {out_dir}" if recorded is not None else ""), err=True)
     try:
         with warnings.catch_warnings():  # e.g. "part ... is corrupt; recomputing it": a plain line, no source
             warnings.showwarning = lambda message, *_, **__: click.echo(f"Warning: {message}", err=True)
-            batch = ip.run(explainer, frame.iloc[chosen], methods["shapley"], out=out_dir, kind="shapley",
+            batch = ip.run(explainer, frame.iloc[chosen], "auto" if per_row else methods["shapley"], out=out_dir,
+                           kind="shapley",
                            backend=backend, chunk_size=chunk_size, n_jobs=n_jobs, budget=budget, random_state=seed,
                            resume=True, model_tag=f"file-sha256:{_file_sha256(model_file)}",
                            ray_address=ray_address, call_rows=call_rows)
@@ -824,9 +831,10 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                 _, s2, s3 = (np.random.default_rng(s) for s in children)
                 pair_seeds.append(children[1])
                 biv = (explainer.bivariate(x, method="tree") if methods["bivariate"] == "tree" else
-                       explainer._explain_game("bivariate", game, checked, method=methods["bivariate"],
+                       explainer._explain_game("bivariate", game, checked,
+                                               method="auto" if per_row else methods["bivariate"],
                                                budget=budget, random_state=s3))
-                biv = replace(biv, info={**biv.info, **info, "method": methods["bivariate"]},
+                biv = replace(biv, info={**biv.info, **info, "method": biv.method},  # auto: the row's choice
                               univariate=replace(biv.univariate, info={**info, "kind": "shapley"}))
                 save(biv, out_dir / f"row-{row}-bivariate.json")
                 written += [f"row-{row}-bivariate.json"]
@@ -862,12 +870,16 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         start = budget or spent  # without --budget: the method's default, as spent
         suggestion = _budget_for_every_pair(methods["interactions"], index, d, start, pair_seeds)
         show(_pairs_warning(unestimated, n_pairs, methods["interactions"], index, budget, start, suggestion))
+    # auto per row: exact everywhere when the full width is enumerated (a row's game is never larger), else
+    # each row's own choice ('auto', and what the full width gets in info["auto"])
+    shapley_method = "auto" if per_row and methods["shapley"] != "exact" else methods["shapley"]
     # each row's class, as the batch recorded it (no second pass over the rows' predictions)
     targets = (values.info.get("targets") if classifier else None) or _row_targets(explainer, frame.iloc[chosen])
     explanation = Explanation(
         values=values.values, base_values=values.base_values, data=values.data, feature_names=values.feature_names,
-        method=methods["shapley"], n_evaluations=values.n_evaluations, std_errors=values.std_errors,
-        info={**common, "method": methods["shapley"], "kind": "shapley", "rows": chosen, "index": list(chosen),
+        method=shapley_method, n_evaluations=values.n_evaluations, std_errors=values.std_errors,
+        info={**common, "method": shapley_method, "kind": "shapley", "rows": chosen, "index": list(chosen),
+              **({"auto": said["shapley"]} if shapley_method == "auto" else {}),
               # one entry per row (None past the detail rows), so that slicing keeps each row's own
               "predictions": predictions + [None] * (len(chosen) - len(predictions)),
               "explained_outputs": outputs + [None] * (len(chosen) - len(outputs)), "detail_rows": detail,
