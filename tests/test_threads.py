@@ -110,3 +110,14 @@ def test_large_problems_keep_the_callers_threads(two_threads):
     finally:
         _threads._set = original
     assert own == []  # never limited
+
+
+def test_batch_runs_keep_the_model_on_one_thread_too(two_threads):
+    from interplay.runs._compute import one_blas_thread
+
+    seen: list = []
+    with one_blas_thread():
+        assert set(blas_threads()) == {1}
+        ip.shapley(_recording_game(10, seen), method="kernel", budget=100, random_state=0)
+    assert seen and all(s == {1} for s in seen)  # the run's numbers must not depend on the caller's threads
+    assert set(blas_threads()) == {2}

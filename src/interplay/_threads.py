@@ -55,24 +55,38 @@ def one_thread_suits(n_players: int, budget: int) -> bool:
 
 
 @contextmanager
+def one_thread() -> Iterator[list[int]]:
+    """BLAS on one thread for the enclosed block, each library's count restored after (nothing is changed when
+    every count is 1 already); yields the caller's counts. Batch runs hold it around a whole chunk, model calls
+    included (their numbers then do not depend on the backend or ``n_jobs``)."""
+    libraries = _blas_libraries()
+    saved = [library.get_num_threads() for library in libraries]
+    if all(count == 1 for count in saved):
+        yield saved
+        return
+    _set(libraries, [1] * len(libraries))
+    try:
+        yield saved
+    finally:
+        _set(libraries, saved)
+
+
+@contextmanager
 def own_work(limit: bool = True) -> Iterator[None]:
     """BLAS limited to one thread for the enclosed work when ``limit`` (nested uses are free), the caller's counts
     restored after; model calls inside it get them back for their duration (:func:`model_call`)."""
     if not limit or getattr(_STATE, "saved", None) is not None:
         yield
         return
-    libraries = _blas_libraries()
-    saved = [library.get_num_threads() for library in libraries]
-    if all(count == 1 for count in saved):
-        yield
-        return
-    _set(libraries, [1] * len(libraries))
-    _STATE.saved = saved
-    try:
-        yield
-    finally:
-        _STATE.saved = None
-        _set(libraries, saved)
+    with one_thread() as saved:
+        if all(count == 1 for count in saved):  # nothing to give back to model calls
+            yield
+            return
+        _STATE.saved = saved
+        try:
+            yield
+        finally:
+            _STATE.saved = None
 
 
 @contextmanager

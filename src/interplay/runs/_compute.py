@@ -51,30 +51,19 @@ def resolve_method(explainer: Any, kind: str, method: str) -> str:
     return method
 
 
-_CONTROLLER: list = []  # one threadpoolctl controller per process (building one inspects every loaded library)
-
-
 @contextmanager
 def one_blas_thread() -> Iterator[None]:
-    """BLAS limited to one thread while rows are computed, in this process and in every worker alike.
+    """BLAS limited to one thread while rows are computed, in this process and in every worker alike
+    (:func:`interplay._threads.one_thread`, the model calls included).
 
     A multi-threaded BLAS may sum in another order (the last bits of a matrix product differ), and worker
     processes get fewer threads than the driver (``cpu_count // n_jobs``): without this limit the values of a
     run depended on ``n_jobs`` and the backend in their last bits. Only BLAS is limited (a model's own OpenMP
     threads, e.g. LightGBM's predictions, which do not change the numbers, are left alone). Needs threadpoolctl
     (installed with scikit-learn); without it the thread counts are left as they are."""
-    if not _CONTROLLER:
-        try:
-            from threadpoolctl import ThreadpoolController
-        except ImportError:  # pragma: no cover - scikit-learn and the test extras install it
-            _CONTROLLER.append(None)
-        else:
-            _CONTROLLER.append(ThreadpoolController())
-    controller = _CONTROLLER[0]
-    if controller is None:  # pragma: no cover
-        yield
-        return
-    with controller.limit(limits=1, user_api="blas"):
+    from .._threads import one_thread
+
+    with one_thread():
         yield
 
 
