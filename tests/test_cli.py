@@ -314,3 +314,5 @@ def test_auto_enumerates_rows_whose_null_players_leave_few_features(tmp_path):
     assert explanation.info["method"] == "auto" and "at 12 features" in explanation.info["auto"]
     biv = io.load(out / "row-0-bivariate.json")
     assert biv.info["method"] == "exact" and biv.univariate.n_evaluations == 16
+    sii = io.load(out / "row-0-sii.json")
+    assert sii.info["method"] == "exact" and sii.n_evaluations == 16

@@ -732,8 +732,8 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     detail = chosen[:n_detail]
     methods = _tree_methods(explainer, method, index, bool(detail), budget)
     # 'auto' without trees: each row chooses on the game of its features that are not null players (exact when
-    # 2**k of them fit the budget), so the Shapley and Bivariate steps pass 'auto' on; `methods` names what the
-    # full width gets (checked below, and said). The interaction step keeps its name (its warnings need it).
+    # 2**k of them fit the budget), so every step passes 'auto' on; `methods` names what the full width gets
+    # (checked below, said, and the method the unestimated-pairs warning suggests a budget for).
     per_row = method == "auto" and methods is None
     if methods is None:
         methods = {"shapley": choose_method("shapley", method, d, budget)}
@@ -779,7 +779,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         except OSError as exc:
             raise _write_failure(exc, out_dir) from None
     said = {k: (f"auto ({v} at {d} features{'' if v == 'exact' else ', exact on rows whose null players leave few'})"
-                if per_row and k in ("shapley", "bivariate") else v) for k, v in methods.items()}
+                if per_row else v) for k, v in methods.items()}
     click.echo(f"Explaining {len(chosen)} row(s) of {data_file.name} ({d} features) with "
                f"{', '.join(f'{k}={v}' for k, v in said.items())}"
                + (f"; resuming the run in {out_dir}" if recorded is not None else ""), err=True)
@@ -844,9 +844,9 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                         warnings.simplefilter("always")
                         inter = (explainer.interactions(x, index=index, order=2, method="tree")
                                  if methods["interactions"] == "tree" else
-                                 explainer._explain_game("interactions", game, checked, index=index,
-                                                         order=2, method=methods["interactions"], budget=budget,
-                                                         random_state=s2))
+                                 explainer._explain_game("interactions", game, checked, index=index, order=2,
+                                                         method="auto" if per_row else methods["interactions"],
+                                                         budget=budget, random_state=s2))
                     missing, n_pairs = _unestimated_pairs(inter)
                     if missing:  # said once for all rows, after them, with the budget that estimates every pair
                         unestimated[row] = missing
@@ -854,7 +854,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                     for w in caught:
                         if not (missing and "too few samples" in str(w.message)):
                             show(w.message)
-                    inter = replace(inter, info={**inter.info, **info, "method": methods["interactions"],
+                    inter = replace(inter, info={**inter.info, **info, "method": inter.method,  # auto: the row's
                                                  "index": index})
                     save(inter, out_dir / f"row-{row}-{index}.json")
                     written += [f"row-{row}-{index}.json"]
