@@ -133,3 +133,35 @@ def test_an_adapter_without_column_dtypes_gets_object_rows():
     ModelFunction(fn, "regressor", "g", columns=tuple(frame.columns))(coded)  # names, no dtypes
     assert isinstance(seen[0], np.ndarray) and seen[0].dtype == object and seen[0].shape == (24, 6)
     assert isinstance(seen[1], pd.DataFrame) and seen[1].shape == (24, 6)
+
+
+class _CodeModel:  # f = the category's code (-1 when missing) + num
+    def __init__(self, frame):
+        self.feature_names_in_ = np.array(frame.columns, dtype=object)
+        self.n_features_in_ = frame.shape[1]
+
+    def predict(self, X):
+        return X["c"].cat.codes.to_numpy(float) + X["num"].to_numpy(float)
+
+
+@pytest.mark.parametrize("categories, x_value", [
+    (pd.to_datetime(["2020-01-01", "2020-01-02"]), "2020-01-01"),  # a date string: matched when alone
+    ([0, 1], True),  # a bool among integer categories: matched beside integers, not alone
+])
+def test_a_categorical_value_is_encoded_the_same_alone_and_beside_others(categories, x_value):
+    import warnings
+
+    from interplay.models.adapters import category_codes
+
+    categories = pd.Index(categories)
+    alone = category_codes(np.array([x_value, x_value], dtype=object), categories)
+    beside = category_codes(np.array([x_value, *categories], dtype=object), categories)
+    assert alone[0] == beside[0]
+    background = pd.DataFrame({"num": np.arange(6.0), "c": pd.Categorical(list(categories) * 3)})
+    x = pd.DataFrame({"num": [0.5], "c": pd.Series([x_value], dtype=object)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a value outside the categories is said, and explained as missing
+        explainer = ip.Explainer(_CodeModel(background), background)
+        result = explainer.shapley(x, method="exact")
+        fx = explainer.model(explainer._check_row(x)[None, :].astype(object))[0, 0]
+    assert result.base_values[0] + result.values[0].sum() == pytest.approx(fx)  # efficiency reaches f(x)

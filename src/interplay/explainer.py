@@ -41,7 +41,7 @@ from ._validation import (
 from .fixed_players import explain_reduced, null_players
 from .games import Game
 from .models import as_model
-from .models.adapters import check_probabilities
+from .models.adapters import category_codes, check_probabilities
 from .models.tree_kinds import BOOSTER_LIBRARIES, library, may_be_trees
 from .removal import (
     OUTPUTS,
@@ -372,7 +372,7 @@ class Explainer:
         for j, dtype in enumerate(dtypes):
             if isinstance(dtype, pd.CategoricalDtype):
                 values = pd.Series(rows[:, j], dtype=object)
-                outside = values.notna().to_numpy() & (dtype.categories.get_indexer(values) < 0)
+                outside = values.notna().to_numpy() & (category_codes(rows[:, j], dtype.categories) < 0)
                 if outside.any():
                     found[columns[j]] = sorted({str(v) for v in values[outside]})[:5]
         if found:

@@ -225,9 +225,30 @@ def _column(values: np.ndarray, dtype: Any) -> Any:
     import pandas as pd
 
     if isinstance(dtype, pd.CategoricalDtype):
-        codes = dtype.categories.get_indexer(pd.Series(values, dtype=object))
-        return pd.Categorical.from_codes(codes, dtype=dtype)
+        return pd.Categorical.from_codes(category_codes(values, dtype.categories), dtype=dtype)
     return pd.array(values, dtype=dtype)
+
+
+def category_codes(values: np.ndarray, categories: Any) -> np.ndarray:
+    """Each value's position in ``categories`` (-1: outside them, or missing), as pandas matches a column of
+    that value's type alone: ``categories.get_indexer`` infers one type from all the values it is given (with
+    integer categories, ``True`` matched 1 beside integers and nothing alone; a date string matched its
+    timestamp alone and nothing beside timestamps), so values of different types are matched in separate calls
+    and a value's code never depends on the others converted with it. One call when the present values share
+    a type (the usual case)."""
+    import pandas as pd
+
+    series = pd.Series(values, dtype=object)
+    present = series.notna().to_numpy()
+    types = np.array([type(v) for v in series], dtype=object)
+    kinds = set(types[present])
+    if len(kinds) <= 1:
+        return categories.get_indexer(series)
+    codes = np.full(len(series), -1, dtype=np.intp)
+    for kind in kinds:
+        at = present & (types == kind)
+        codes[at] = categories.get_indexer(series[at])
+    return codes
 
 
 def check_probabilities(model: ModelFunction, outputs: np.ndarray, rows: str) -> None:
