@@ -234,21 +234,24 @@ def category_codes(values: np.ndarray, categories: Any) -> np.ndarray:
     that value's type alone: ``categories.get_indexer`` infers one type from all the values it is given (with
     integer categories, ``True`` matched 1 beside integers and nothing alone; a date string matched its
     timestamp alone and nothing beside timestamps), so values of different types are matched in separate calls
-    and a value's code never depends on the others converted with it. One call when the present values share
-    a type (the usual case)."""
+    and a value's code never depends on the others converted with it. One call when pandas infers one kind for
+    the present values (the usual case)."""
     import pandas as pd
 
-    series = pd.Series(values, dtype=object)
-    present = series.notna().to_numpy()
-    types = np.array([type(v) for v in series], dtype=object)
+    values = np.asarray(values, dtype=object)
+    if not pd.api.types.infer_dtype(values, skipna=True).startswith("mixed"):  # one kind of value (compiled scan)
+        return categories.get_indexer(pd.Series(values, dtype=object))
+    present = pd.notna(values)
+    types = _TYPE_OF(values)
     kinds = set(types[present])
-    if len(kinds) <= 1:
-        return categories.get_indexer(series)
-    codes = np.full(len(series), -1, dtype=np.intp)
+    codes = np.full(len(values), -1, dtype=np.intp)
     for kind in kinds:
         at = present & (types == kind)
-        codes[at] = categories.get_indexer(series[at])
+        codes[at] = categories.get_indexer(pd.Series(values[at], dtype=object))
     return codes
+
+
+_TYPE_OF = np.frompyfunc(type, 1, 1)  # each object's type, elementwise
 
 
 def check_probabilities(model: ModelFunction, outputs: np.ndarray, rows: str) -> None:
