@@ -238,14 +238,16 @@ class CodedRows:
     against 14.6 ms for converting object columns, and no object array of the rows at all); anything else gets
     the object array (``np.asarray(rows)``), value for value the same."""
 
-    ndim = 2
-
     def __init__(self, palettes: Palettes, codes: np.ndarray) -> None:
         self.palettes, self.codes = palettes, codes
 
     @property
     def shape(self) -> tuple:
         return self.codes.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.codes.ndim
 
     def __len__(self) -> int:
         return len(self.codes)
