@@ -165,3 +165,38 @@ def test_a_categorical_value_is_encoded_the_same_alone_and_beside_others(categor
         result = explainer.shapley(x, method="exact")
         fx = explainer.model(explainer._check_row(x)[None, :].astype(object))[0, 0]
     assert result.base_values[0] + result.values[0].sum() == pytest.approx(fx)  # efficiency reaches f(x)
+
+
+def test_category_codes_per_kind_of_value():
+    import enum
+
+    from interplay.models.adapters import category_codes
+
+    class Color(enum.Enum):
+        RED = 1
+        BLUE = 2
+
+    stamps = pd.to_datetime(["2020-01-01", "2020-01-02"])
+    cases = [  # values, categories, codes
+        ([stamps[0], stamps[1], "2020-01-01"], stamps, [0, 1, 0]),  # a string beside timestamps: as alone
+        ([Color.BLUE, Color.BLUE, Color.RED], [Color.RED, Color.BLUE], [1, 1, 0]),  # enum members
+        ([np.int64(1), "a", None], [1, "a"], [0, 1, -1]),  # numpy scalars beside strings
+        ([np.True_, "x", np.nan], ["x", True], [1, 0, -1]),
+        ([pd.Period("2020-01", "M"), pd.NA], pd.PeriodIndex(["2020-01"], freq="M"), [0, -1]),
+        ([True, True, np.nan], [0, 1], [-1, -1, -1]),  # a bool is not an integer category, NaN beside or not
+        ([True, True], [0, 1], [-1, -1]),
+    ]
+    for values, categories, expected in cases:
+        codes = category_codes(np.array(values, dtype=object), pd.Index(categories))
+        assert codes.tolist() == expected, (values, codes)
+
+
+def test_a_date_string_row_is_explained_as_its_timestamp():
+    background = pd.DataFrame({"num": np.arange(6.0),
+                               "c": pd.Categorical(pd.to_datetime(["2020-01-01", "2020-01-02"] * 3))})
+    stamp = pd.DataFrame({"num": [0.5], "c": pd.Series([pd.Timestamp("2020-01-01")], dtype=object)})
+    text = pd.DataFrame({"num": [0.5], "c": pd.Series(["2020-01-01"], dtype=object)})
+    explainer = ip.Explainer(_CodeModel(background), background)
+    by_stamp, by_text = explainer.shapley(stamp, method="exact"), explainer.shapley(text, method="exact")
+    assert by_text.base_values[0] == by_stamp.base_values[0] == pytest.approx(3.0)  # the background's mean
+    np.testing.assert_array_equal(by_text.values, by_stamp.values)

@@ -231,27 +231,29 @@ def _column(values: np.ndarray, dtype: Any) -> Any:
 
 def category_codes(values: np.ndarray, categories: Any) -> np.ndarray:
     """Each value's position in ``categories`` (-1: outside them, or missing), as pandas matches a column of
-    that value's type alone: ``categories.get_indexer`` infers one type from all the values it is given (with
-    integer categories, ``True`` matched 1 beside integers and nothing alone; a date string matched its
-    timestamp alone and nothing beside timestamps), so values of different types are matched in separate calls
-    and a value's code never depends on the others converted with it. One call when pandas infers one kind for
-    the present values (the usual case)."""
+    that value's type alone, without missing values: ``categories.get_indexer`` infers one type from all the
+    values it is given (with integer categories, ``True`` matched 1 beside integers or a NaN and nothing alone;
+    a date string matched its timestamp alone and nothing beside timestamps), so the present values of each
+    type (by identity) are matched in a call of their own and a value's code does not depend on the others
+    converted with it. One call when pandas infers one kind for the present values (the usual case)."""
     import pandas as pd
 
     values = np.asarray(values, dtype=object)
-    if not pd.api.types.infer_dtype(values, skipna=True).startswith("mixed"):  # one kind of value (compiled scan)
-        return categories.get_indexer(pd.Series(values, dtype=object))
-    present = pd.notna(values)
-    types = _TYPE_OF(values)
-    kinds = set(types[present])
+    present = np.asarray(pd.notna(values), dtype=bool)
     codes = np.full(len(values), -1, dtype=np.intp)
-    for kind in kinds:
-        at = present & (types == kind)
-        codes[at] = categories.get_indexer(pd.Series(values[at], dtype=object))
+    if not present.any():
+        return codes
+    shown = values[present]
+    if not pd.api.types.infer_dtype(shown, skipna=False).startswith("mixed"):  # one kind (a compiled scan)
+        codes[present] = categories.get_indexer(pd.Series(shown, dtype=object))
+        return codes
+    kinds, _ = pd.factorize(np.fromiter((id(type(v)) for v in shown), dtype=np.int64, count=len(shown)))
+    matched = np.empty(len(shown), dtype=np.intp)
+    for kind in range(kinds.max() + 1):
+        at = kinds == kind
+        matched[at] = categories.get_indexer(pd.Series(shown[at], dtype=object))
+    codes[present] = matched
     return codes
-
-
-_TYPE_OF = np.frompyfunc(type, 1, 1)  # each object's type, elementwise
 
 
 def check_probabilities(model: ModelFunction, outputs: np.ndarray, rows: str) -> None:
