@@ -289,3 +289,22 @@ def test_a_finished_run_begun_before_the_rule_is_read_back_unless_a_part_must_be
     part.write_bytes(part.read_bytes()[:10])  # corrupt: it would be recomputed under the new rule
     with pytest.raises(ValueError, match="null_players: the run was begun by an earlier interplay"):
         run(explainer, X, out=out, method="kernel", budget=60, n_jobs=1, chunk_size=3, progress=False)
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2, 6])
+def test_auto_runs_keep_standard_errors_whatever_the_chunks(tmp_path, chunk_size):
+    from interplay.runs import run
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(6, D))
+    background = rng.normal(size=(10, D))
+    background[:, :5] = X[0, :5]  # row 0: two features left, enumerated; the others sampled
+    explainer = ip.Explainer(_weights_model, background)
+    direct = explainer.shapley(X, budget=60, random_state=0)
+    result = run(explainer, X, "auto", out=tmp_path / "run", budget=60, n_jobs=1, chunk_size=chunk_size,
+                 progress=False, random_state=0).explanation()
+    assert direct.std_errors is not None and result.std_errors is not None
+    exact = result.n_evaluations < 60
+    assert exact.any() and not exact.all()
+    assert np.all(result.std_errors[exact] == 0) and np.all(np.isfinite(result.std_errors))
+    np.testing.assert_array_equal(result.std_errors, direct.std_errors)

@@ -138,16 +138,29 @@ def explain_chunk(explainer: Any, task: Task, chunk: Chunk) -> dict:
         else:
             results, targets = _sampled_results(explainer, task, chunk)
     attributions = [r.univariate for r in results] if task.kind == "bivariate" else results
-    std = None
-    if all(a.std_errors is not None for a in attributions):
-        std = np.array([a.std_errors for a in attributions], dtype=float)
     return {
         "start": chunk.start,
         "row": np.arange(chunk.start, chunk.start + len(chunk.rows), dtype=np.int64),
         "base_value": np.array([a.baseline for a in attributions], dtype=float),
         "n_evaluations": np.array([r.n_evaluations for r in results], dtype=np.int64),
         "values": np.array([a.values for a in attributions], dtype=float),
-        "std_errors": std,
+        "std_errors": _std_errors(task, results, attributions),
         "adjacency": np.array([r.adjacency for r in results], dtype=float) if task.kind == "bivariate" else None,
         "target": targets,
     }
+
+
+def _std_errors(task: Task, results: list, attributions: list) -> np.ndarray | None:
+    """The chunk's standard errors ``(m, d)``, or None when its rows have none. Under ``method="auto"`` rows may
+    be enumerated (their null players leave few features: no standard errors, exactly 0) beside sampled ones,
+    as in :meth:`interplay.Explainer.shapley`: exact rows get 0 and the rest NaN where they have none, and a
+    chunk of exact rows only gets zeros too, so the numbers do not depend on how rows fall into chunks."""
+    has = [a.std_errors is not None for a in attributions]
+    if all(has):
+        return np.array([a.std_errors for a in attributions], dtype=float)
+    exact = [r.method == "exact" for r in results]
+    wanted = task.method == "auto" and task.options.get("std_errors", True) is not False
+    if not any(has) and not (wanted and all(exact)):
+        return None
+    return np.array([a.std_errors if h else np.zeros(len(a.values)) if e else np.full(len(a.values), np.nan)
+                     for a, h, e in zip(attributions, has, exact)], dtype=float)
