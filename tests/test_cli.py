@@ -311,8 +311,51 @@ def test_auto_enumerates_rows_whose_null_players_leave_few_features(tmp_path):
     explanation = io.load(out / "shapley.json")
     assert list(explanation.n_evaluations) == [16] * 4  # 2**4 coalitions of the four varying features: exact
     assert np.all(explanation.values[:, 4:] == 0.0)
-    assert explanation.info["method"] == "auto" and "at 12 features" in explanation.info["auto"]
+    assert explanation.info["method"] == "auto" and explanation.info["auto"]["full_width"] == "odd_gp"
+    assert "at 12 features" in explanation.info["auto"]["reason"]
     biv = io.load(out / "row-0-bivariate.json")
     assert biv.info["method"] == "exact" and biv.univariate.n_evaluations == 16
     sii = io.load(out / "row-0-sii.json")
     assert sii.info["method"] == "exact" and sii.n_evaluations == 16
+
+
+def _constant_columns_files(tmp_path):
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(60, 12)), columns=[f"f{j}" for j in range(12)])
+    X.iloc[:, 10:] = 1.0  # two null players in every row: ten features left, sampled
+    sio.dump(LinearRegression().fit(X, X.sum(axis=1)), tmp_path / "model.skops")
+    X.to_csv(tmp_path / "data.csv", index=False)
+    return ["explain", tmp_path / "model.skops", tmp_path / "data.csv", "--rows", "0-5", "--budget", "100",
+            "--background", "10", "--detail-rows", "0", "--chunk-size", "2", "--out", tmp_path / "out"]
+
+
+def _interrupted(out, **params):
+    manifest = json.loads((out / "run-manifest.json").read_text())
+    manifest["params"].update(params)
+    for key in (k for k in params if params[k] is None):
+        manifest["params"].pop(key)
+    manifest["chunks"].pop(sorted(manifest["chunks"])[-1])
+    manifest["complete"] = False
+    (out / "run-manifest.json").write_text(json.dumps(manifest))
+
+
+def test_resume_finishes_a_run_that_recorded_the_full_widths_method(tmp_path):
+    args = _constant_columns_files(tmp_path)
+    assert run(*args).exit_code == 0
+    _interrupted(tmp_path / "out", method="odd_gp")  # as interplay recorded it before auto chose per row
+    result = run(*args, "--resume")
+    assert result.exit_code == 0, result.output
+    assert "with shapley=odd_gp;" in result.output and "resuming the run" in result.output
+    assert io.load(tmp_path / "out" / "shapley.json").info["method"] == "odd_gp"
+
+
+def test_resume_of_a_run_begun_before_the_null_player_rule_says_it_cannot_finish_it(tmp_path):
+    args = _constant_columns_files(tmp_path)
+    assert run(*args).exit_code == 0
+    _interrupted(tmp_path / "out", null_players=None)  # no such key: an earlier interplay's run
+    result = CliRunner().invoke(main, [str(a) for a in args] + ["--resume"])
+    assert result.exit_code != 0
+    assert "begun by an earlier interplay" in result.output and "--overwrite" in result.output
+    assert "repeat its command" not in result.output

@@ -567,6 +567,12 @@ def _refusal(exc: ValueError, out_dir: Path, ctx: click.Context, chunk_size: int
     import re
 
     keys = re.findall(r"^\s+(\w+): run has", str(exc), flags=re.MULTILINE)
+    if re.search(r"^\s+null_players: the run was begun by an earlier interplay", str(exc), flags=re.MULTILINE):
+        return click.ClickException(
+            f"{out_dir} holds an unfinished run begun by an earlier interplay, which explained null players "
+            "(features equal to every reference row) within the whole game; this version gives them exact zeros, "
+            "so it cannot add rows to that run. Its finished parts can still be read (interplay.load_run). To "
+            "start afresh, add --overwrite (deletes that run) or use another --out.")
     try:
         recorded = json.loads((out_dir / RUN_OPTIONS).read_text())
         before = recorded["options"]
@@ -734,7 +740,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     # 'auto' without trees: each row chooses on the game of its features that are not null players (exact when
     # 2**k of them fit the budget), so every step passes 'auto' on; `methods` names what the full width gets
     # (checked below, said, and the method the unestimated-pairs warning suggests a budget for).
-    per_row = method == "auto" and methods is None
+    per_row = method == "auto" and methods is None and removal != "conditional"  # (conditional: no null players)
     if methods is None:
         methods = {"shapley": choose_method("shapley", method, d, budget)}
         if detail:
@@ -778,16 +784,18 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
             _record_options(out_dir, click.get_current_context(), chunk_size)
         except OSError as exc:
             raise _write_failure(exc, out_dir) from None
+    run_method = "auto" if per_row else methods["shapley"]
+    if recorded is not None and recorded["params"].get("method") == methods["shapley"]:
+        run_method = methods["shapley"]  # a run begun by an earlier interplay (the full width's name): as begun
     said = {k: (f"auto ({v} at {d} features{'' if v == 'exact' else ', exact on rows whose null players leave few'})"
-                if per_row else v) for k, v in methods.items()}
+                if per_row and (k != "shapley" or run_method == "auto") else v) for k, v in methods.items()}
     click.echo(f"Explaining {len(chosen)} row(s) of {data_file.name} ({d} features) with "
                f"{', '.join(f'{k}={v}' for k, v in said.items())}"
                + (f"; resuming the run in {out_dir}" if recorded is not None else ""), err=True)
     try:
         with warnings.catch_warnings():  # e.g. "part ... is corrupt; recomputing it": a plain line, no source
             warnings.showwarning = lambda message, *_, **__: click.echo(f"Warning: {message}", err=True)
-            batch = ip.run(explainer, frame.iloc[chosen], "auto" if per_row else methods["shapley"], out=out_dir,
-                           kind="shapley",
+            batch = ip.run(explainer, frame.iloc[chosen], run_method, out=out_dir, kind="shapley",
                            backend=backend, chunk_size=chunk_size, n_jobs=n_jobs, budget=budget, random_state=seed,
                            resume=True, model_tag=f"file-sha256:{_file_sha256(model_file)}",
                            ray_address=ray_address, call_rows=call_rows)
@@ -872,14 +880,15 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         show(_pairs_warning(unestimated, n_pairs, methods["interactions"], index, budget, start, suggestion))
     # auto per row: exact everywhere when the full width is enumerated (a row's game is never larger), else
     # each row's own choice ('auto', and what the full width gets in info["auto"])
-    shapley_method = "auto" if per_row and methods["shapley"] != "exact" else methods["shapley"]
+    shapley_method = "auto" if run_method == "auto" and methods["shapley"] != "exact" else methods["shapley"]
     # each row's class, as the batch recorded it (no second pass over the rows' predictions)
     targets = (values.info.get("targets") if classifier else None) or _row_targets(explainer, frame.iloc[chosen])
     explanation = Explanation(
         values=values.values, base_values=values.base_values, data=values.data, feature_names=values.feature_names,
         method=shapley_method, n_evaluations=values.n_evaluations, std_errors=values.std_errors,
         info={**common, "method": shapley_method, "kind": "shapley", "rows": chosen, "index": list(chosen),
-              **({"auto": said["shapley"]} if shapley_method == "auto" else {}),
+              **({"auto": {"full_width": methods["shapley"], "reason": said["shapley"]}}
+                 if shapley_method == "auto" else {}),
               # one entry per row (None past the detail rows), so that slicing keeps each row's own
               "predictions": predictions + [None] * (len(chosen) - len(predictions)),
               "explained_outputs": outputs + [None] * (len(chosen) - len(outputs)), "detail_rows": detail,
