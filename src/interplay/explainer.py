@@ -55,7 +55,7 @@ from .removal import (
 )
 from .removal._columns import CallSizer
 from .removal.conditional import refuse_missing
-from .results import Attribution, BivariateExplanation, Explanation, Interactions, group_data
+from .results import Attribution, BivariateExplanation, Explanation, Interactions, group_data, rows_std_errors
 
 
 # why a call refused several rows, and what takes them
@@ -728,9 +728,7 @@ class Explainer:
                             {"chosen": chosen, "reasons": {r.method: (r.info.get("auto") or {}).get("reason")
                                                            for r in results}})
             if std is None and any(r.std_errors is not None for r in results):  # exact rows among sampled ones
-                std = np.array([np.zeros(len(r.values)) if r.method == "exact" and r.std_errors is None
-                                else np.full(len(r.values), np.nan) if r.std_errors is None else r.std_errors
-                                for r in results])
+                std = rows_std_errors(results, [r.method == "exact" for r in results])
         null = [r.info.get("null_players", []) for r in results]
         if any(null):  # per row: the features explained as exact zeros (interplay.fixed_players)
             info["null_players"] = null

@@ -132,6 +132,13 @@ class Attribution:
         )
 
 
+def rows_std_errors(attributions: list, exact: list[bool]) -> np.ndarray:
+    """``(m, d)`` standard errors of rows of which some have none (``method="auto"``: rows whose null players
+    leave few features are enumerated beside sampled ones): exactly 0 for an exact row, NaN for another."""
+    return np.array([a.std_errors if a.std_errors is not None else np.zeros(len(a.values)) if e
+                     else np.full(len(a.values), np.nan) for a, e in zip(attributions, exact)], dtype=float)
+
+
 def _feature_index(feature, names: tuple[str, ...]) -> int:
     if isinstance(feature, (int, np.integer)) and not isinstance(feature, bool):
         if not -len(names) <= feature < len(names):

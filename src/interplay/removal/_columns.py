@@ -213,9 +213,9 @@ class Palettes:
 
     def __init__(self, x: np.ndarray, background: np.ndarray) -> None:
         self.values = np.concatenate([np.asarray(x, dtype=object)[None, :], np.asarray(background, dtype=object)])
-        self.m = len(background)
-        self.code_dtype = np.int16 if self.m < 2**15 - 1 else np.int32
-        self.background_codes = np.arange(1, self.m + 1, dtype=self.code_dtype)
+        m = len(background)
+        self.code_dtype = np.int16 if m < 2**15 - 1 else np.int32
+        self.background_codes = np.arange(1, m + 1, dtype=self.code_dtype)
         self._typed: dict = {}
 
     def rows(self, mask: np.ndarray) -> "CodedRows":

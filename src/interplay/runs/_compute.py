@@ -162,5 +162,6 @@ def _std_errors(task: Task, results: list, attributions: list) -> np.ndarray | N
     wanted = task.method == "auto" and task.options.get("std_errors", True) is not False
     if not any(has) and not (wanted and all(exact)):
         return None
-    return np.array([a.std_errors if h else np.zeros(len(a.values)) if e else np.full(len(a.values), np.nan)
-                     for a, h, e in zip(attributions, has, exact)], dtype=float)
+    from ..results import rows_std_errors
+
+    return rows_std_errors(attributions, exact)
