@@ -47,6 +47,26 @@ def test_without_cache_every_query_is_evaluated():
     assert game.n_evaluations == 6
 
 
+@pytest.mark.parametrize("cache, batch_size", [(True, None), (True, 3), (False, None), (False, 3)])
+def test_a_value_function_that_changes_its_input_harms_nothing(cache, batch_size):
+    """value_fn may write into the coalitions it is given: the caller's array, the cache and later answers stay
+    right (the game passes rows it made for the call, or a copy)."""
+    soum = UnanimitySum(4, ((0, 1), (2,), (1, 3)), (1.0, 2.0, -1.5))
+
+    def scribbling(s):
+        values = soum.value(s)
+        s[:] = ~s
+        return values
+
+    game = ip.Game(scribbling, 4, cache=cache, batch_size=batch_size)
+    coalitions = np.random.default_rng(0).random((12, 4)) < 0.5
+    kept = coalitions.copy()
+    np.testing.assert_array_equal(game(coalitions), soum.value(kept))
+    np.testing.assert_array_equal(coalitions, kept)
+    np.testing.assert_array_equal(game(coalitions[::-1]), soum.value(kept[::-1]))
+    np.testing.assert_array_equal(game(~kept), soum.value(~kept))
+
+
 def test_large_player_counts_use_packed_keys():
     n = 130
     game = ip.Game(lambda s: s[:, 0] * 1.0 + s[:, 129], n)

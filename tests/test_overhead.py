@@ -281,31 +281,46 @@ def test_random_subsets_in_blocks_equal_one_draw(sizes_seed, monkeypatch):
         np.testing.assert_array_equal(subsets.sum(axis=1), sizes)
 
 
-class _FewKeys:
-    """A generator whose integer keys take only ``levels`` values, so ties at the threshold are frequent."""
+def _few_keys(levels: int):
+    """Keys taking only ``levels`` values, so ties at the threshold are frequent."""
 
-    def __init__(self, seed: int, levels: int) -> None:
-        self.rng, self.levels = np.random.default_rng(seed), levels
+    def keys(rng, rows, n):
+        return rng.integers(0, levels, size=(rows, n)).astype(np.uint32)
 
-    def integers(self, low, high, size, dtype):
-        return self.rng.integers(0, self.levels, size=size).astype(dtype)
+    return keys
 
 
-def test_random_subsets_redraw_tied_rows_and_stay_uniform():
+def test_random_subsets_keys_are_the_generators_uint32_draws():
+    """The keys are the bit generator's raw words cut in halves: ``rng.integers``' 32-bit values for an even
+    count (so samples drawn before the faster keys are unchanged there), and the generator moves on alike."""
+    from interplay.estimators._sampling import _uint32_keys
+
+    for rows, n in ((3, 4), (5, 7), (1, 2), (4, 37)):
+        a, b = np.random.default_rng(11), np.random.default_rng(11)
+        np.testing.assert_array_equal(_uint32_keys(a, rows, n),
+                                      b.integers(0, 2**32, size=(rows, n), dtype=np.uint32))
+        assert a.random() == b.random()
+    odd = _uint32_keys(np.random.default_rng(11), 3, 5)  # an odd count: the last word's high half is unused
+    assert odd.shape == (3, 5) and odd.dtype == np.uint32
+
+
+def test_random_subsets_redraw_tied_rows_and_stay_uniform(monkeypatch):
     """With keys of 3 values most rows tie at their threshold: every row still has exactly its size, and each
     of the C(4, 2) = 6 subsets of 2 of 4 players comes out about equally often (chi-square, 5 degrees of
     freedom: 20.5 is its 0.999 quantile)."""
-    from interplay.estimators._sampling import _random_subsets
+    from interplay.estimators import _sampling
 
+    monkeypatch.setattr(_sampling, "_uint32_keys", _few_keys(3))
     sizes = np.full(6000, 2)
-    subsets = _random_subsets(sizes, 4, _FewKeys(0, 3))
+    subsets = _sampling._random_subsets(sizes, 4, np.random.default_rng(0))
     np.testing.assert_array_equal(subsets.sum(axis=1), sizes)
     codes = subsets.astype(np.int64) @ (1 << np.arange(4))
     counts = np.bincount(codes, minlength=16)[[3, 5, 6, 9, 10, 12]]
     assert counts.sum() == len(sizes)
     chi2 = ((counts - len(sizes) / 6) ** 2 / (len(sizes) / 6)).sum()
     assert chi2 < 20.5, counts
-    mixed = _random_subsets(np.array([1, 3, 2, 2, 1]), 4, _FewKeys(1, 2))  # two levels: ties almost always
+    monkeypatch.setattr(_sampling, "_uint32_keys", _few_keys(2))  # two levels: ties almost always
+    mixed = _sampling._random_subsets(np.array([1, 3, 2, 2, 1]), 4, np.random.default_rng(1))
     np.testing.assert_array_equal(mixed.sum(axis=1), [1, 3, 2, 2, 1])
 
 

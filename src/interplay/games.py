@@ -89,8 +89,8 @@ class Game:
             hit = run_keys[pos] == unique_keys[wanted]
             unique_values[wanted[hit]] = run_values[pos[hit]]
             missing[wanted[hit]] = False
-        if missing.any():
-            new_values = self._evaluate(coalitions[first[missing]])
+        if missing.any():  # the rows gathered here are the game's own copy: no second copy for value_fn
+            new_values = self._evaluate(coalitions[first[missing]], owned=True)
             unique_values[missing] = new_values
             self._add_run(unique_keys[missing], new_values)
         return unique_values[inverse.ravel()]
@@ -105,18 +105,20 @@ class Game:
             order = np.argsort(merged_keys, kind="stable")
             self._runs.append((merged_keys[order], np.concatenate([v2, v1])[order]))
 
-    def _evaluate(self, coalitions: np.ndarray) -> np.ndarray:
+    def _evaluate(self, coalitions: np.ndarray, *, owned: bool = False) -> np.ndarray:
+        """Values of ``coalitions`` from ``value_fn`` in calls of at most ``batch_size`` rows. Each call gets rows
+        it may change without harm: a copy, unless ``owned`` says the game made ``coalitions`` for this call."""
         k = len(coalitions)
         step = self.batch_size or k
         out = np.empty(k)
         for start in range(0, k, step):
             chunk = coalitions[start:start + step]
-            out[start:start + len(chunk)] = self._checked_call(chunk)
+            out[start:start + len(chunk)] = self._checked_call(chunk if owned else chunk.copy())
         return out
 
     def _checked_call(self, chunk: np.ndarray) -> np.ndarray:
         with model_call():  # the caller's BLAS threads (interplay's own work runs on one)
-            raw = self._value_fn(chunk.copy())
+            raw = self._value_fn(chunk)
         name = getattr(self._value_fn, "__name__", type(self._value_fn).__name__)
         try:
             values = np.asarray(raw, dtype=float)

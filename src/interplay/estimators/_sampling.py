@@ -215,16 +215,24 @@ def _random_subsets(sizes: np.ndarray, n: int, rng: np.random.Generator) -> np.n
     exchangeable and the redraw condition is symmetric in the players. Cost ``O(rows n log n)``.
     """
     out = np.empty((len(sizes), n), dtype=bool)
-    step = max(1, SUBSET_BLOCK_CELLS // max(n, 1))
+    step = max(2, SUBSET_BLOCK_CELLS // max(n, 1)) // 2 * 2  # even: whole raw words per block, as one draw
     for start in range(0, len(sizes), step):
         stop = min(start + step, len(sizes))
-        out[start:stop] = _smallest_keys(rng.integers(0, 2**32, size=(stop - start, n), dtype=np.uint32),
-                                         sizes[start:stop])
+        out[start:stop] = _smallest_keys(_uint32_keys(rng, stop - start, n), sizes[start:stop])
     tied = np.flatnonzero(np.count_nonzero(out, axis=1) != sizes)
     while len(tied):
-        out[tied] = _smallest_keys(rng.integers(0, 2**32, size=(len(tied), n), dtype=np.uint32), sizes[tied])
+        out[tied] = _smallest_keys(_uint32_keys(rng, len(tied), n), sizes[tied])
         tied = tied[np.count_nonzero(out[tied], axis=1) != sizes[tied]]
     return out
+
+
+def _uint32_keys(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
+    """``(rows, n)`` independent uniform 32-bit keys: the halves of the bit generator's raw 64-bit words, low
+    half first (on a little-endian machine the values of ``rng.integers(0, 2**32, dtype=np.uint32)`` for an even
+    count; 1.6x faster)."""
+    cells = rows * n
+    raw = rng.bit_generator.random_raw((cells + 1) // 2)
+    return raw.view(np.uint32)[:cells].reshape(rows, n)
 
 
 def _smallest_keys(keys: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -273,7 +281,8 @@ def kernel_sample(n: int, n_rows: int, rng: np.random.Generator, *, paired: bool
     enumerated_sizes = tuple(s for g in groups[:done] for s in g)
     width = 2 if paired else 1
     n_units = rows_left // width if done < len(groups) else 0
-    units, counts, n_draws = _draw_units(n, groups[done:], group_mass[done:], n_units, rng, paired=paired)
+    units, counts, n_draws = _draw_units(n, groups[done:], group_mass[done:], n_units, rng, paired=paired,
+                                         group_units=group_count[done:] / width)
     sampled_mass = float(group_mass[done:].sum()) if n_units else 0.0
     if len(units):
         rows = [units] if width == 1 else [units, ~units]
@@ -301,16 +310,23 @@ def _capped_group_counts(n: int, groups: list[tuple[int, ...]], cap: int) -> lis
     return out
 
 
-def _draw_units(n, groups, group_mass, n_units, rng, *, paired):
-    """Draw units until ``n_units`` distinct ones (or a cap of draws); return them, their counts and draws."""
+def _draw_units(n, groups, group_mass, n_units, rng, *, paired, group_units=None):
+    """Draw units until ``n_units`` distinct ones (or a cap of draws); return them, their counts and draws.
+
+    Draws come in rounds; the first draws enough for ``n_units`` distinct units with a margin when the groups'
+    unit counts ``group_units`` (capped counts are fine) say how many repeats to expect, else 25% more; draws
+    past the ``n_units``-th distinct unit are dropped (the sample is the same as from one draw at a time).
+    """
     if n_units == 0 or not groups:
         return np.zeros((0, n), dtype=bool), np.zeros(0), 0
     probs = group_mass / group_mass.sum()
     cap = 50 * n_units + 1000
     draws = np.zeros((0, n), dtype=bool)
     smallest = np.array([g[0] for g in groups])
+    first_round = _first_round(n_units, probs, group_units)
     while len(draws) < cap:
-        k = min(cap - len(draws), max(n_units + n_units // 4 + 16, 64))
+        k = first_round if len(draws) == 0 else max(n_units + n_units // 4 + 16, 64)
+        k = min(cap - len(draws), k)
         group = rng.choice(len(groups), size=k, p=probs)
         pick = rng.random(k) < 0.5
         sizes = smallest[group]
@@ -331,6 +347,28 @@ def _draw_units(n, groups, group_mass, n_units, rng, *, paired):
     rank[order] = np.arange(len(order))
     counts = np.bincount(rank[inverse.ravel()], minlength=len(order)).astype(float)
     return draws[first[order]], counts, len(draws)
+
+
+def _first_round(n_units: int, probs: np.ndarray, group_units: np.ndarray | None) -> int:
+    """Draws for the first round of :func:`_draw_units`: ``k`` with ``k - E[repeats](k) >= n_units``, plus twice
+    the repeats' standard deviation (about their square root) and 8, where ``E[repeats](k) = k - sum_g M_g (1 -
+    (1 - 1/M_g)^(k p_g))`` for ``M_g`` units of group ``g`` drawn with probability ``p_g`` (a few fixed-point
+    steps). When the groups hold fewer than 1.5 ``n_units`` units (repeats dominate) or nothing is known:
+    ``1.25 n_units + 16`` (at least 64), as every later round."""
+    fallback = max(n_units + n_units // 4 + 16, 64)
+    if group_units is None or group_units.sum() < 1.5 * n_units:
+        return fallback
+    log_keep = np.log1p(-1.0 / np.maximum(group_units, 1.0))  # log(1 - 1/M_g); -inf for a single unit
+
+    def repeats(k: float) -> float:
+        with np.errstate(invalid="ignore"):
+            distinct = np.where(group_units > 1, -group_units * np.expm1(k * probs * log_keep), 1.0)
+        return max(k - float(distinct.sum()), 0.0)
+
+    k = float(n_units)
+    for _ in range(6):
+        k = n_units + repeats(k)
+    return min(int(np.ceil(k + 2.0 * np.sqrt(repeats(k)))) + 8, fallback)
 
 
 def gram_solver(gram: np.ndarray):
