@@ -311,7 +311,7 @@ def test_auto_enumerates_rows_whose_null_players_leave_few_features(tmp_path):
     explanation = io.load(out / "shapley.json")
     assert list(explanation.n_evaluations) == [16] * 4  # 2**4 coalitions of the four varying features: exact
     assert np.all(explanation.values[:, 4:] == 0.0)
-    assert explanation.info["method"] == "auto" and explanation.info["auto"]["full_width"] == "odd_gp"
+    assert explanation.info["method"] == "exact" and explanation.info["auto"]["full_width"] == "odd_gp"
     assert "at 12 features" in explanation.info["auto"]["reason"]
     biv = io.load(out / "row-0-bivariate.json")
     assert biv.info["method"] == "exact" and biv.univariate.n_evaluations == 16

@@ -1,6 +1,8 @@
 """Features whose value in x equals every reference row's are null players: the Explainer gives them exact zeros
 and explains the others as a smaller game (interplay.fixed_players); exact on every index it reduces."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -165,6 +167,13 @@ def test_auto_rows_with_and_without_null_players_keep_standard_errors_and_reason
     methods = [ex.shapley(data[i], budget=500, random_state=0).method for i in range(4)]
     assert set(methods) == {"exact", "odd_gp"}
     assert result.method == "auto" and set(result.info["auto"]["reasons"]) == {"exact", "odd_gp"}
+    assert result.info["methods"] == methods  # which rows were enumerated
+    from interplay.report import build_report
+
+    counts = ", ".join(f"{m}: {methods.count(m)} row{'s' if methods.count(m) > 1 else ''}"
+                       for m in sorted(set(methods), key=lambda m: -methods.count(m)))
+    saved = replace(result, info={**result.info, "method": "auto"})  # as the command line saves it
+    assert f"auto ({counts})" in build_report([saved])  # the report's header says how many rows chose each
     assert result.std_errors is not None
     for i, method in enumerate(methods):
         if method == "exact":
@@ -308,3 +317,23 @@ def test_auto_runs_keep_standard_errors_whatever_the_chunks(tmp_path, chunk_size
     assert exact.any() and not exact.all()
     assert np.all(result.std_errors[exact] == 0) and np.all(np.isfinite(result.std_errors))
     np.testing.assert_array_equal(result.std_errors, direct.std_errors)
+    # each row's choice is kept, as the Explainer gives it (and in the table's "method" column)
+    assert result.method == direct.method == "auto"
+    assert result.info["methods"] == direct.info["methods"] == ["exact" if e else direct.info["methods"][1]
+                                                                for e in exact]
+    table = run(explainer, X, "auto", out=tmp_path / "run", budget=60, n_jobs=1, chunk_size=chunk_size,
+                progress=False, random_state=0).to_pandas()
+    assert list(table["method"]) == result.info["methods"]
+
+
+def test_auto_runs_of_one_choice_name_it(tmp_path):
+    """Every row sampled by the same method: the run's Explanation names it, as the Explainer does."""
+    from interplay.runs import run
+
+    rng = np.random.default_rng(6)
+    X, background = rng.normal(size=(4, D)), rng.normal(size=(10, D))
+    explainer = ip.Explainer(_weights_model, background)
+    direct = explainer.shapley(X, budget=60, random_state=0)
+    result = run(explainer, X, "auto", out=tmp_path / "run", budget=60, n_jobs=1, chunk_size=2, progress=False,
+                 random_state=0).explanation()
+    assert result.method == direct.method != "auto" and "methods" not in result.info

@@ -878,9 +878,10 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         start = budget or spent  # without --budget: the method's default, as spent
         suggestion = _budget_for_every_pair(methods["interactions"], index, d, start, pair_seeds)
         show(_pairs_warning(unestimated, n_pairs, methods["interactions"], index, budget, start, suggestion))
-    # auto per row: exact everywhere when the full width is enumerated (a row's game is never larger), else
-    # each row's own choice ('auto', and what the full width gets in info["auto"])
-    shapley_method = "auto" if run_method == "auto" and methods["shapley"] != "exact" else methods["shapley"]
+    # auto per row: the rows' choice when they share one (e.g. exact everywhere when the full width is enumerated:
+    # a row's game is never larger), else 'auto' with each row's in info["methods"]; what the full width gets in
+    # info["auto"]. A run begun before the rows' choices were recorded says 'auto'.
+    shapley_method = values.method if run_method == "auto" else methods["shapley"]
     # each row's class, as the batch recorded it (no second pass over the rows' predictions)
     targets = (values.info.get("targets") if classifier else None) or _row_targets(explainer, frame.iloc[chosen])
     explanation = Explanation(
@@ -888,7 +889,8 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         method=shapley_method, n_evaluations=values.n_evaluations, std_errors=values.std_errors,
         info={**common, "method": shapley_method, "kind": "shapley", "rows": chosen, "index": list(chosen),
               **({"auto": {"full_width": methods["shapley"], "reason": said["shapley"]}}
-                 if shapley_method == "auto" else {}),
+                 if run_method == "auto" else {}),
+              **({"methods": values.info["methods"]} if "methods" in values.info else {}),
               # one entry per row (None past the detail rows), so that slicing keeps each row's own
               "predictions": predictions + [None] * (len(chosen) - len(predictions)),
               "explained_outputs": outputs + [None] * (len(chosen) - len(outputs)), "detail_rows": detail,

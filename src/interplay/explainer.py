@@ -727,6 +727,8 @@ class Explainer:
             info["auto"] = (results[0].info.get("auto") if len(chosen) == 1 else
                             {"chosen": chosen, "reasons": {r.method: (r.info.get("auto") or {}).get("reason")
                                                            for r in results}})
+            if len(chosen) > 1:  # which rows were enumerated, which sampled
+                info["methods"] = [r.method for r in results]
             if std is None and any(r.std_errors is not None for r in results):  # exact rows among sampled ones
                 std = rows_std_errors(results, [r.method == "exact" for r in results])
         null = [r.info.get("null_players", []) for r in results]

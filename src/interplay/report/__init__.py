@@ -192,6 +192,8 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
             value = result.info.get(key)
             if key == "index" and not isinstance(value, str):
                 continue  # an Explanation's row labels (info["index"]) are not the interaction index
+            if key == "method" and result.info.get("methods"):  # auto, rows chose differently: how many each
+                value = f"{value} ({_row_counts(result.info['methods'])})"
             if key in result.info:
                 seen = info.setdefault(key, [])
                 if not any(_same(value, v) for v in seen):
@@ -358,6 +360,15 @@ def _graph_payload(graph, method: str) -> dict:
             "ranking_method": str(ranking.info.get("method")), "gammas": sweep["gammas"],
             "states": sweep["states"], "default": sweep["default"], "gamma": sweep["default_gamma"],
             "summary": graph.describe(), "method": method}
+
+
+def _row_counts(methods: list) -> str:
+    """``"exact: 18 rows, odd_gp: 2 rows"`` for the rows' methods, most frequent first (``None``: rows of a run
+    begun before each row's method was recorded)."""
+    from collections import Counter
+
+    counts = Counter("not recorded" if m is None else str(m) for m in methods)
+    return ", ".join(f"{m}: {c} row{'s' if c != 1 else ''}" for m, c in counts.most_common())
 
 
 def build_report(results: Iterable[Any], *, title: str = "interplay report",

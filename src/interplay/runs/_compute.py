@@ -130,8 +130,8 @@ def _sampled_results(explainer: Any, task: Task, chunk: Chunk) -> tuple[list, li
 
 def explain_chunk(explainer: Any, task: Task, chunk: Chunk) -> dict:
     """Arrays for the rows of ``chunk``: ``row``, ``base_value``, ``n_evaluations``, ``values`` ``(m, d)``,
-    ``std_errors`` ``(m, d)`` or ``None``, ``adjacency`` ``(m, d, d)`` for ``kind="bivariate"``, and ``target``
-    (the output each row explains). BLAS runs on one thread (:func:`one_blas_thread`), whatever the backend."""
+    ``std_errors`` ``(m, d)`` or ``None``, ``adjacency`` ``(m, d, d)`` for ``kind="bivariate"``, ``target``
+    (the output each row explains) and, under ``method="auto"``, ``method`` (what each row's choice was). BLAS runs on one thread (:func:`one_blas_thread`), whatever the backend."""
     with one_blas_thread(), fixed_call_size(explainer, task.call_rows):
         if task.method == "tree":
             results, targets = _tree_results(explainer, task, chunk)
@@ -147,6 +147,7 @@ def explain_chunk(explainer: Any, task: Task, chunk: Chunk) -> dict:
         "std_errors": _std_errors(task, results, attributions),
         "adjacency": np.array([r.adjacency for r in results], dtype=float) if task.kind == "bivariate" else None,
         "target": targets,
+        "method": [r.method for r in results] if task.method == "auto" else None,
     }
 
 

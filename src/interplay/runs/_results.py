@@ -18,7 +18,7 @@ from .._optional import require
 from .._validation import one_target
 from ..results import Attribution, BivariateExplanation, Explanation, group_data
 from ._store import Store
-from ._table import INDEX, TARGET, adjacency, concat, data_matrix, matrix, value_columns
+from ._table import INDEX, METHOD, TARGET, adjacency, concat, data_matrix, matrix, value_columns
 
 
 class Run:
@@ -92,7 +92,9 @@ class Run:
         """The whole run as an :class:`Explanation` (all rows in memory), as :meth:`Explainer.shapley` gives it:
         ``info["targets"]`` (each row's class) and ``info["target"]``, ``info["index"]`` (the input DataFrame's row
         labels: ``.to_pandas()`` is indexed like X). For ``kind="bivariate"``, ``values`` are the univariate
-        Shapley values and ``info["adjacency"]`` the ``(m, d, d)`` graphs."""
+        Shapley values and ``info["adjacency"]`` the ``(m, d, d)`` graphs. Under ``method="auto"`` the method is
+        the rows' choice when they share one, else ``"auto"`` with each row's in ``info["methods"]`` (``None`` for
+        rows computed by a version that did not record it)."""
         self._require_complete()
         table = self.table()
         names = self.feature_names
@@ -115,6 +117,14 @@ class Run:
                 info["index_name"] = self.manifest["index_name"]
         if self.kind == "bivariate":
             info["adjacency"] = adjacency(table, names)
+        method = self.method
+        if METHOD in table.column_names:  # method="auto": what each row chose
+            methods = table.column(METHOD).to_pylist()
+            chosen = set(methods)
+            if len(chosen) == 1 and None not in chosen:
+                method = methods[0]
+            else:
+                info["methods"] = methods
         data = data_matrix(table, value_columns(data_names, "data")) if stored else None
         if data is not None and list(data_names) != list(names):  # groups=: one column per feature, as in
             groups = self.params.get("groups") or [  # Explainer.shapley (a run from before: by name)
@@ -126,7 +136,7 @@ class Run:
             values=matrix(table, value_columns(names, "value")),
             base_values=table.column("base_value").to_numpy(),
             data=data if data is not None else np.full((table.num_rows, len(names)), np.nan),
-            feature_names=names, method=self.method, n_evaluations=table.column("n_evaluations").to_numpy(),
+            feature_names=names, method=method, n_evaluations=table.column("n_evaluations").to_numpy(),
             std_errors=matrix(table, value_columns(names, "se")) if has_se else None, info=info,
         )
 
