@@ -131,7 +131,8 @@ def _sampled_results(explainer: Any, task: Task, chunk: Chunk) -> tuple[list, li
 def explain_chunk(explainer: Any, task: Task, chunk: Chunk) -> dict:
     """Arrays for the rows of ``chunk``: ``row``, ``base_value``, ``n_evaluations``, ``values`` ``(m, d)``,
     ``std_errors`` ``(m, d)`` or ``None``, ``adjacency`` ``(m, d, d)`` for ``kind="bivariate"``, ``target``
-    (the output each row explains) and, under ``method="auto"``, ``method`` (what each row's choice was). BLAS runs on one thread (:func:`one_blas_thread`), whatever the backend."""
+    (the output each row explains) and, under ``method="auto"``, ``method`` (what each row's choice was). BLAS
+    runs on one thread (:func:`one_blas_thread`), whatever the backend."""
     with one_blas_thread(), fixed_call_size(explainer, task.call_rows):
         if task.method == "tree":
             results, targets = _tree_results(explainer, task, chunk)
