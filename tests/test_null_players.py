@@ -168,6 +168,7 @@ def test_auto_rows_with_and_without_null_players_keep_standard_errors_and_reason
     assert set(methods) == {"exact", "odd_gp"}
     assert result.method == "auto" and set(result.info["auto"]["reasons"]) == {"exact", "odd_gp"}
     assert result.info["methods"] == methods  # which rows were enumerated
+    assert [result[i].method for i in range(4)] == methods and result[1:].info["methods"] == methods[1:]
     from interplay.report import build_report
 
     counts = ", ".join(f"{m}: {methods.count(m)} row{'s' if methods.count(m) > 1 else ''}"

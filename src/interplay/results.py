@@ -333,7 +333,7 @@ class BivariateExplanation:
 
 # info entries with one item per row: sliced with the rows
 _PER_ROW_INFO = ("index", "targets", "raw_data", "rows", "predictions", "explained_outputs", "adjacency",
-                 "null_players")
+                 "null_players", "methods")
 
 
 def _row_selection(key, m: int):
@@ -446,8 +446,11 @@ class Explanation:
         std = None if self.std_errors is None else self.std_errors[r][..., cols]
         names = tuple(self.feature_names[j] for j in cols)
         if np.ndim(r) == 0:
+            methods = self.info.get("methods")  # method="auto" whose rows chose differently: the row's own
+            method = self.method if not isinstance(methods, list) or len(methods) != len(self) else methods[r]
             return Attribution(values=self.values[r, cols], baseline=self.base_values[r], feature_names=names,
-                               n_evaluations=int(self.n_evaluations[r]), method=self.method, std_errors=std,
+                               n_evaluations=int(self.n_evaluations[r]), method=method or self.method,
+                               std_errors=std,
                                info=self._row_info(r, cols),
                                data=None if self.data is None else self.data[r, data_cols])
         return replace(self, values=self.values[np.ix_(r, cols)], base_values=self.base_values[r],
