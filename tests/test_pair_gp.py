@@ -287,25 +287,6 @@ def test_posterior_standard_deviations_are_roughly_calibrated_on_sparse_games():
         assert 0.75 <= np.mean(hits) <= 0.99, (kind, np.mean(hits))
 
 
-@pytest.mark.parametrize("n_terms", [0, 4])
-def test_fold_residuals_are_those_of_refitting_without_each_fold(n_terms):
-    """The closed-form out-of-fold residuals of the blend's weight against refitting the same model without
-    each fold (fixed terms re-estimated)."""
-    rng = np.random.default_rng(n_terms)
-    units, n = 60, 9
-    S = rng.random((units, n)) < 0.5
-    y, w, rho = rng.normal(size=units), rng.uniform(0.5, 2.0, units), rng.uniform(0.1, 0.5, n)
-    terms = ([()] + list(combinations(range(4), 2))[:n_terms - 1]) if n_terms else []
-    X = _walsh_gp.design(S, terms)
-    fold = rng.permutation(units) % 5
-    residuals = _walsh_gp.fold_residuals(_walsh_gp.fit(S, y, X, rho, 0.01, "even", weights=w), fold)
-    for k in range(5):
-        held, kept = fold == k, fold != k
-        refit = _walsh_gp.fit(S[kept], y[kept], X[kept], rho, 0.01, "even", weights=w[kept])
-        prediction = X[held] @ refit.beta + _walsh_gp.walsh_kernel(S[held], S[kept], rho, "even") @ refit.alpha
-        np.testing.assert_allclose(residuals[held], y[held] - prediction, atol=1e-10)
-
-
 @pytest.mark.parametrize("index", ["sii", "bii"])
 def test_blend_is_the_weighted_mean_of_gp_and_the_bagged_trees(index, monkeypatch):
     """Pairs = mu * gp + (1 - mu) * the surrogates' exact pair values, with mu from the two out-of-fold errors;
@@ -327,8 +308,9 @@ def test_blend_is_the_weighted_mean_of_gp_and_the_bagged_trees(index, monkeypatc
     bare = ip.interactions(game(), index=index, method="gp", budget=200, random_state=1)
     assert blended.info["blend"] is info  # the blend's own record, with its time added
     assert blended.info["blend"]["seconds"] > 0 and "blend" not in plain.info and "blend" not in bare.info
-    e_gp, e_tree = info["cv_error_gp"], info["cv_error_tree"]
-    assert 0.0 < mu < 1.0 and mu == pytest.approx(e_tree**2 / (e_gp**2 + e_tree**2))
+    ratio = np.median(np.array(info["fold_errors_gp"]) / np.array(info["fold_errors_tree"]))
+    assert 0.0 < mu < 1.0 and mu == pytest.approx(1.0 / (1.0 + ratio**pair_gp.BLEND_POWER))
+    assert info["cv_error_gp"] == pytest.approx(sum(info["fold_errors_gp"]))
     for p, (a, b) in enumerate(combinations(range(n), 2)):
         assert blended[(a, b)] == pytest.approx(mu * plain[(a, b)] + (1 - mu) * tree[p], abs=1e-12)
     assert all(blended[(i,)] == plain[(i,)] for i in range(n))
@@ -367,23 +349,38 @@ def test_blend_is_skipped_for_a_handful_of_pairs():
 
 def test_blend_weight_survives_tiny_errors_and_zeros():
     """The squared sums of squares once underflowed (e ~ 1e-200) and handed every pair to the trees."""
-    assert pair_gp.blend_weight(1e-200, 2e-200) == pytest.approx(0.8)
-    assert pair_gp.blend_weight(3.0, 6.0) == pytest.approx(0.8)
+    half = 1.0 / (1.0 + 0.5**pair_gp.BLEND_POWER)
+    assert pair_gp.blend_weight(1e-200, 2e-200) == pytest.approx(half)
+    assert pair_gp.blend_weight(3.0, 6.0) == pytest.approx(half)
     assert pair_gp.blend_weight(0.0, 0.0) == 1.0 and pair_gp.blend_weight(0.0, 1.0) == 1.0
     assert pair_gp.blend_weight(1.0, 0.0) == 0.0
 
 
-def test_fold_residuals_refuse_a_fold_that_leaves_the_terms_unidentified():
+def test_blend_weight_is_the_median_fold_ratio():
+    """One fold whose GP refit goes astray (50x the others' error) moves the weight little."""
+    e_tree = np.ones(5)
+    calm = pair_gp.blend_weight(np.array([0.4, 0.5, 0.5, 0.6, 0.5]), e_tree)
+    astray = pair_gp.blend_weight(np.array([0.4, 0.5, 0.5, 0.6, 25.0]), e_tree)
+    assert calm == pytest.approx(1.0 / (1.0 + 0.5**pair_gp.BLEND_POWER)) == pytest.approx(astray)
+
+
+def test_fold_gp_residuals_leave_the_fold_out_entirely():
+    """The GP's out-of-fold residuals of the blend: the chosen model refitted on the other folds with the fixed
+    terms and relevance of the spectrum given (a surrogate fitted without the fold); the held-out pairs' values
+    do not change the prediction of them."""
     rng = np.random.default_rng(0)
-    units, n = 20, 6
+    units, n = 60, 8
     S = rng.random((units, n)) < 0.5
-    X = np.zeros((units, 2))
-    X[:, 0] = 1.0
-    X[3, 1] = 1.0  # a term only pair 3 sees: without pair 3's fold it cannot be estimated
-    fitted = _walsh_gp.fit(S, rng.normal(size=units), X, np.full(n, 0.3), 0.01, "even")
-    fold = np.arange(units) % 4
-    with pytest.raises(np.linalg.LinAlgError, match="fold 3"):
-        _walsh_gp.fold_residuals(fitted, fold)
-    X[5, 1] = 1.0  # seen by pairs 3 and 5, in different folds: identified without either
-    fitted = _walsh_gp.fit(S, rng.normal(size=units), X, np.full(n, 0.3), 0.01, "even")
-    assert np.isfinite(_walsh_gp.fold_residuals(fitted, fold)).all()
+    S[0] = True
+    y, w = rng.normal(size=units), rng.uniform(0.5, 2.0, units)
+    spectrum = {(): 0.3, (0, 1): 1.0, (2, 3): -0.5, (1, 2, 3, 4): 0.2, (5,): 0.1}
+    part = pair_gp.fit_even(S, y, w, 2 * units, spectrum, rng)
+    kept = np.arange(units) % 5 != 0
+    residuals = pair_gp._fold_gp_residuals(part, S, y, w, 2 * units, spectrum, kept)
+    moved = y.copy()
+    moved[~kept] += 10.0
+    np.testing.assert_allclose(pair_gp._fold_gp_residuals(part, S, moved, w, 2 * units, spectrum, kept),
+                               residuals + 10.0, atol=1e-9)
+    assert residuals.shape == ((~kept).sum(),) and np.isfinite(residuals).all()
+
+

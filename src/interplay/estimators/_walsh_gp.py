@@ -333,37 +333,6 @@ def fit(S: np.ndarray, y: np.ndarray, X: np.ndarray, rho, noise: float, parity: 
     return Fit(beta, alpha, factor, X, gram_inverse, scale)
 
 
-def fold_residuals(fitted: Fit, fold: np.ndarray) -> np.ndarray:
-    """For every pair ``u`` (``fold[u]`` its fold): ``y_u`` minus the prediction of the same model (terms, decays,
-    noise) fitted without ``u``'s fold, in closed form from the fit on every pair: ``e_F = (P_FF)^-1 (P y)_F`` with
-    ``P = A^-1 - A^-1 X (X' A^-1 X)^-1 X' A^-1`` (``P y`` is the fit's ``alpha``; the fixed terms are re-estimated
-    without the fold: Dubrule 1983, "Cross validation of kriging in a unique neighborhood", for blocks).
-    ``A^-1 = L^-T L^-1`` from the fit's Cholesky factor. Cost ``units^3 / 3`` for ``L^-1``, ``units^2 terms``, and
-    ``units * |F|^2`` per fold. Raises ``numpy.linalg.LinAlgError`` when a fold leaves the terms unidentified."""
-    import scipy.linalg
-
-    factor, lower = fitted.factor
-    inverse_factor, info = scipy.linalg.lapack.dtrtri(np.tril(factor) if lower else np.triu(factor).T, lower=1)
-    if info != 0:
-        raise np.linalg.LinAlgError("singular Cholesky factor")
-    inverse_factor = np.tril(inverse_factor)  # L^-1 (lower triangular)
-    Z = inverse_factor @ fitted.X  # L^-1 X: (A^-1 X)_F = (L^-1)_{:,F}' Z
-    out = np.empty(len(fitted.alpha))
-    for k in np.unique(fold):
-        F = np.flatnonzero(fold == k)
-        B = inverse_factor[:, F]
-        C = Z.T @ B  # (terms, |F|)
-        whole = B.T @ B  # (A^-1)_FF
-        P_FF = whole - C.T @ (fitted.gram_inverse @ C)
-        # P_FF is singular (but for rounding) when the other folds leave the fixed terms unidentified: its
-        # Cholesky pivots then fall to rounding level against (A^-1)_FF's diagonal (as in _loo)
-        fold_factor, info = scipy.linalg.lapack.dpotrf(P_FF, lower=1, clean=1)
-        if info != 0 or np.min(np.diag(fold_factor) ** 2 / np.diag(whole)) <= 1e-9:
-            raise np.linalg.LinAlgError(f"fold {k}: the other folds leave the fixed terms unidentified")
-        out[F] = scipy.linalg.cho_solve((fold_factor, True), fitted.alpha[F], check_finite=False)
-    return out
-
-
 def readout(fitted: Fit, membership: np.ndarray, G: np.ndarray, prior: np.ndarray | None):
     """Values ``membership' beta + G' alpha`` of a linear index of the posterior mean (``membership``: the
     index's weights on the fixed terms, ``(terms, outputs)``; ``G``: on the kernel sections ``k(., S_u)``,
