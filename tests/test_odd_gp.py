@@ -286,3 +286,28 @@ def test_leave_one_pair_out_is_inf_where_a_pair_alone_carries_a_term():
     scores = _walsh_gp._loo(V, np.maximum(ev, 0.0), V.T @ X, V.T @ y, np.arange(units),
                             _walsh_gp.NOISES * K[0, 0], rw)
     assert np.isinf(scores).all()
+
+
+def test_spectrum_arrays_give_the_dictionarys_relevance_and_rankings():
+    """A surrogate's Spectrum is read from its arrays: the same relevance (bit for bit) and ranked sets (ties of
+    equal magnitude in ascending order of their sets) as its {T: a_T} dictionary gives, and the same mapping."""
+    from interplay.estimators._surrogate import Spectrum, fit_surrogate, fourier_spectrum
+    from interplay.estimators._walsh_gp import feature_relevance
+    from interplay.estimators.odd import rank_terms
+    from interplay.synthetic import UnanimitySum
+
+    rng = np.random.default_rng(3)
+    n = 12
+    X = rng.random((400, n)) < 0.5
+    terms = [tuple(sorted(rng.choice(n, size=rng.integers(1, 5), replace=False))) for _ in range(20)]
+    spectrum = fourier_spectrum(fit_surrogate("binary", X, UnanimitySum(n, terms, rng.normal(size=20)).value(X),
+                                              rng))
+    plain = dict(spectrum)
+    assert len(spectrum) == len(plain) > 100 and spectrum == plain
+    np.testing.assert_array_equal(feature_relevance(spectrum, n), feature_relevance(plain, n))
+    for sizes in (range(2, 5, 2), range(3, 6, 2), (1,)):
+        assert rank_terms(spectrum, sizes) == rank_terms(plain, sizes)
+    tied = Spectrum([(0, np.zeros((1, 0), dtype=np.int64), np.array([2.0])),
+                     (2, np.array([[3, 4], [0, 5], [1, 2], [0, 1]]), np.array([0.5, -0.5, 0.0, 0.7]))])
+    assert rank_terms(tied, (2,)) == rank_terms(dict(tied), (2,)) == [(0, 1), (0, 5), (3, 4)]
+    assert dict(tied) == {(): 2.0, (3, 4): 0.5, (0, 5): -0.5, (1, 2): 0.0, (0, 1): 0.7}

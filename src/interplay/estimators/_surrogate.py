@@ -23,6 +23,7 @@ extra), which reads the trees; without it the estimators fall back to their surr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import combinations
 from typing import Any
 
@@ -197,7 +198,39 @@ def _leaf_arrays(ensemble) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
     return values, depth, path[:, :width], bits[:, :width]
 
 
-def _spectrum(ensemble, sizes=None, max_size: int | None = None) -> dict[tuple[int, ...], float]:
+class Spectrum(Mapping):
+    """Fourier coefficients ``{T: a_T}`` of a surrogate (a read-only mapping), kept as arrays per set size:
+    ``by_size`` holds ``(size, sets, coefficients)`` (``sets`` an ``(m, size)`` integer array, ascending; the
+    empty set as size 0). The ``{T: a_T}`` dictionary is built on first use: the relevance of each player and the
+    ranked sets (:func:`._walsh_gp.feature_relevance`, :func:`.odd.rank_terms`) read the arrays instead (the
+    blend's five fold surrogates never build it)."""
+
+    def __init__(self, by_size: list) -> None:
+        self.by_size = by_size
+        self._dict: dict | None = None
+
+    def _items(self) -> dict:
+        if self._dict is None:
+            built: dict[tuple[int, ...], float] = {}
+            for _, sets, coefficients in self.by_size:  # sets of one size: each once
+                built.update(zip(map(tuple, sets.tolist()), coefficients.tolist()))
+            self._dict = built
+        return self._dict
+
+    def __getitem__(self, key):
+        return self._items()[key]
+
+    def __iter__(self):
+        return iter(self._items())
+
+    def __len__(self) -> int:
+        return sum(len(coefficients) for _, _, coefficients in self.by_size)
+
+    def __repr__(self) -> str:
+        return f"Spectrum({self._items()!r})"
+
+
+def _spectrum(ensemble, sizes=None, max_size: int | None = None) -> Spectrum:
     """Fourier coefficients of the surrogate on the sets whose size is in ``sizes`` (None: every size up to
     ``max_size``, all when None), by the module docstring's sum over leaves.
 
@@ -211,12 +244,13 @@ def _spectrum(ensemble, sizes=None, max_size: int | None = None) -> dict[tuple[i
     wanted = range(width + 1) if sizes is None else sizes
     if sizes is None and max_size is not None:
         wanted = range(min(max_size, width) + 1)
-    spectrum: dict[tuple[int, ...], float] = {}
+    by_size: list = []
     for t in wanted:
         if t > width:
             continue
         if t == 0:  # the constant: the trees' mean plus the ensemble's base value
-            spectrum[()] = float(scale.sum()) + float(np.asarray(ensemble.base).reshape(-1)[0])
+            constant = float(scale.sum()) + float(np.asarray(ensemble.base).reshape(-1)[0])
+            by_size.append((0, np.zeros((1, 0), dtype=np.int64), np.array([constant])))
             continue
         keys, amounts = [], []
         for combo in combinations(range(width), t):
@@ -238,15 +272,15 @@ def _spectrum(ensemble, sizes=None, max_size: int | None = None) -> dict[tuple[i
         else:
             unique, inverse = np.unique(sets, axis=0, return_inverse=True)
         totals = np.bincount(inverse.ravel(), weights=np.concatenate(amounts), minlength=len(unique))
-        spectrum.update(zip(map(tuple, unique.tolist()), totals.tolist()))  # sets of one size: each once
-    return spectrum
+        by_size.append((t, np.asarray(unique, dtype=np.int64), totals))
+    return Spectrum(by_size)
 
 
-def odd_spectrum(ensemble, sizes: tuple[int, ...] = (3, 5)) -> dict[tuple[int, ...], float]:
+def odd_spectrum(ensemble, sizes: tuple[int, ...] = (3, 5)) -> Spectrum:
     """Fourier coefficients of the surrogate on odd sets of the given sizes (module docstring)."""
     return _spectrum(ensemble, sizes)
 
 
-def fourier_spectrum(ensemble, max_size: int | None = None) -> dict[tuple[int, ...], float]:
+def fourier_spectrum(ensemble, max_size: int | None = None) -> Spectrum:
     """Every Fourier coefficient of the surrogate (sets of size ``<= max_size``, all when None; module docstring)."""
     return _spectrum(ensemble, max_size=max_size)

@@ -123,18 +123,23 @@ def without_each(pmf: np.ndarray, q: np.ndarray) -> np.ndarray:
     return out
 
 
-def feature_relevance(spectrum: dict, n: int) -> np.ndarray:
+def feature_relevance(spectrum, n: int) -> np.ndarray:
     """``r_k = sqrt(sum_{T ni k} a_T^2)`` over a (surrogate's) Fourier spectrum ``{T: a_T}`` (one array pass per
-    set size)."""
-    by_size: dict[int, tuple[list, list]] = {}
-    for T, c in spectrum.items():
-        if T:
-            keys, coefficients = by_size.setdefault(len(T), ([], []))
-            keys.append(T)
-            coefficients.append(c)
+    set size; a :class:`._surrogate.Spectrum`'s own arrays, else the sets grouped by size first)."""
+    by_size = getattr(spectrum, "by_size", None)
+    if by_size is None:
+        grouped: dict[int, tuple[list, list]] = {}
+        for T, c in spectrum.items():
+            if T:
+                keys, coefficients = grouped.setdefault(len(T), ([], []))
+                keys.append(T)
+                coefficients.append(c)
+        by_size = [(size, np.asarray(keys, dtype=np.int64), np.asarray(coefficients, dtype=float))
+                   for size, (keys, coefficients) in grouped.items()]
     relevance = np.zeros(n)
-    for size, (keys, coefficients) in by_size.items():
-        np.add.at(relevance, np.asarray(keys, dtype=np.int64).ravel(), np.repeat(np.square(coefficients), size))
+    for size, sets, coefficients in by_size:
+        if size:
+            np.add.at(relevance, sets.ravel(), np.repeat(np.square(coefficients), size))
     return np.sqrt(relevance)
 
 

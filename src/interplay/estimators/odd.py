@@ -126,10 +126,35 @@ def surrogate_spectrum(kind, coalitions: np.ndarray, values: np.ndarray, rng: np
     return spectrum, time.perf_counter() - start
 
 
-def rank_terms(spectrum: dict[tuple[int, ...], float], sizes) -> list[tuple[int, ...]]:
-    """The sets whose size is in ``sizes`` with a nonzero coefficient in ``spectrum``, largest first."""
-    kept = {T: c for T, c in spectrum.items() if len(T) in sizes and c != 0}
-    return [T for T, _ in sorted(kept.items(), key=lambda kv: (-abs(kv[1]), kv[0]))]
+def rank_terms(spectrum, sizes) -> list[tuple[int, ...]]:
+    """The sets whose size is in ``sizes`` with a nonzero coefficient in ``spectrum``, largest first (equal
+    magnitudes: the sets in ascending order). A :class:`._surrogate.Spectrum` is read from its arrays of those
+    sizes (one numpy sort by magnitude; ties ordered by their sets), else every entry is filtered and sorted."""
+    by_size = getattr(spectrum, "by_size", None)
+    if by_size is None:
+        kept = {T: c for T, c in spectrum.items() if len(T) in sizes and c != 0}
+        return [T for T, _ in sorted(kept.items(), key=lambda kv: (-abs(kv[1]), kv[0]))]
+    sets, magnitudes = [], []
+    for size, members, coefficients in by_size:
+        if size in sizes:
+            nonzero = coefficients != 0
+            sets.extend(map(tuple, members[nonzero].tolist()))
+            magnitudes.append(np.abs(coefficients[nonzero]))
+    if not sets:
+        return []
+    magnitudes = np.concatenate(magnitudes)
+    order = np.argsort(-magnitudes, kind="stable")
+    ranked = [sets[i] for i in order]
+    ordered = magnitudes[order]
+    ties = np.flatnonzero(ordered[1:] == ordered[:-1])  # runs of equal magnitudes: by their sets
+    if len(ties):
+        starts = ties[np.concatenate([[True], ties[1:] != ties[:-1] + 1])]
+        for start in starts:
+            stop = start + 1
+            while stop < len(ordered) and ordered[stop] == ordered[start]:
+                stop += 1
+            ranked[start:stop] = sorted(ranked[start:stop])
+    return ranked
 
 
 def rank_odd_terms(spectrum: dict[tuple[int, ...], float], max_size: int = 5) -> list[tuple[int, ...]]:
