@@ -311,3 +311,57 @@ def test_spectrum_arrays_give_the_dictionarys_relevance_and_rankings():
                      (2, np.array([[3, 4], [0, 5], [1, 2], [0, 1]]), np.array([0.5, -0.5, 0.0, 0.7]))])
     assert rank_terms(tied, (2,)) == rank_terms(dict(tied), (2,)) == [(0, 1), (0, 5), (3, 4)]
     assert dict(tied) == {(): 2.0, (3, 4): 0.5, (0, 5): -0.5, (1, 2): 0.0, (0, 1): 0.7}
+
+
+def test_terms_with_finite_prior_variances_are_part_of_the_kernel():
+    """fit(..., extra=(X_e, D)): universal kriging with the flat terms X and the kernel K + X_e D X_e', written out;
+    the extra terms' means D X_e' alpha follow X's in beta, and the readout of an index on every term gives the
+    same posterior mean and deviation as G and the prior widened by the extra terms (the process they join)."""
+    from interplay.estimators._walsh_gp import design, fit, kernel_at_zero, readout, walsh_kernel
+
+    rng = np.random.default_rng(4)
+    n, units = 8, 40
+    S = rng.random((units, n)) < 0.5
+    y, w = rng.normal(size=units), rng.uniform(0.5, 2.0, units)
+    rho, noise = np.full(n, 0.4), 0.05
+    flat, extra = [(i,) for i in range(n)], [(0, 1, 2), (2, 5, 7), (1, 3, 4, 5, 6)]
+    D = np.array([0.3, 0.1, 0.02])
+    fitted = fit(S, y, design(S, flat), rho, noise, "odd", weights=w, extra=(design(S, extra), D))
+    X, Xe = design(S, flat), design(S, extra)
+    A = walsh_kernel(S, S, rho, "odd") + (Xe * D) @ Xe.T + np.diag(noise * kernel_at_zero(rho, "odd") / w)
+    Ainv = np.linalg.inv(A)
+    beta = np.linalg.solve(X.T @ Ainv @ X, X.T @ Ainv @ y)
+    alpha = Ainv @ (y - X @ beta)
+    np.testing.assert_allclose(fitted.alpha, alpha, atol=1e-9)
+    np.testing.assert_allclose(fitted.beta, np.concatenate([beta, D * (Xe.T @ alpha)]), atol=1e-9)
+    # the index: the function at three new coalitions (membership: the terms there; G: the kernel sections)
+    T = rng.random((3, n)) < 0.5
+    membership = design(T, flat + extra).T
+    G = walsh_kernel(S, T, rho, "odd")
+    prior = np.full(3, kernel_at_zero(rho, "odd"))
+    values, std = readout(fitted, membership, G, prior)
+    np.testing.assert_allclose(values, membership.T @ fitted.beta + G.T @ fitted.alpha, atol=1e-12)
+    widened_G = G + Xe @ (D[:, None] * membership[len(flat):])
+    widened_prior = prior + np.sum(D[:, None] * membership[len(flat):] ** 2, axis=0)
+    R = membership[:len(flat)] - X.T @ Ainv @ widened_G
+    var = widened_prior - np.sum(widened_G * (Ainv @ widened_G), axis=0) + np.sum(
+        R * np.linalg.solve(X.T @ Ainv @ X, R), axis=0)
+    assert np.all(var > 1e-3)  # a genuine posterior variance, well above zero
+    np.testing.assert_allclose(std, np.sqrt(var * fitted.scale), rtol=1e-7)
+
+
+def test_oddgp_chooses_finite_prior_variances_on_a_dense_game_and_stays_efficient():
+    """On a network-like game (a dense spectrum) some seeds choose the surrogate's interactions with a finite
+    prior variance (info's extra_prior a number); the values still sum to v(N) - v(empty)."""
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(0)
+    n = 14
+    W, V = rng.normal(size=(n, 12)), rng.normal(size=12)
+    game = lambda: ip.Game(lambda Z: np.tanh((Z - 0.5) @ W) @ V, n)  # noqa: E731
+    full, empty = game()(np.ones((1, n), bool))[0], game()(np.zeros((1, n), bool))[0]
+    taus = []
+    for seed in range(6):
+        result = ip.shapley(game(), method="odd_gp", budget=20 * n, random_state=seed)
+        taus.append(result.info["extra_prior"])
+        assert result.values.sum() == pytest.approx(full - empty, abs=1e-9)
+    assert any(t is not None for t in taus), taus

@@ -106,10 +106,15 @@ def _part_matrix(part: Part, std_errors: bool):
     matrix += bivariate_values(part.S, part.decays, part.parity, part.fitted.alpha)
     if not std_errors:
         return matrix, None
-    membership = np.zeros((len(part.terms), n * n))
+    membership = np.zeros((len(part.terms), n, n))  # bivariate_from_fourier({T: 1}) for each term T
     for t, T in enumerate(part.terms):
         if T:
-            membership[t] = bivariate_from_fourier({T: 1.0}, n)[0].ravel()
+            k, columns = len(T), list(T)
+            outside = 1.0 / k if k % 2 else 1.0 / (k + 1)
+            membership[t][:, columns] = outside
+            membership[t][np.ix_(columns, columns)] = 1.0 / (k - 1) if k % 2 == 0 else 1.0 / k
+    membership[:, np.arange(n), np.arange(n)] = 0.0
+    membership = membership.reshape(len(part.terms), n * n)
     G = bivariate_weights(part.S, part.decays, part.parity)
     _, std = readout(part.fitted, membership, G, bivariate_prior_variance(part.decays, part.parity))
     return matrix, (std ** 2).reshape(n, n)

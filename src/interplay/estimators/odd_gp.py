@@ -32,7 +32,9 @@ equally to meet efficiency exactly (the fit leaves ``v(N) - v(empty)`` off by it
 Choices (:func:`._walsh_gp.select`, by leave-one-pair-out error of the odd part, weighted by the pairs'
 regression weights): ``gamma``, ``rho`` and the noise with the singletons as fixed terms, then the fixed terms
 at those: the singletons, the singletons and the surrogate's odd interactions up to 0.1 or 0.2 of the budget (as
-OddSHAP), or none (only while the choice is made on every pair; see :func:`term_sets`). With more than
+OddSHAP), or none (only while the choice is made on every pair; see :func:`term_sets`), or the singletons with
+the largest set's interactions as terms of the process with finite prior variances (``tau`` times their share of
+the surrogate's odd interaction spectrum: :func:`._walsh_gp.select`). With more than
 ``SELECT_UNITS`` (250) sampled pairs (``2n + 3``, when more) the choice is made on that many of them and the
 chosen model fitted once on all (one Cholesky factorisation).
 
@@ -63,7 +65,7 @@ from ..results import Attribution
 from ._registry import register
 from ._sampling import default_budget, kernel_solve
 from ._surrogate import resolve_surrogate
-from ._walsh_gp import (Part, budget_term_sets, design, feature_relevance, fit, fit_part, node_products,
+from ._walsh_gp import (Part, budget_term_sets, design, extra_weights, feature_relevance, fit, fit_part, node_products,
                         poisson_binomial, readout, signs, without_each)
 from .leverage import draw_leverage_sample, sample_info
 from .odd import odd_shapley, rank_odd_terms, surrogate_spectrum
@@ -145,7 +147,7 @@ def fit_odd(S: np.ndarray, y: np.ndarray, w: np.ndarray, budget: int, spectrum: 
     ranked = rank_odd_terms(spectrum) if spectrum is not None else []
     relevance = feature_relevance(spectrum, n) if spectrum is not None else None
     return fit_part(S, y, w, "odd", term_sets(n, budget, ranked), lambda key: fixed_terms(n, budget, ranked, key),
-                    relevance, rng)
+                    relevance, rng, extra_weights(spectrum, range(3, n + 1, 2)))
 
 
 def odd_gp_fit(S: np.ndarray, y: np.ndarray, w: np.ndarray, total: float, budget: int, spectrum: dict | None,

@@ -8,8 +8,9 @@ on the odd part (:mod:`._walsh_gp`). In the Walsh basis (:mod:`.spectral`'s clos
 and the singletons are the Banzhaf values ``2 a_i`` (BII) or the Shapley values (SII, OddGP of :mod:`.odd_gp`).
 Both parts are fitted on one leverage sample of complementary pairs (:mod:`._leverage`): the odd part by OddGP,
 the even part by the same model with even sets, the constant and the surrogate's largest even interactions
-(pairs and sets of four) as fixed terms (none beyond the constant, or up to 0.1 or 0.2 of the budget, chosen by
-leave-one-pair-out error with ``gamma``, ``rho`` and the noise; :func:`._walsh_gp.select`). The posterior mean's
+(pairs and sets of four) as fixed terms (none beyond the constant, or up to 0.1 or 0.2 of the budget, flat or
+with finite prior variances, chosen by leave-one-pair-out error with ``gamma``, ``rho`` and the noise;
+:func:`._walsh_gp.select`). The posterior mean's
 pair indices have closed forms in the kernel sections ``k(., S_u)`` (``z = +-1`` the memberships of ``S_u``,
 ``w_T`` the prior weights of :mod:`._walsh_gp`):
 
@@ -67,8 +68,8 @@ from ..results import Interactions
 from ._registry import register
 from ._sampling import resolve_budget
 from ._surrogate import resolve_surrogate
-from ._walsh_gp import (Part, budget_term_sets, design, feature_relevance, fit, fit_part, node_factors,
-                        player_decays, poisson_binomial, readout, signs, walsh_kernel, without_each)
+from ._walsh_gp import (Part, budget_term_sets, design, extra_weights, feature_relevance, fit_choice, fit_part,
+                        node_factors, player_decays, poisson_binomial, readout, signs, walsh_kernel, without_each)
 from .exact import enumerated_interactions
 from .kernel import minimum_budget
 from .leverage import draw_leverage_sample, sample_info
@@ -101,7 +102,8 @@ def fit_even(S: np.ndarray, y: np.ndarray, w: np.ndarray, budget: int, spectrum:
     ranked = rank_even_terms(spectrum) if spectrum is not None else []
     relevance = feature_relevance(spectrum, S.shape[1]) if spectrum is not None else None
     term_sets = budget_term_sets(budget, EVEN_RATIOS, lambda scaled, ratio: even_terms(scaled, ranked, ratio), 2)
-    return fit_part(S, y, w, "even", term_sets, lambda key: even_terms(budget, ranked, key), relevance, rng)
+    return fit_part(S, y, w, "even", term_sets, lambda key: even_terms(budget, ranked, key), relevance, rng,
+                    extra_weights(spectrum, range(2, S.shape[1] + 1, 2)))
 
 
 def pair_index(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -250,9 +252,11 @@ def _fold_gp_residuals(part: Part, S: np.ndarray, y: np.ndarray, w: np.ndarray, 
     terms and relevance weights of ``spectrum`` (a surrogate fitted without the held-out pairs)."""
     n = S.shape[1]
     choice = part.choice
-    terms = even_terms(budget, rank_even_terms(spectrum), choice.terms)
+    ranked = rank_even_terms(spectrum)
     decays = player_decays(choice.rho, choice.gamma, feature_relevance(spectrum, n), n)
-    refit = fit(S[kept], y[kept], design(S[kept], terms), decays, choice.noise, "even", weights=w[kept])
+    weights = extra_weights(spectrum, range(2, n + 1, 2)) if choice.tau is not None else None
+    terms, refit = fit_choice(S[kept], y[kept], w[kept], choice, lambda key: even_terms(budget, ranked, key),
+                              decays, "even", weights)
     held = ~kept
     prediction = design(S[held], terms) @ refit.beta + walsh_kernel(S[held], S[kept], decays, "even") @ refit.alpha
     return y[held] - prediction
