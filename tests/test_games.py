@@ -66,6 +66,16 @@ def test_a_value_function_that_changes_its_input_harms_nothing(cache, batch_size
     np.testing.assert_array_equal(game(coalitions[::-1]), soum.value(kept[::-1]))
     np.testing.assert_array_equal(game(~kept), soum.value(~kept))
 
+    def nan_at_zero_only(s):  # NaN for the coalition {0}, then writes into its input
+        values = np.where((s == [True, False, False, False]).all(axis=1), np.nan, 1.0)
+        s[:] = ~s
+        return values
+
+    game = ip.Game(nan_at_zero_only, 4, cache=cache, batch_size=batch_size)
+    rows = np.array([[False, True, True, False], [True, False, False, False]])
+    with pytest.raises(ValueError, match=r"non-finite values \(NaN or inf\) for coalitions \[\[0\]\]"):
+        game(rows)  # the coalition as it was passed, not as value_fn left it
+
 
 def test_large_player_counts_use_packed_keys():
     n = 130

@@ -304,6 +304,24 @@ def test_random_subsets_keys_are_the_generators_uint32_draws():
     assert odd.shape == (3, 5) and odd.dtype == np.uint32
 
 
+@pytest.mark.parametrize("bit_generator", ["MT19937", "Philox", "SFC64", "PCG64DXSM"])
+def test_kernel_shapley_with_any_numpy_bit_generator(bit_generator):
+    """MT19937's raw words have 32 random bits (the others' 64): its keys come from rng.integers, so KernelSHAP
+    neither hangs on ties nor repeats one subset; each generator's subsets are uniform over the players."""
+    import interplay as ip
+    from interplay.estimators._sampling import _random_subsets
+
+    rng = np.random.Generator(getattr(np.random, bit_generator)(0))
+    subsets = _random_subsets(np.full(3000, 3), 6, rng)
+    assert np.all(subsets.sum(axis=1) == 3)
+    assert len({tuple(r) for r in subsets}) == 20  # every one of the C(6, 3) subsets comes up
+    np.testing.assert_allclose(subsets.mean(axis=0), 0.5, atol=0.05)
+    weights = np.arange(1.0, 13.0)
+    result = ip.shapley(ip.Game(lambda Z: Z @ weights, 12), method="kernel", budget=300,
+                        random_state=np.random.Generator(getattr(np.random, bit_generator)(1)))
+    np.testing.assert_allclose(result.values, weights, atol=1e-9)  # additive game: exact from any sample
+
+
 def test_random_subsets_redraw_tied_rows_and_stay_uniform(monkeypatch):
     """With keys of 3 values most rows tie at their threshold: every row still has exactly its size, and each
     of the C(4, 2) = 6 subsets of 2 of 4 players comes out about equally often (chi-square, 5 degrees of

@@ -362,6 +362,9 @@ def test_blend_weight_is_the_median_fold_ratio():
     calm = pair_gp.blend_weight(np.array([0.4, 0.5, 0.5, 0.6, 0.5]), e_tree)
     astray = pair_gp.blend_weight(np.array([0.4, 0.5, 0.5, 0.6, 25.0]), e_tree)
     assert calm == pytest.approx(1.0 / (1.0 + 0.5**pair_gp.BLEND_POWER)) == pytest.approx(astray)
+    # two folds (a tiny sample): the lower of the two ratios, not their mean, so one stray fold does not decide
+    assert pair_gp.blend_weight([0.5, 25.0], [1.0, 1.0]) == pytest.approx(calm)
+    assert pair_gp.blend_weight([0.5, 0.5], [1.0, 0.0]) == pytest.approx(calm)
 
 
 def test_fold_gp_residuals_leave_the_fold_out_entirely():

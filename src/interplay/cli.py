@@ -882,6 +882,8 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     # a row's game is never larger), else 'auto' with each row's in info["methods"]; what the full width gets in
     # info["auto"]. A run begun before the rows' choices were recorded says 'auto'.
     shapley_method = values.method if run_method == "auto" else methods["shapley"]
+    if shapley_method == "auto" and "methods" not in values.info and methods["shapley"] == "exact":
+        shapley_method = "exact"  # a run begun before each row's choice was kept: the full width is enumerated
     # each row's class, as the batch recorded it (no second pass over the rows' predictions)
     targets = (values.info.get("targets") if classifier else None) or _row_targets(explainer, frame.iloc[chosen])
     explanation = Explanation(

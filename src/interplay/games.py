@@ -90,7 +90,7 @@ class Game:
             unique_values[wanted[hit]] = run_values[pos[hit]]
             missing[wanted[hit]] = False
         if missing.any():  # the rows gathered here are the game's own copy: no second copy for value_fn
-            new_values = self._evaluate(coalitions[first[missing]], owned=True)
+            new_values = self._evaluate(coalitions, rows=first[missing])
             unique_values[missing] = new_values
             self._add_run(unique_keys[missing], new_values)
         return unique_values[inverse.ravel()]
@@ -105,18 +105,25 @@ class Game:
             order = np.argsort(merged_keys, kind="stable")
             self._runs.append((merged_keys[order], np.concatenate([v2, v1])[order]))
 
-    def _evaluate(self, coalitions: np.ndarray, *, owned: bool = False) -> np.ndarray:
-        """Values of ``coalitions`` from ``value_fn`` in calls of at most ``batch_size`` rows. Each call gets rows
-        it may change without harm: a copy, unless ``owned`` says the game made ``coalitions`` for this call."""
-        k = len(coalitions)
+    def _evaluate(self, coalitions: np.ndarray, *, rows: np.ndarray | None = None) -> np.ndarray:
+        """Values of ``coalitions`` (of ``coalitions[rows]`` when ``rows`` is given) from ``value_fn``, in calls
+        of at most ``batch_size`` rows. Each call gets rows it may change without harm: the rows gathered for it,
+        or a copy of a slice; error messages show them as they were (gathered again)."""
+        k = len(coalitions) if rows is None else len(rows)
         step = self.batch_size or k
         out = np.empty(k)
         for start in range(0, k, step):
-            chunk = coalitions[start:start + step]
-            out[start:start + len(chunk)] = self._checked_call(chunk if owned else chunk.copy())
+            if rows is None:
+                chunk = coalitions[start:start + step]
+                out[start:start + len(chunk)] = self._checked_call(chunk.copy(), lambda c=chunk: c)
+            else:
+                taken = rows[start:start + step]
+                out[start:start + len(taken)] = self._checked_call(coalitions[taken], lambda t=taken: coalitions[t])
         return out
 
-    def _checked_call(self, chunk: np.ndarray) -> np.ndarray:
+    def _checked_call(self, chunk: np.ndarray, shown) -> np.ndarray:
+        """``value_fn(chunk)``, checked; ``shown()`` gives the rows as passed, for an error message (``value_fn``
+        may have written into ``chunk``)."""
         with model_call():  # the caller's BLAS threads (interplay's own work runs on one)
             raw = self._value_fn(chunk)
         name = getattr(self._value_fn, "__name__", type(self._value_fn).__name__)
@@ -138,7 +145,7 @@ class Game:
             bad = np.flatnonzero(~np.isfinite(values))[:5]
             raise ValueError(
                 f"value_fn ({name}) returned non-finite values (NaN or inf) for coalitions "
-                f"{[np.flatnonzero(chunk[b]).tolist() for b in bad]}"
+                f"{[np.flatnonzero(row).tolist() for row in shown()[bad]]}"
             )
         self.n_calls += 1
         self.n_evaluations += len(chunk)

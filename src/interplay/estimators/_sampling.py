@@ -226,10 +226,16 @@ def _random_subsets(sizes: np.ndarray, n: int, rng: np.random.Generator) -> np.n
     return out
 
 
+_RAW_64 = (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64)  # 64-bit raw words
+
+
 def _uint32_keys(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
-    """``(rows, n)`` independent uniform 32-bit keys: the halves of the bit generator's raw 64-bit words, low
-    half first (on a little-endian machine the values of ``rng.integers(0, 2**32, dtype=np.uint32)`` for an even
-    count; 1.6x faster)."""
+    """``(rows, n)`` independent uniform 32-bit keys. From a bit generator whose raw words have 64 random bits
+    (numpy's default PCG64, PCG64DXSM, Philox, SFC64): the halves of its raw words, low half first (on a
+    little-endian machine the values of ``rng.integers(0, 2**32, dtype=np.uint32)`` for an even count when no
+    half-word is buffered; 1.6x faster). Any other (MT19937's raw words have 32 bits): ``rng.integers``."""
+    if type(rng.bit_generator) not in _RAW_64:
+        return rng.integers(0, 2**32, size=(rows, n), dtype=np.uint32)
     cells = rows * n
     raw = rng.bit_generator.random_raw((cells + 1) // 2)
     return raw.view(np.uint32)[:cells].reshape(rows, n)

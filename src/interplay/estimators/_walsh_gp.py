@@ -27,15 +27,18 @@ Model choice (:func:`select`), by leave-one-pair-out error (closed form: ``e_u =
 :data:`NOISES` with the first candidate design (for each ``gamma`` a walk along the ``rho`` grid from its middle
 towards the better neighbour while the error falls), then the designs and the noise at those; on at most
 :data:`SELECT_UNITS` pairs, or twice the smallest set of fixed terms and 3 more (one eigendecomposition per
-``(gamma, rho)`` tried, every noise at once). With a surrogate, the largest design's terms beyond the first
-design's are also tried with finite prior variances ``tau k(S, S) a_T^2 / sum a^2`` (``a_T`` the surrogate's
-coefficient, the sum over its terms of the part's parity beyond the first design's; ``tau`` in
-:data:`EXTRA_TAUS`, one eigendecomposition each): terms of the process, added to its kernel, whose posterior
-means ``D_T sum_u alpha_u chi_T(S_u)`` (``D_T`` the term's prior variance) follow ``beta``. A continuous step between the first design
-(``tau = 0``) and the flat prior (``tau = inf``): on the benchmark's 20-feature network, where the flat designs
-were chosen too often (a dense spectrum), the matrix's error fell 8-10% at 10n-20n, and no cell of the four
-Bivariate games (5n-40n, 20 seeds) was worse by more than 7% (geometric mean 0.97); Shapley values 0.94,
-SII and BII 0.97 (1.07 at most). About 1.1-1.3x the time.
+``(gamma, rho)`` tried, every noise at once).
+
+With a surrogate, the largest design's terms beyond the first design's are also tried with finite prior variances
+``D_T = tau k(S, S) a_T^2 / sum a^2`` (``a_T`` the surrogate's coefficient; the sum over all its interactions of the
+part's parity, sizes 3 and up (odd) or 2 and up (even), so the surrogate sets the scale of ``tau``), ``tau`` in
+:data:`EXTRA_TAUS` (one eigendecomposition each, at the best ``(gamma, rho)`` and the noises next to the best one so
+far): terms of the process, added to its kernel, whose posterior means ``D_T sum_u alpha_u chi_T(S_u)`` follow
+``beta``. A continuous step between the first design (``tau = 0``) and the flat prior (``tau = inf``). On the
+benchmark's 20-feature network, where the flat designs were chosen too often (a dense spectrum), the Bivariate
+matrix's error fell 7-11% at 10n-20n; 20 seeds of the benchmark's games before and after: Shapley values 0.94 as a
+geometric mean over cells (none worse), the matrix 0.97 (5n at most 1.07 worse), SII and BII 0.97 (at most 1.07);
+about 1.1-1.3x the time (three more eigendecompositions per part).
 """
 
 from __future__ import annotations

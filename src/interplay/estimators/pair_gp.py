@@ -22,23 +22,22 @@ and prior variances ``16 w_ab`` (BII) and ``16 q_a q_b sum_{m even} P_-ab(m) / (
 rho)``, ``P_-ab`` the Poisson-binomial distribution of the other ``q_k``). Biased (regularised fits), exact at
 full budget (exact enumeration).
 
-Blend (``blend=True``, the default when a surrogate library is installed): the pairs are
-``mu * gp + (1 - mu) * tree``, ``tree`` the mean exact pair index of 5 tree surrogates each fitted on the sample
-without one fold of complementary pairs (the estimate of shapiq's ProxySHAP, which reads one surrogate's exact
-index and spends no evaluation on a correction), ``mu = 1 / (1 + q^4)`` with ``q`` the median over the folds
-of ``e_gp / e_tree``, ``e`` each model's weighted sum of squared out-of-fold errors of the even part on that
-fold (:func:`tree_blend`; the GP alone with fewer than 4 pairs). The GP's out-of-fold errors come from its
-chosen model refitted without the fold, with the fixed terms and relevance weights of the surrogate fitted
-without it: the closed-form residuals of the fit on every pair (the weight's first version, ``e_tree^2 /
-(e_gp^2 + e_tree^2)`` of the sums) kept the terms that a surrogate of every pair, the held-out fold included,
-had ranked, and came out 2-3x smaller than honest ones, so the GP was weighted too much where the trees were
-better (0.7 where 0.35 was best on the 40-player Moebius game at 10n). Against that version, 20 seeds of the
-benchmark's five order-2 games (16-40 players, SII and BII, 5n-40n): MSE 0.97 as a geometric mean over the 40
-cells, 0.84-0.96 on the network and the 40-player Moebius game at 5n-10n, at most 1.06 (boosting, 5n); the
-median keeps one fold whose refit goes astray (on the boosting game at 10n, 50x the other folds' error) from
-handing the pairs to the trees. A heuristic weight (the power chosen on those cells); the
-trees alone had 0.65-0.70 of the GP's error at 10n on the network but 1.3-7x at 40n-80n. The singletons stay
-OddGP's (SII) or the odd part's (BII).
+Blend (``blend=True``, the default when a surrogate library is installed): the pairs are ``mu * gp + (1 - mu) *
+tree``, ``tree`` the mean exact pair index of 5 tree surrogates each fitted on the sample without one fold of
+complementary pairs (the estimate of shapiq's ProxySHAP, which reads one surrogate's exact index and spends no
+evaluation on a correction), ``mu = 1 / (1 + q^4)`` with ``q`` the median over the folds of ``e_gp / e_tree``, ``e``
+each model's weighted sum of squared out-of-fold errors of the even part on that fold (the lower median with an even
+number of folds; :func:`tree_blend`; the GP alone with fewer than 4 pairs). The GP's out-of-fold errors come from
+its chosen model refitted without the fold, with the fixed terms and relevance weights of the surrogate fitted
+without it: the closed-form residuals of the fit on every pair (the weight's first version, ``e_tree^2 / (e_gp^2 +
+e_tree^2)`` of the sums) kept the terms that a surrogate of every pair, the held-out fold included, had ranked, and
+came out 2-3x smaller than honest ones, so the GP was weighted too much where the trees were better (0.7 where 0.35
+was best on the 40-player Moebius game at 10n). Against that version, 20 seeds of the benchmark's five order-2 games
+(16-40 players, SII and BII, 5n-40n): MSE 0.97 as a geometric mean over the 40 cells, 0.84-0.96 on the network and
+the 40-player Moebius game at 5n-10n, at most 1.06 (boosting, 5n); the median keeps one fold whose refit goes astray
+(on the boosting game at 10n, 50x the other folds' error) from handing the pairs to the trees. A heuristic weight
+(the power chosen on those cells); the trees alone had 0.65-0.70 of the GP's error at 10n on the network but 1.3-7x
+at 40n-80n. The singletons stay OddGP's (SII) or the odd part's (BII).
 
 Standard errors: posterior standard deviations of the GP (model-based: 95% intervals covered 0.87 (BII) and 0.90
 (SII) of the pairs on sparse games of 10 players at budget 150, 15 seeds, but only about half on unstructured
@@ -263,14 +262,15 @@ def _fold_gp_residuals(part: Part, S: np.ndarray, y: np.ndarray, w: np.ndarray, 
 
 
 def blend_weight(e_gp, e_tree) -> float:
-    """The GP's weight ``1 / (1 + q^BLEND_POWER)``, ``q`` the median over folds of ``e_gp / e_tree`` (each fold's
-    out-of-fold errors; numbers: one fold): a fold whose refit goes astray (on the 30-feature boosting game at
-    10n, one fold's GP error was 50x the others') moves the median little. A fold ratio is 0 where the GP's
-    error is zero and infinite where only the trees' is; no squares of the errors are formed (no underflow)."""
+    """The GP's weight ``1 / (1 + q^BLEND_POWER)``, ``q`` the (lower) median over folds of ``e_gp / e_tree`` (each
+    fold's out-of-fold errors; numbers: one fold): a fold whose refit goes astray (on the 30-feature boosting game
+    at 10n, one fold's GP error was 50x the others') moves it little, also with 2-4 folds (tiny samples). A fold
+    ratio is 0 where the GP's error is zero and infinite where only the trees' is; no squares of the errors are
+    formed (no underflow)."""
     e_gp, e_tree = np.atleast_1d(np.asarray(e_gp, dtype=float)), np.atleast_1d(np.asarray(e_tree, dtype=float))
     with np.errstate(divide="ignore", invalid="ignore"):
         ratios = np.where(e_gp == 0.0, 0.0, e_gp / e_tree)  # e_tree == 0 < e_gp: inf
-    q = float(np.median(ratios))
+    q = float(np.sort(ratios)[(len(ratios) - 1) // 2])  # the lower median: with 2-4 folds, not one fold's
     if q == 0.0:
         return 1.0
     if not np.isfinite(q):
