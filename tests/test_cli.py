@@ -359,3 +359,33 @@ def test_resume_of_a_run_begun_before_the_null_player_rule_says_it_cannot_finish
     assert result.exit_code != 0
     assert "begun by an earlier interplay" in result.output and "--overwrite" in result.output
     assert "repeat its command" not in result.output
+
+
+def test_resuming_a_run_without_the_rows_methods_keeps_exact(tmp_path):
+    """A run written before the parts kept each row's method (no 'method' column): resumed, a Shapley file whose
+    rows the full width enumerates is still named 'exact', as that version named it."""
+    import hashlib
+
+    import pyarrow.parquet as pq
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(40, 5)), columns=[f"f{j}" for j in range(5)])
+    sio.dump(LinearRegression().fit(X, X.sum(axis=1)), tmp_path / "model.skops")
+    X.to_csv(tmp_path / "data.csv", index=False)
+    out = tmp_path / "out"
+    args = ["explain", tmp_path / "model.skops", tmp_path / "data.csv", "--rows", "0-3", "--background", "10",
+            "--detail-rows", "0", "--out", out]
+    assert run(*args).exit_code == 0
+    assert io.load(out / "shapley.json").info["method"] == "exact"
+    manifest_path = out / "run-manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    for entry in manifest["chunks"].values():  # as the previous version wrote them
+        part = out / entry["file"]
+        pq.write_table(pq.read_table(part).drop_columns(["method"]), part)
+        entry["sha256"], entry["bytes"] = hashlib.sha256(part.read_bytes()).hexdigest(), part.stat().st_size
+    manifest_path.write_text(json.dumps(manifest))
+    result = run(*args, "--resume")
+    assert result.exit_code == 0, result.output
+    saved = io.load(out / "shapley.json")
+    assert saved.info["method"] == "exact" and "methods" not in saved.info
