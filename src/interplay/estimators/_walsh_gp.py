@@ -166,7 +166,7 @@ def player_decays(rho: float, gamma: float, relevance: np.ndarray | None, n: int
     return rho * (relevance / relevance.max()) ** gamma
 
 
-def extra_weights(spectrum: dict | None, sizes) -> dict | None:
+def term_shares(spectrum: dict | None, sizes) -> dict | None:
     """``{T: a_T^2 / sum a^2}`` over the terms of the (surrogate's) spectrum whose size is in ``sizes`` (None
     without a spectrum or when they are all zero)."""
     if spectrum is None:

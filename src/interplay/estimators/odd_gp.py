@@ -65,8 +65,8 @@ from ..results import Attribution
 from ._registry import register
 from ._sampling import default_budget, kernel_solve
 from ._surrogate import resolve_surrogate
-from ._walsh_gp import (Part, budget_term_sets, design, extra_weights, feature_relevance, fit, fit_part, node_products,
-                        poisson_binomial, readout, signs, without_each)
+from ._walsh_gp import (Part, budget_term_sets, design, feature_relevance, fit, fit_part, node_products,
+                        poisson_binomial, readout, signs, term_shares, without_each)
 from .leverage import draw_leverage_sample, sample_info
 from .odd import odd_shapley, rank_odd_terms, surrogate_spectrum
 
@@ -147,7 +147,7 @@ def fit_odd(S: np.ndarray, y: np.ndarray, w: np.ndarray, budget: int, spectrum: 
     ranked = rank_odd_terms(spectrum) if spectrum is not None else []
     relevance = feature_relevance(spectrum, n) if spectrum is not None else None
     return fit_part(S, y, w, "odd", term_sets(n, budget, ranked), lambda key: fixed_terms(n, budget, ranked, key),
-                    relevance, rng, extra_weights(spectrum, range(3, n + 1, 2)))
+                    relevance, rng, term_shares(spectrum, range(3, n + 1, 2)))
 
 
 def odd_gp_fit(S: np.ndarray, y: np.ndarray, w: np.ndarray, total: float, budget: int, spectrum: dict | None,

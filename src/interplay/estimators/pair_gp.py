@@ -67,8 +67,9 @@ from ..results import Interactions
 from ._registry import register
 from ._sampling import resolve_budget
 from ._surrogate import resolve_surrogate
-from ._walsh_gp import (Part, budget_term_sets, design, extra_weights, feature_relevance, fit_choice, fit_part,
-                        node_factors, player_decays, poisson_binomial, readout, signs, walsh_kernel, without_each)
+from ._walsh_gp import (Part, budget_term_sets, design, feature_relevance, fit_choice, fit_part,
+                        node_factors, player_decays, poisson_binomial, readout, signs, term_shares, walsh_kernel,
+                        without_each)
 from .exact import enumerated_interactions
 from .kernel import minimum_budget
 from .leverage import draw_leverage_sample, sample_info
@@ -102,7 +103,7 @@ def fit_even(S: np.ndarray, y: np.ndarray, w: np.ndarray, budget: int, spectrum:
     relevance = feature_relevance(spectrum, S.shape[1]) if spectrum is not None else None
     term_sets = budget_term_sets(budget, EVEN_RATIOS, lambda scaled, ratio: even_terms(scaled, ranked, ratio), 2)
     return fit_part(S, y, w, "even", term_sets, lambda key: even_terms(budget, ranked, key), relevance, rng,
-                    extra_weights(spectrum, range(2, S.shape[1] + 1, 2)))
+                    term_shares(spectrum, range(2, S.shape[1] + 1, 2)))
 
 
 def pair_index(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -253,7 +254,7 @@ def _fold_gp_residuals(part: Part, S: np.ndarray, y: np.ndarray, w: np.ndarray, 
     choice = part.choice
     ranked = rank_even_terms(spectrum)
     decays = player_decays(choice.rho, choice.gamma, feature_relevance(spectrum, n), n)
-    weights = extra_weights(spectrum, range(2, n + 1, 2)) if choice.tau is not None else None
+    weights = term_shares(spectrum, range(2, n + 1, 2)) if choice.tau is not None else None
     terms, refit = fit_choice(S[kept], y[kept], w[kept], choice, lambda key: even_terms(budget, ranked, key),
                               decays, "even", weights)
     held = ~kept
