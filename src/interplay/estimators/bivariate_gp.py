@@ -52,8 +52,8 @@ def _terms(S: np.ndarray, rho, parity: str):
     for t, plus, minus, Dp, Dm in node_factors(S, rho):
         Cp, Cm = rho * Z * Dp, rho * Z * Dm
         a, b = (1.0, t) if parity == "odd" else (t, 1.0)  # the weights of A's and B's integrands
-        yield [((a * plus)[:, None] * Dp, Cp), ((sign * a * minus)[:, None] * Dm, Cm),  # A's integrand
-               ((b * plus)[:, None] * Cp, Cp), ((-sign * b * minus)[:, None] * Cm, Cm)]  # B's integrand
+        # A's integrand (the D factors) and B's (the C factors) share their right factors: two products a node
+        yield [(plus[:, None] * (a * Dp + b * Cp), Cp), ((sign * minus)[:, None] * (a * Dm - b * Cm), Cm)]
 
 
 def bivariate_values(S: np.ndarray, rho, parity: str, alpha: np.ndarray) -> np.ndarray:
