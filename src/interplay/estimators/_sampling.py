@@ -460,11 +460,17 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     ``n - 1`` free unknowns (the HC1 correction of White's sandwich; without it 95% intervals covered about 0.83
     at ``n = 6`` with 8-11 sampled pairs, with it about 0.93). ``None`` when ``U <= n - 1``. Without enumerated
     sizes the unit weights are proportional to the counts, so the normal equations make ``sum_u c_u s_u`` zero
-    and it is not computed.
+    and it is not computed. With many units of many players (:func:`use_sketch`: ``U >= 400`` and
+    ``U n^2 >= 3e6``) the sums over units are estimated by a sign sketch over 100 blocks of units
+    (:func:`sketched_squares`): unbiased for the exact sums, the standard errors within about 7% of the exact
+    ones (relative standard deviation), at ``O(U n + 100 n^2)`` per target instead of ``U n^2``; with more than
+    :data:`SKETCH_MAX_TARGETS` targets only the first is sketched. The signs are fixed, so a sample always gives
+    the same standard errors.
 
     Cost, for ``R`` rows (``H`` of them before the complements of sampled pairs) and ``T`` targets:
     ``H n^2 / 2`` for the Gram matrix (one ``syrk``), ``n^3`` for its inverse, ``H n T`` for the solutions;
-    standard errors add ``U n^2`` (the projected design rows, shared by every target) and ``2 U n T``.
+    standard errors add ``U n^2`` (the projected design rows, shared by every target) and ``2 U n T``, or with
+    the sketch ``O(U n + 100 n^2)`` per sketched target.
     """
     coalitions = sample.coalitions
     n = coalitions.shape[1]
@@ -501,9 +507,24 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     # residual of the unit: r(S) for a single; r(S) - r(N - S) = t(S) - t(N - S) - 2 x beta for a pair
     unit_residuals = unit_targets - sample.width * (x_units @ beta)
     dof = np.sqrt(units / (units - (n - 1)))  # residuals of a fit with n - 1 unknowns are too small
+    if not use_sketch(units, n):
+        return KernelSolution(phi, dof * _exact_std(sample, inverse, x_units, unit_residuals, first, head))
+    # the sandwich's sums of squares by a sign sketch, O(U n + n^2 G) per target instead of U n^2 for all: for a
+    # few targets; of many (Bivariate Shapley's), the first (the Shapley values), the others exactly
+    sketched = n_se if n_se <= SKETCH_MAX_TARGETS else 1
+    std = _sketched_std(sample, inverse, x_units, unit_residuals[:, :sketched], first, head)
+    if sketched < n_se:
+        std = np.hstack([std, _exact_std(sample, inverse, x_units, unit_residuals[:, sketched:], first, head)])
+    return KernelSolution(phi, dof * std)
+
+
+def _exact_std(sample: KernelSample, inverse: np.ndarray, x_units: np.ndarray, unit_residuals: np.ndarray,
+               first: int, head: int) -> np.ndarray:
+    """The standard errors of :func:`kernel_solve` (before the degrees-of-freedom factor) from every unit's
+    projected design row: ``U n^2`` for the projections, shared by the targets, and ``2 U n`` per target."""
     projected = _projected_units(inverse, x_units)  # (n, units): (X'WX)^+ x_u, and the eliminated phi_n
     if sample.strata is not None:
-        return KernelSolution(phi, dof * _stratified_std(sample, projected, unit_residuals, first, head))
+        return _stratified_std(sample, projected, unit_residuals, first, head)
     c = sample.counts[:, None]
     if first == 0:  # unit weights are proportional to the counts, so the normal equations X'W r = 0 make
         mean_part = 0.0  # sum_u c_u s_u vanish (up to rounding): one (n x units x targets) product saved
@@ -512,7 +533,105 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     square_part = np.square(projected, out=projected) @ (c * unit_residuals**2)  # in place: no further use
     draws = sample.n_draws
     var = np.maximum(square_part - mean_part**2 / draws, 0.0) * draws / max(draws - 1, 1)
-    return KernelSolution(phi, dof * np.sqrt(var) * sample.sampled_mass / (sample.width * draws))
+    return np.sqrt(var) * sample.sampled_mass / (sample.width * draws)
+
+
+SKETCH_GROUPS = 100  # blocks of the sign sketch: standard errors within about 1/sqrt(2 G) = 7% of the exact ones
+SKETCH_MIN_UNITS = 4 * SKETCH_GROUPS  # the sketch from this many sampled units (4x fewer projections or better)
+SKETCH_MIN_WORK = 3_000_000  # and from this many multiply-adds of the exact sum (units x n^2): below, numpy's
+# fixed costs of the sketch's dozen small steps outweigh what it saves (measured at 30-300 players, 500-2,000 units)
+SKETCH_MAX_TARGETS = 4  # more targets than this: only the first sketched (the others share exact projections)
+SKETCH_SEED = 20251126  # the signs are fixed: the same sample gives the same standard errors
+
+
+def use_sketch(units: int, n: int) -> bool:
+    """Whether :func:`kernel_solve` estimates the sandwich's sums of squares by :func:`sketched_squares` (many
+    units of many players) rather than projecting every unit."""
+    return units >= SKETCH_MIN_UNITS and units * (n - 1) ** 2 >= SKETCH_MIN_WORK
+
+
+_SIGNS = np.zeros(0)
+
+
+def sketch_signs(units: int) -> np.ndarray:
+    """The sketch's Rademacher signs for ``units`` units: the first ``units`` of one fixed sequence (independent
+    of the data; drawn once, longer when needed). Read-only."""
+    global _SIGNS
+    if len(_SIGNS) < units:
+        _SIGNS = np.where(np.random.default_rng(SKETCH_SEED).random(max(units, 2**14)) < 0.5, -1.0, 1.0)
+        _SIGNS.flags.writeable = False
+    return _SIGNS[:units]
+
+
+def sketched_squares(inverse: np.ndarray, x_units: np.ndarray, scale: np.ndarray, signs: np.ndarray,
+                     centres: np.ndarray | None = None, centre_scale: np.ndarray | None = None,
+                     centre_of: np.ndarray | None = None, groups: int | None = None) -> np.ndarray:
+    """``sum_u (P v_u)_i^2`` for every row ``i`` of ``P = [(X'WX)^+; -1'(X'WX)^+]`` (as :func:`_projected_units`)
+    and the vectors ``v_u = scale_u x_u - centre_scale_u centres[centre_of_u]`` (a unit's score less a mean of
+    scores; no centring when ``centres`` is None), estimated without projecting every unit.
+
+    Unit ``u`` goes to block ``u mod groups`` and each block's signed sum ``z_g = P sum_{u in B_g} e_u v_u`` is
+    projected; ``sum_g z_g^2`` has expectation the exact sum over independent Rademacher signs ``e_u`` (the cross
+    terms ``e_u e_v``, ``u != v``, vanish on average), whatever the blocks, and relative standard deviation about
+    ``sqrt(2 / groups)`` when no few units dominate: Hutchinson's estimator (Hutchinson 1990; Avron & Toledo
+    2011) applied to each diagonal entry of the sandwich ``P (sum_u v_u v_u') P'``. Consecutive units go to
+    different blocks, so the strata of a stratified sample (stored one after the other) are spread over all
+    blocks. Cost ``O(units n + n^2 groups)``, against ``units n^2`` for projecting every unit.
+    """
+    groups = SKETCH_GROUPS if groups is None else groups
+    units, d = x_units.shape
+    full = units - units % groups
+    signed = signs * scale
+    sums = np.einsum("jg,jgd->gd", signed[:full].reshape(-1, groups), x_units[:full].reshape(-1, groups, d))
+    sums[:units - full] += x_units[full:] * signed[full:, None]  # (groups, n - 1): block u mod groups
+    if centres is not None:
+        block = np.arange(units) % groups
+        counts = np.bincount(block * len(centres) + centre_of, weights=signs * centre_scale,
+                             minlength=groups * len(centres)).reshape(groups, len(centres))
+        sums -= counts @ centres
+    return np.square(_projected_units(inverse, sums)).sum(axis=1)
+
+
+def _sketched_std(sample: KernelSample, inverse: np.ndarray, x_units: np.ndarray, unit_residuals: np.ndarray,
+                  first: int, head: int) -> np.ndarray:
+    """The standard errors of :func:`kernel_solve` (before the degrees-of-freedom factor), the sandwich's sums of
+    squares by :func:`sketched_squares`. Each unit's score ``r_u x_u`` is centred first (on the mean over the
+    draws; for a stratified sample on its stratum's mean, strata of one unit not centred), so the sketch
+    estimates the centred sum directly and no exact part is subtracted from it (a difference of two large sums
+    would magnify the sketch's noise). Cost ``O(units n + n^2 groups)`` per target."""
+    import scipy.sparse
+
+    units, targets = unit_residuals.shape
+    signs = sketch_signs(units)
+    out = np.empty((x_units.shape[1] + 1, targets))
+    if sample.strata is None:  # (see kernel_solve) sum_u c_u (s_u - s)^2 with s = sum_u c_u s_u / T
+        c, draws = sample.counts, sample.n_draws
+        root_c = np.sqrt(c)
+        means = ((c[:, None] * unit_residuals).T @ x_units) / draws  # (targets, n - 1)
+        at = np.zeros(units, dtype=np.int64)
+        for t in range(targets):
+            squares = sketched_squares(inverse, x_units, root_c * unit_residuals[:, t], signs, means[t:t + 1],
+                                       root_c, at)
+            var = squares * draws / max(draws - 1, 1)
+            out[:, t] = np.sqrt(var) * sample.sampled_mass / (sample.width * draws)
+        return out
+    # stratified (see stratified_variance): sum_h fpc_h k_h/(k_h - 1) sum_{u in h} (g_u - mean_h g)^2, and
+    # fpc_h g_u^2 for a stratum of one unit, with g_u = w_u r_u P x_u
+    strata = sample.strata
+    k = np.bincount(strata, minlength=len(sample.stratum_sizes)).astype(float)
+    fpc = np.clip(1.0 - k / sample.stratum_sizes, 0.0, 1.0)
+    root_scale = np.sqrt(np.where(k > 1, fpc * k / np.maximum(k - 1, 1.0), fpc))[strata]
+    centre_scale = root_scale * (k > 1)[strata]
+    # the strata's sums of scores as one sparse (strata x units) product: a pass over the units, no copies
+    order = np.arange(units) if np.all(strata[1:] >= strata[:-1]) else np.argsort(strata, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(k.astype(np.int64))])
+    for t in range(targets):
+        scaled = sample.weights[first:head] * unit_residuals[:, t]
+        sums = scipy.sparse.csr_array((scaled[order], order, bounds), shape=(len(k), units)) @ x_units
+        means = sums / np.maximum(k, 1.0)[:, None]
+        out[:, t] = np.sqrt(np.maximum(sketched_squares(inverse, x_units, root_scale * scaled, signs, means,
+                                                        centre_scale, strata), 0.0))
+    return out
 
 
 def _projected_units(inverse: np.ndarray, x_units: np.ndarray) -> np.ndarray:

@@ -12,7 +12,8 @@ the solution is the exact Shapley value; KernelSHAP solves it on a sample:
 Standard errors: sandwich (delta-method) variance with the drawn pairs as i.i.d. units, with the
 degrees-of-freedom factor ``sqrt(U / (U - (n - 1)))`` for ``U`` distinct sampled units (zero when everything was
 enumerated; ``None`` when ``U <= n - 1``, where the sampled units are fitted exactly and no residual variance is
-left, e.g. at the minimum budget), see :func:`interplay.estimators._sampling.kernel_solve`.
+left, e.g. at the minimum budget), see :func:`interplay.estimators._sampling.kernel_solve`; with many sampled
+units of many players the sandwich's sums over units come from a sign sketch (unbiased, within about 7%).
 
 Cost (coalition evaluations requested): ``v(empty)``, ``v(N)`` and at most ``budget - 2`` coalitions of sizes
 ``1..n-1`` (pairs: an even number of sampled coalitions). Minimum budget ``2n`` (paired: ``n - 1`` pairs) or

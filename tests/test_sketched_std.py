@@ -1,0 +1,135 @@
+"""The sign sketch of the sandwich's sums (``_sampling.sketched_squares``): unbiased over the signs, exact with one
+unit per block, close to the exact standard errors where ``kernel_solve`` uses it, and calibrated intervals."""
+
+import numpy as np
+import pytest
+
+import interplay as ip
+from interplay.estimators import _leverage
+from interplay.estimators import _sampling as sampling
+
+
+def _exact_squares(inverse, vectors):
+    return np.square(sampling._projected_units(inverse, vectors)).sum(axis=1)
+
+
+def _problem(units, d, seed):
+    rng = np.random.default_rng(seed)
+    x = (rng.random((units, d)) < 0.5).astype(float)
+    inverse = np.linalg.inv(x.T @ x + np.eye(d))
+    scale = rng.standard_normal(units) * rng.exponential(size=units)  # a few units dominate
+    centres = rng.standard_normal((3, d))
+    centre_scale = rng.random(units)
+    centre_of = rng.integers(0, 3, units)
+    vectors = scale[:, None] * x - centre_scale[:, None] * centres[centre_of]
+    return inverse, x, scale, centres, centre_scale, centre_of, vectors
+
+
+@pytest.mark.parametrize("units, groups", [(50, 7), (64, 16), (203, 20)])
+def test_sketch_is_unbiased_over_the_signs(units, groups):
+    inverse, x, scale, centres, centre_scale, centre_of, vectors = _problem(units, 6, units)
+    exact = _exact_squares(inverse, vectors)
+    rng = np.random.default_rng(0)
+    draws = np.array([
+        sampling.sketched_squares(inverse, x, scale, rng.choice([-1.0, 1.0], units), centres, centre_scale,
+                                  centre_of, groups=groups)
+        for _ in range(3000)])
+    mean, se = draws.mean(axis=0), draws.std(axis=0, ddof=1) / np.sqrt(len(draws))
+    assert np.all(np.abs(mean - exact) < 4 * se), (mean, exact, se)
+    assert np.all(draws.std(axis=0) > 1e-3 * exact)  # the sketch is not exact here: the test can fail
+
+
+@pytest.mark.parametrize("units, groups", [(30, 30), (30, 64)])
+def test_sketch_with_one_unit_per_block_is_exact(units, groups):
+    inverse, x, scale, centres, centre_scale, centre_of, vectors = _problem(units, 5, 1)
+    signs = np.random.default_rng(2).choice([-1.0, 1.0], units)
+    got = sampling.sketched_squares(inverse, x, scale, signs, centres, centre_scale, centre_of, groups=groups)
+    np.testing.assert_allclose(got, _exact_squares(inverse, vectors), rtol=1e-12)
+
+
+def _samples(n, budget):
+    kernel = sampling.kernel_sample(n, budget, np.random.default_rng(0), paired=True)
+    leverage = _leverage.leverage_sample(n, budget, np.random.default_rng(0))
+    return {"kernel": kernel, "leverage": leverage}
+
+
+def _solve(sample, n, targets=1):
+    W = np.random.default_rng(n).normal(size=(n, 16))
+    y = np.tanh(sample.coalitions @ W).sum(axis=1)
+    y = np.column_stack([y * (t + 1) + np.sin(sample.coalitions[:, t]) for t in range(targets)])
+    return sampling.kernel_solve(sample, y, np.arange(1.0, targets + 1))
+
+
+@pytest.mark.parametrize("kind", ["kernel", "leverage"])
+def test_sketch_with_a_block_per_unit_equals_the_exact_standard_errors(kind, monkeypatch):
+    """Every centring (the mean over draws with enumerated sizes, the strata's means) and scale of the sketched
+    path, checked against the exact path: with a block per unit the sketch is exact."""
+    n = 60
+    sample = _samples(n, 4000)[kind]
+    units = len(sample.counts)
+    assert sampling.use_sketch(units, n)
+    if kind == "kernel":
+        assert sample.n_enumerated > 0  # the mean part is not zero: its centring is tested
+    monkeypatch.setattr(sampling, "SKETCH_MIN_UNITS", 10**9)
+    exact = _solve(sample, n, targets=2)
+    monkeypatch.setattr(sampling, "SKETCH_MIN_UNITS", 1)
+    monkeypatch.setattr(sampling, "SKETCH_GROUPS", units)
+    sketched = _solve(sample, n, targets=2)
+    np.testing.assert_array_equal(sketched.phi, exact.phi)
+    np.testing.assert_allclose(sketched.std_errors, exact.std_errors, rtol=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["kernel", "leverage"])
+def test_sketched_standard_errors_are_close_to_the_exact_ones(kind, monkeypatch):
+    n = 60
+    sample = _samples(n, 4000)[kind]
+    sketched = _solve(sample, n)
+    again = _solve(sample, n)
+    np.testing.assert_array_equal(sketched.std_errors, again.std_errors)  # fixed signs: deterministic
+    monkeypatch.setattr(sampling, "SKETCH_MIN_UNITS", 10**9)
+    exact = _solve(sample, n)
+    ratio = sketched.std_errors[:, 0] / exact.std_errors[:, 0]
+    assert abs(ratio.mean() - 1) < 0.03, ratio.mean()
+    assert 0.1 > ratio.std() > 1e-3, ratio.std()  # about 1/sqrt(2 * 100) = 0.07; not exact
+    assert np.all((ratio > 0.7) & (ratio < 1.4)), ratio
+
+
+def test_bivariate_sketches_only_the_shapley_values(monkeypatch):
+    n = 60
+    sample = _samples(n, 4000)["kernel"]
+    many = _solve(sample, n, targets=sampling.SKETCH_MAX_TARGETS + 2)
+    first = _solve(sample, n, targets=1)
+    np.testing.assert_allclose(many.std_errors[:, 0], first.std_errors[:, 0], rtol=1e-12)
+    monkeypatch.setattr(sampling, "SKETCH_MIN_UNITS", 10**9)
+    exact = _solve(sample, n, targets=sampling.SKETCH_MAX_TARGETS + 2)
+    np.testing.assert_allclose(many.std_errors[:, 1:], exact.std_errors[:, 1:], rtol=1e-10)
+    assert not np.allclose(many.std_errors[:, 0], exact.std_errors[:, 0], rtol=1e-6)
+
+
+def _moebius(n, terms, seed):
+    rng = np.random.default_rng(seed)
+    sets = [rng.choice(n, size=rng.integers(1, 4), replace=False) for _ in range(terms)]
+    weights = rng.normal(size=terms)
+
+    def value(S):
+        S = np.asarray(S, dtype=bool)
+        return sum(w * S[:, T].all(axis=1) for w, T in zip(weights, sets))
+
+    return value
+
+
+@pytest.mark.parametrize("method, budget", [("kernel", 300), ("leverage", 300)])
+def test_sketched_intervals_cover_the_truth(method, budget, monkeypatch):
+    """With the sketch forced on a small game (16 blocks for about 140 units), 95% intervals still cover."""
+    monkeypatch.setattr(sampling, "SKETCH_MIN_UNITS", 1)
+    monkeypatch.setattr(sampling, "SKETCH_MIN_WORK", 0)
+    monkeypatch.setattr(sampling, "SKETCH_GROUPS", 16)
+    n = 10
+    fn = _moebius(n, 40, seed=5)
+    exact = ip.shapley(ip.Game(fn, n), method="exact").values
+    inside = []
+    for seed in range(120):
+        r = ip.shapley(ip.Game(fn, n), method=method, budget=budget, random_state=seed)
+        inside.append(np.abs(r.values - exact) <= 1.96 * r.std_errors)
+    coverage = np.mean(inside)
+    assert 0.88 <= coverage <= 0.99, coverage
