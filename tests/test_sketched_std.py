@@ -1,6 +1,8 @@
 """The sign sketch of the sandwich's sums (``_sampling.sketched_squares``): unbiased over the signs, exact with one
 unit per block, close to the exact standard errors where ``kernel_solve`` uses it, and calibrated intervals."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -60,19 +62,39 @@ def _solve(sample, n, targets=1):
     return sampling.kernel_solve(sample, y, np.arange(1.0, targets + 1))
 
 
-@pytest.mark.parametrize("kind", ["kernel", "leverage"])
-def test_sketch_with_a_block_per_unit_equals_the_exact_standard_errors(kind, monkeypatch):
+def _with_single_unit_strata(sample):
+    """The leverage sample with two of its units moved into strata of their own (leverage samples with standard
+    errors hardly ever have one; both paths read the same strata)."""
+    strata = sample.strata.copy()
+    extra = len(sample.stratum_sizes)
+    strata[[0, 7]] = [extra, extra + 1]
+    return dataclasses.replace(sample, strata=strata,
+                               stratum_sizes=np.concatenate([sample.stratum_sizes, [5.0, 1.0]]))
+
+
+@pytest.mark.parametrize("kind, budget", [("kernel", 4000), ("leverage", 4000), ("kernel", 300), ("single", 1000)])
+def test_sketch_with_a_block_per_unit_equals_the_exact_standard_errors(kind, budget, monkeypatch):
     """Every centring (the mean over draws with enumerated sizes, the strata's means) and scale of the sketched
-    path, checked against the exact path: with a block per unit the sketch is exact."""
+    path, checked against the exact path: with a block per unit the sketch is exact. Small budgets: repeated
+    draws (kernel) and strata of one unit (leverage), with the sketch forced."""
     n = 60
-    sample = _samples(n, 4000)[kind]
+    sample = _samples(n, budget)["leverage" if kind == "single" else kind]
+    if kind == "single":
+        sample = _with_single_unit_strata(sample)
     units = len(sample.counts)
-    assert sampling.use_sketch(units, n)
-    if kind == "kernel":
+    if budget == 4000:
+        assert sampling.use_sketch(units, n)
+    if kind == "kernel" and budget == 4000:
         assert sample.n_enumerated > 0  # the mean part is not zero: its centring is tested
+    if kind == "kernel" and budget == 300:
+        assert sample.counts.max() > 1  # repeated units: the counts' scaling is tested
+    if kind == "single":
+        k = np.bincount(sample.strata)
+        assert np.any(k == 1) and np.any(k > 1)  # single-unit strata (not centred) beside centred ones
     monkeypatch.setattr(sampling, "SKETCH_MIN_UNITS", 10**9)
     exact = _solve(sample, n, targets=2)
     monkeypatch.setattr(sampling, "SKETCH_MIN_UNITS", 1)
+    monkeypatch.setattr(sampling, "SKETCH_MIN_WORK", 0)
     monkeypatch.setattr(sampling, "SKETCH_GROUPS", units)
     sketched = _solve(sample, n, targets=2)
     np.testing.assert_array_equal(sketched.phi, exact.phi)
