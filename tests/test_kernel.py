@@ -202,3 +202,29 @@ def test_standard_errors_scale_with_the_game_at_any_magnitude(method):
         assert np.all(np.isfinite(result.std_errors)) and np.all(result.std_errors > 0)
     for value in errors.values():
         np.testing.assert_allclose(value, errors[1.0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("n, budget, seed", [(12, 300, 1), (40, 600, 2), (100, 2046, 0)])
+def test_single_precision_gram_is_the_exact_sum(n, budget, seed):
+    """The reduced design's Gram matrix from single-precision syrk (every row at the most common weight) and
+    double corrections (the other weights' rows) against integer Gram matrices per weight, rounded once; the
+    double syrk over scaled rows is the looser of the two."""
+    from interplay.estimators._sampling import weighted_gram
+
+    sample = kernel_sample(n, budget, np.random.default_rng(seed))
+    first, units = sample.n_enumerated, len(sample.counts)
+    head = first + units
+    design = sample.coalitions[:head, :-1].astype(float)
+    design[sample.coalitions[:head, -1]] -= 1.0
+    weights = np.concatenate([sample.weights[:first], 2.0 * sample.weights[first:head]])
+    assert 1 < len(np.unique(weights)) <= 8  # several weights: the corrections are tested
+    integer = design.astype(np.int64)
+    reference = sum(w * (integer[weights == w].T @ integer[weights == w]).astype(float) for w in np.unique(weights))
+    upper = np.triu_indices(n - 1)
+    single = weighted_gram(design, weights, signs_only=True)[upper]
+    double = weighted_gram(design, weights)[upper]
+    scale = np.abs(reference).max()
+    assert np.abs(single - reference[upper]).max() <= 1e-15 * scale
+    np.testing.assert_allclose(double, reference[upper], rtol=0, atol=1e-13 * scale)
+    many = weights * (1.0 + np.arange(len(weights)) * 1e-3)  # more than 8 weights: the double syrk
+    np.testing.assert_array_equal(weighted_gram(design, many, signs_only=True), weighted_gram(design, many))

@@ -418,15 +418,36 @@ def symmetric_inverse(gram: np.ndarray) -> np.ndarray:
     return np.linalg.pinv(full, hermitian=True) if d else full
 
 
-def weighted_gram(design: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """``design' diag(weights) design`` for non-negative ``weights``, by one symmetric rank-k update (BLAS
-    ``syrk``: half the work of a general product). Only the upper triangle is filled (what
-    :func:`symmetric_inverse` reads). Cost ``O(rows * d^2 / 2)``. (Single precision on the integer Gram
-    matrices of equal-weight rows was exact but saved 0.6 of 2.1 ms at 300 features and nothing at 1,000.)"""
+def weighted_gram(design: np.ndarray, weights: np.ndarray, *, signs_only: bool = False) -> np.ndarray:
+    """``design' diag(weights) design`` for non-negative ``weights``, by symmetric rank-k updates (BLAS ``syrk``:
+    half the work of a general product). Only the upper triangle is filled (what :func:`symmetric_inverse`
+    reads). Cost ``O(rows * d^2 / 2)``.
+
+    ``signs_only``: the caller guarantees entries in ``{-1, 0, 1}`` (KernelSHAP's reduced design). With at most
+    :data:`GRAM_WEIGHT_GROUPS` distinct weights (KernelSHAP: one per enumerated size pair and one per draw count)
+    and fewer than ``2**24`` rows, the Gram matrix of every row at the most common weight comes from one
+    single-precision ``syrk``, exact (integer sums of at most ``2**24`` in magnitude, whatever the order of the
+    additions), scaled in double precision; the rows of each other weight add the difference of the weights by a
+    double ``syrk`` of those rows alone (few: the enumerated sizes, the units drawn more than once). About half
+    the time of one double ``syrk`` over every row when the common weight holds most rows (1.2 against 2.3 ms at
+    1,023 rows of 299 columns, 12 against 23 ms at 999 columns)."""
     import scipy.linalg
 
+    if signs_only and len(design) < 2**24:
+        values, group, counts = np.unique(weights, return_inverse=True, return_counts=True)
+        if len(values) <= GRAM_WEIGHT_GROUPS:
+            main = int(np.argmax(counts))  # every row at the most common weight, exactly in single precision
+            gram = scipy.linalg.blas.ssyrk(1.0, design.astype(np.float32).T, trans=0, lower=0).astype(float)
+            gram *= values[main]
+            for k in np.flatnonzero(np.arange(len(values)) != main):  # the other weights' rows: the difference
+                gram = scipy.linalg.blas.dsyrk(values[k] - values[main], design[group == k].T, beta=1.0, c=gram,
+                                               trans=0, lower=0, overwrite_c=1)
+            return gram
     scaled = design * np.sqrt(weights)[:, None]
     return scipy.linalg.blas.dsyrk(1.0, scaled.T, trans=0, lower=0)
+
+
+GRAM_WEIGHT_GROUPS = 8  # distinct weights up to which weighted_gram(signs_only=True) sums them in single precision
 
 
 @dataclass(frozen=True)
@@ -497,7 +518,7 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
         gram_weights = sample.weights
     stacked = unit_targets if first == 0 else np.concatenate([reduced[:first], unit_targets])
     rhs = design.T @ (sample.weights[:head, None] * stacked)
-    inverse = symmetric_inverse(weighted_gram(design, gram_weights))  # one factorisation for every target
+    inverse = symmetric_inverse(weighted_gram(design, gram_weights, signs_only=True))  # one for every target
     beta = inverse @ rhs
     phi = np.vstack([beta, totals[None, :] - beta.sum(axis=0, keepdims=True)])
     n_se = len(totals) if std_errors is True else int(std_errors)
