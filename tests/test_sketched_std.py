@@ -155,3 +155,22 @@ def test_sketched_intervals_cover_the_truth(method, budget, monkeypatch):
         inside.append(np.abs(r.values - exact) <= 1.96 * r.std_errors)
     coverage = np.mean(inside)
     assert 0.88 <= coverage <= 0.99, coverage
+
+
+def test_proxy_chooses_by_exact_standard_errors(monkeypatch):
+    """ProxySHAP keeps its surrogate only if the residual regression's errors are smaller: that choice (and so the
+    values) must not move with the sketch's noise. With a crude sketch forced (2 blocks), the values and the
+    choice are those without the sketch."""
+    pytest.importorskip("sklearn")
+    n = 10
+    fn = _moebius(n, 40, seed=7)
+    monkeypatch.setattr(sampling, "SKETCH_MIN_UNITS", 10**9)
+    plain = [ip.shapley(ip.Game(fn, n), method="proxy", budget=300, random_state=s) for s in range(6)]
+    monkeypatch.setattr(sampling, "SKETCH_MIN_UNITS", 1)
+    monkeypatch.setattr(sampling, "SKETCH_MIN_WORK", 0)
+    monkeypatch.setattr(sampling, "SKETCH_GROUPS", 2)
+    sketched = [ip.shapley(ip.Game(fn, n), method="proxy", budget=300, random_state=s) for s in range(6)]
+    for a, b in zip(plain, sketched):
+        assert a.info["surrogate_used"] == b.info["surrogate_used"]
+        np.testing.assert_array_equal(a.values, b.values)
+        np.testing.assert_array_equal(a.std_errors, b.std_errors)

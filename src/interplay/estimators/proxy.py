@@ -67,7 +67,8 @@ def _use_surrogate(exact, std: np.ndarray | None, width: int, info: dict) -> boo
 
     Both regressions use the same sample and factorisation; their (stratified) standard errors compare the
     cross-fitted residual's spread with the game's own: a surrogate that fits badly (e.g. a smooth network game
-    at a small budget) makes the residual rougher than the game, and is then dropped.
+    at a small budget) makes the residual rougher than the game, and is then dropped. The errors are the exact
+    sandwich's (``kernel_solve(..., sketch=False)``), so the choice does not depend on a sketch's noise.
     """
     if exact is None:
         info["surrogate_used"] = False
@@ -118,7 +119,7 @@ def proxy_shapley(game: Game, *, budget: int | None = None, rng: np.random.Gener
     # the sum is v(N) - v(empty) (the cross-fitted r(N) - r(empty) comes from other surrogates: 0.06 off in 0.42)
     total = values[1] - values[0]
     totals = np.array([total, total - (0.0 if exact is None else exact[0].sum())])
-    solution = kernel_solve(sample, targets, totals)
+    solution = kernel_solve(sample, targets, totals, sketch=False)  # the choice below compares exact errors
     use = _use_surrogate(exact, solution.std_errors, 1, info)
     phi = solution.phi[:, 1] + exact[0] if use else solution.phi[:, 0]
     std = None if solution.std_errors is None or not std_errors else solution.std_errors[:, 1 if use else 0]
@@ -136,7 +137,8 @@ def proxy_bivariate(game: Game, *, budget: int | None = None, rng: np.random.Gen
     if exact is not None:  # totals of v - f for the surrogates' mean f (as in proxy_shapley): efficient rows
         full = exact.base + exact.shapley.sum()  # f(N); u_i(N) = f(N), u_i(empty) = 0
         totals_r = totals_v - np.concatenate([[exact.shapley.sum()], np.full(n, full)])
-    solution = kernel_solve(sample, np.hstack([plain, adjusted]), np.concatenate([totals_v, totals_r]))
+    solution = kernel_solve(sample, np.hstack([plain, adjusted]), np.concatenate([totals_v, totals_r]),
+                            sketch=False)  # the choice below compares exact errors
     use = _use_surrogate(exact, solution.std_errors, n + 1, info)
     part = slice(n + 1, 2 * n + 2) if use else slice(0, n + 1)
     std = None if solution.std_errors is None or not std_errors else solution.std_errors[:, part]
