@@ -174,3 +174,21 @@ def test_proxy_chooses_by_exact_standard_errors(monkeypatch):
         assert a.info["surrogate_used"] == b.info["surrogate_used"]
         np.testing.assert_array_equal(a.values, b.values)
         np.testing.assert_array_equal(a.std_errors, b.std_errors)
+
+
+def test_info_says_when_the_standard_errors_were_sketched():
+    n = 60
+    W = np.random.default_rng(n).normal(size=(n, 16))
+
+    def value(S):
+        return np.tanh(np.asarray(S, dtype=float) @ W).sum(axis=1)
+
+    for method in ("kernel", "leverage"):
+        big = ip.shapley(ip.Game(value, n), method=method, budget=4000, random_state=0)
+        assert big.info["std_errors_sketched"] == sampling.SKETCH_GROUPS
+        small = ip.shapley(ip.Game(value, n), method=method, budget=400, random_state=0)
+        assert small.std_errors is not None and "std_errors_sketched" not in small.info
+        off = ip.shapley(ip.Game(value, n), method=method, budget=4000, random_state=0, std_errors=False)
+        assert off.std_errors is None and "std_errors_sketched" not in off.info
+        matrix = ip.bivariate(ip.Game(value, n), method=method, budget=4000, random_state=0)
+        assert matrix.univariate.info["std_errors_sketched"] == sampling.SKETCH_GROUPS

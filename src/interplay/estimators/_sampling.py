@@ -461,6 +461,14 @@ class KernelSolution:
 
     phi: np.ndarray
     std_errors: np.ndarray | None
+    sketched: bool = False  # the first target's errors from the sign sketch (kernel_solve)
+
+
+def sketch_info(solution: KernelSolution) -> dict:
+    """What ``info`` records about a solve's standard errors: ``{"std_errors_sketched": blocks}`` when the
+    Shapley values' errors came from the sign sketch over that many blocks (:func:`sketched_squares`), else
+    nothing."""
+    return {"std_errors_sketched": SKETCH_GROUPS} if solution.sketched else {}
 
 
 def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, *,
@@ -543,7 +551,7 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     std = _sketched_std(sample, inverse, x_units, unit_residuals[:, :sketched], first, head)
     if sketched < n_se:
         std = np.hstack([std, _exact_std(sample, inverse, x_units, unit_residuals[:, sketched:], first, head)])
-    return KernelSolution(phi, dof * std)
+    return KernelSolution(phi, dof * std, sketched=True)
 
 
 def _exact_std(sample: KernelSample, inverse: np.ndarray, x_units: np.ndarray, unit_residuals: np.ndarray,

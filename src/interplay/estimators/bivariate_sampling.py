@@ -29,7 +29,8 @@ from .._validation import check_int
 from ..games import Game
 from ..results import Attribution, BivariateExplanation
 from ._registry import available_methods, get_estimator, register
-from ._sampling import RunningMoments, bivariate_targets, default_budget, kernel_solve, split_bivariate
+from ._sampling import (RunningMoments, bivariate_targets, default_budget, kernel_solve, sketch_info,
+                        split_bivariate)
 from .kernel import draw_kernel_sample
 from .permutation import sample_means, sample_permutations
 
@@ -85,7 +86,8 @@ def kernel_bivariate(game: Game, *, budget: int | None = None, rng: np.random.Ge
     solution = kernel_solve(sample, targets, totals, std_errors=True if std_errors else 1)
     resolved = default_budget(game.n_players) if budget is None else budget
     info = {"budget": resolved, "paired": paired, "enumerated_sizes": sample.enumerated_sizes,
-            "n_sampled_units": len(sample.counts), "n_draws": sample.n_draws, "std_errors": std_errors}
+            "n_sampled_units": len(sample.counts), "n_draws": sample.n_draws, "std_errors": std_errors,
+            **sketch_info(solution)}
     phi, std_phi, adjacency, std_adj = split_bivariate(solution.phi, solution.std_errors)
     univariate = Attribution(phi, values[0], game.feature_names, used, "kernel", std_phi, info)
     return BivariateExplanation(adjacency, univariate, game.feature_names, used, "kernel", std_adj, info)

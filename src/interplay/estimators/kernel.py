@@ -30,7 +30,7 @@ import numpy as np
 from ..games import Game
 from ..results import Attribution
 from ._registry import register
-from ._sampling import KernelSample, default_budget, kernel_sample, kernel_solve, resolve_budget
+from ._sampling import KernelSample, default_budget, kernel_sample, kernel_solve, resolve_budget, sketch_info
 
 
 def minimum_budget(n: int, *, paired: bool = True) -> int:
@@ -72,5 +72,5 @@ def kernel_shapley(game: Game, *, budget: int | None = None, rng: np.random.Gene
         solution.phi[:, 0], empty, game.feature_names, used, "kernel", std,
         info={"budget": default_budget(game.n_players) if budget is None else budget, "paired": paired,
               "enumerated_sizes": sample.enumerated_sizes,
-              "n_sampled_units": len(sample.counts), "n_draws": sample.n_draws},
+              "n_sampled_units": len(sample.counts), "n_draws": sample.n_draws, **sketch_info(solution)},
     )

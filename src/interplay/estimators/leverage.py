@@ -21,7 +21,8 @@ from ..games import Game
 from ..results import Attribution, BivariateExplanation
 from ._leverage import leverage_sample
 from ._registry import register
-from ._sampling import KernelSample, bivariate_targets, kernel_solve, resolve_budget, split_bivariate
+from ._sampling import (KernelSample, bivariate_targets, kernel_solve, resolve_budget, sketch_info,
+                        split_bivariate)
 from .kernel import minimum_budget
 
 
@@ -55,7 +56,7 @@ def leverage_shapley(game: Game, *, budget: int | None = None, rng: np.random.Ge
     empty, full = values[0], values[1]
     solution = kernel_solve(sample, values[2:] - empty, np.array([full - empty]), std_errors=bool(std_errors))
     std = None if solution.std_errors is None else solution.std_errors[:, 0]
-    info = {**sample_info(sample, budget), "std_errors": bool(std_errors)}
+    info = {**sample_info(sample, budget), "std_errors": bool(std_errors), **sketch_info(solution)}
     return Attribution(solution.phi[:, 0], empty, game.feature_names, used, "leverage", std, info)
 
 
@@ -67,7 +68,7 @@ def leverage_bivariate(game: Game, *, budget: int | None = None, rng: np.random.
     sample, values, used, budget = draw_leverage_sample(game, budget, rng, method="leverage")
     targets, totals = bivariate_targets(sample.coalitions, values)
     solution = kernel_solve(sample, targets, totals, std_errors=True if std_errors else 1)
-    info = {**sample_info(sample, budget), "std_errors": bool(std_errors)}
+    info = {**sample_info(sample, budget), "std_errors": bool(std_errors), **sketch_info(solution)}
     phi, std_phi, adjacency, std_adj = split_bivariate(solution.phi, solution.std_errors)
     univariate = Attribution(phi, values[0], game.feature_names, used, "leverage", std_phi, info)
     return BivariateExplanation(adjacency, univariate, game.feature_names, used, "leverage", std_adj, info)
