@@ -574,7 +574,7 @@ def _exact_std(sample: KernelSample, inverse: np.ndarray, x_units: np.ndarray, u
 
 SKETCH_GROUPS = 100  # blocks of the sign sketch: standard errors within about 1/sqrt(2 G) = 7% of the exact ones
 SKETCH_MIN_UNITS = 4 * SKETCH_GROUPS  # the sketch from this many sampled units (4x fewer projections or better)
-SKETCH_MIN_WORK = 3_000_000  # and from this many multiply-adds of the exact sum (units x n^2): below, numpy's
+SKETCH_MIN_WORK = 3_000_000  # and from this many multiply-adds of the exact sum (units (n-1)^2): below, numpy's
 # fixed costs of the sketch's dozen small steps outweigh what it saves (measured at 30-300 players, 500-2,000 units)
 SKETCH_MAX_TARGETS = 4  # more targets than this: only the first sketched (the others share exact projections)
 SKETCH_SEED = 20251126  # the signs are fixed: the same sample gives the same standard errors
