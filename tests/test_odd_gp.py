@@ -365,3 +365,28 @@ def test_oddgp_chooses_finite_prior_variances_on_a_dense_game_and_stays_efficien
         taus.append(result.info["extra_prior"])
         assert result.values.sum() == pytest.approx(full - empty, abs=1e-9)
     assert any(t is not None for t in taus), taus
+
+
+@pytest.mark.parametrize("terms", [0, 3])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_leave_one_out_from_one_factorisation_equals_the_eigendecomposition_s(terms, seed):
+    """select's walk scores a model at one noise from a Cholesky inverse (_inverse_at, _loo_inverse); the same
+    leave-one-pair-out error as _loo's eigendecomposition at that noise, for every noise, with fixed terms or none."""
+    from interplay.estimators._walsh_gp import _inverse_at, _loo, _loo_inverse, design, walsh_kernel
+
+    rng = np.random.default_rng(seed)
+    n, units = 8, 40
+    S = rng.random((units, n)) < 0.5
+    S[:, 0] = True
+    y = rng.normal(size=units)
+    w = rng.uniform(0.5, 2.0, size=units)
+    root_w = np.sqrt(w)
+    X = design(S, [(i,) for i in range(terms)])
+    scaled_K = root_w[:, None] * walsh_kernel(S, S, 0.3, "odd") * root_w[None, :]
+    ev, V = np.linalg.eigh(scaled_K)
+    lams = 10.0 ** np.arange(-6, 1)
+    by_eigen = _loo(V, np.maximum(ev, 0.0), V.T @ (root_w[:, None] * X), V.T @ (root_w * y), np.arange(units), lams,
+                    root_w)
+    by_inverse = [_loo_inverse(_inverse_at(scaled_K, lam), root_w[:, None] * X, root_w * y, root_w) for lam in lams]
+    assert np.all(np.isfinite(by_eigen))
+    np.testing.assert_allclose(by_inverse, by_eigen, rtol=1e-7)

@@ -50,9 +50,11 @@ budget covering every coalition it is exact (the KernelSHAP solve of the whole d
 Standard errors: the posterior standard deviation of each value (kriging variance, with the process variance
 estimated as ``y' P y / (units - terms)``): a model-based error, not a sampling one; ``std_errors=False`` skips it.
 
-Cost beyond the evaluations: the surrogate fit and its spectrum; per ``(gamma, rho)`` an eigendecomposition of
+Cost beyond the evaluations: the surrogate fit and its spectrum; the model choice on
 ``min(units, max(SELECT_UNITS, 2n + 3))`` pairs (enough to fit the singletons twice over; from 248 players 250
-pairs fitted no set of terms, and no model was chosen: a wrong fit); one ``units^3 / 3`` factorisation;
+pairs fitted no set of terms, and no model was chosen: a wrong fit): one eigendecomposition, then one Cholesky
+factorisation and inverse per ``(gamma, rho, noise)`` tried (:func:`._walsh_gp.select`); one ``units^3 / 3``
+factorisation;
 ``units^2 (terms + n)`` for the fit and its errors. Above :data:`MAX_PLAYERS` (510) players it is OddSHAP.
 """
 

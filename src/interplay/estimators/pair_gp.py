@@ -47,8 +47,9 @@ they covered the blend's errors as often as the GP's (6 seeds each at 10n and 80
 0.75 for SII at 10n on the network, 0.93 and 0.93 at 80n on the Moebius game).
 
 Cost: the leverage sample, ``2 + 2 * floor((budget - 2) / 2)`` evaluations (at most ``2**n``); one surrogate fit;
-two model choices (one eigendecomposition of at most ``SELECT_UNITS`` pairs per ``(gamma, rho)``, ``2n + 3`` for
-the odd part from 124 players on: auto takes it up to 510 players for BII, 200 for SII) and two
+two model choices (on at most ``SELECT_UNITS`` pairs, ``2n + 3`` for the odd part from 124 players on: one
+eigendecomposition, then one Cholesky factorisation per ``(gamma, rho, noise)`` tried; auto takes it up to 510
+players for BII, 200 for SII) and two
 Cholesky factorisations of the sampled pairs; the SII readout ``O(units n^3)`` over the Gauss-Legendre nodes. The
 blend adds 5 surrogate fits with their spectra and exact pair readouts and 5 GP fits on four fifths of the pairs,
 no evaluation (0.06 s of 0.18 s at 400 evaluations of 40 players, 0.22 s of 0.59 s at 1,600; the closed-form
