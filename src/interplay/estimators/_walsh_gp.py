@@ -29,7 +29,10 @@ towards the better neighbour while the error falls), then the designs and the no
 :data:`SELECT_UNITS` pairs, or twice the smallest set of fixed terms and 3 more. Cost: one eigendecomposition
 (the first model, every noise at once), then one Cholesky factorisation per ``(gamma, rho, noise)`` tried: the walks
 hold the noise at the best model's, which is then searched at the best ``(gamma, rho)`` (the walks go once more
-where it moved). Against one eigendecomposition per ``(gamma, rho)`` (every noise at once): 0.55-0.85x OddGP's
+where it moved; every model gets an eigendecomposition while none of the first design's could be scored). A
+design with a pair that cannot be left out (its leverage in the fixed terms is 1: without it they are not
+identified) is not scored at all (:func:`_identified`). Against one eigendecomposition per ``(gamma, rho)`` (every
+noise at once): 0.55-0.85x OddGP's
 time per explanation on the benchmark's games at 16-30 players and 10n-40n, its error 1.004-1.006x as a geometric
 mean over them and at most 1.05x (a review helper's runs, 2 rows, 20-30 seeds each).
 
@@ -42,7 +45,8 @@ process, added to its kernel, whose posterior means ``D_T sum_u alpha_u chi_T(S_
 benchmark's 20-feature network, where the flat designs were chosen too often (a dense spectrum), the Bivariate
 matrix's error fell 7-11% at 10n-20n; 20 seeds of the benchmark's games before and after: Shapley values 0.94 as a
 geometric mean over cells (none worse), the matrix 0.97 (5n at most 1.07 worse), SII and BII 0.97 (at most 1.07);
-about 1.1-1.3x the time (three more eigendecompositions per part).
+about 1.1-1.3x the time (then three more eigendecompositions per part; since 4a260fd three Cholesky
+factorisations at the best noise).
 """
 
 from __future__ import annotations
@@ -220,6 +224,18 @@ def _loo(V, ev, VX, Vy, rows, lams, root_w) -> np.ndarray:
     return np.where(fitted & left_out, scores, np.inf)
 
 
+def _identified(X: np.ndarray) -> bool:
+    """Whether every pair can be left out of the fixed terms ``X`` (rows scaled by any positive weights): no row's
+    leverage ``x_u' (X'X)^+ x_u`` is 1. A pair of leverage 1 leaves the terms unidentified without it, so its
+    leave-one-out residual is undefined (:func:`_loo`'s ``P~_uu`` is zero whatever the kernel and noise); decided on
+    the design alone, not by a threshold on ``P~_uu``, whose rounding after a Cholesky inverse at the smallest noise
+    reached 1e-9 of ``(A~^-1)_uu`` (a review's runs). Cost ``O(rows terms^2)``."""
+    if X.shape[1] == 0:
+        return True
+    leverage = np.einsum("ij,ij->i", X @ np.linalg.pinv(X.T @ X, hermitian=True), X)
+    return bool(np.all(leverage < 1.0 - 1e-8))
+
+
 def _inverse_at(scaled_K: np.ndarray, lam: float):
     """The lower triangle of ``(scaled_K + lam I)^-1`` (LAPACK ``potrf`` and ``potri``; None where the
     factorisation fails): one noise of :func:`_loo` for about a sixth of an eigendecomposition's time."""
@@ -325,6 +341,7 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
         S, y, w = S[keep], y[keep], w[keep]
     sets = [(key, terms) for key, terms in term_sets(len(S) / units) if len(terms) < len(S) - 2]
     candidates = [(key, design(S, terms)) for key, terms in sets]
+    identified = [_identified(X) for _, X in candidates]  # else never scored: a pair cannot be left out
     rows = np.arange(len(S))
     root_w = np.sqrt(w)
     powers = RELEVANCE_POWERS if relevance is not None and relevance.max() > 0 else (0.0,)
@@ -383,9 +400,13 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
         return score_j
 
     def score(walker: int, gamma: float, rho: float) -> float:
+        if not identified[walker]:
+            return np.inf
         key = (walker, gamma, rho, noise_at)
         if key not in scored:
             scored[key] = consider(*candidates[walker], gamma, rho, "best")
+            if key[3] is None and noise_at is not None:  # the first model scored (every noise) set the noise:
+                scored[walker, gamma, rho, noise_at] = scored[key]  # its score there, not computed again
         return scored[key]
 
     def walk(walker: int, gamma: float, at: int) -> None:
@@ -417,8 +438,9 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
             consider(*candidates[walker], best.gamma, best.rho, "near")
     first = best.terms
     base = sets[walker][1] if candidates else []
-    for key, X in candidates[walker + 1:]:  # the other designs at the best (gamma, rho), noises near the best
-        consider(key, X, best.gamma, best.rho, "near")
+    for k in range(walker + 1, len(candidates)):  # the other designs at the best (gamma, rho), noises near the best
+        if identified[k]:
+            consider(*candidates[k], best.gamma, best.rho, "near")
     wider = [k for k, (_, terms) in enumerate(sets) if _extends(base, terms)] if extra_weights else []
     if wider and np.isfinite(best.score):  # the largest design's extra terms with finite prior variances
         widest = max(wider, key=lambda k: len(sets[k][1]))
