@@ -365,11 +365,11 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
         return _loo_inverse(inverses[gamma, rho, j], root_w[:, None] * X, ys, root_w)
 
     def consider(key, X: np.ndarray, gamma: float, rho: float, how: str) -> float:
-        """Score a model: "all" noises (one eigendecomposition: the first model scored), the "best" noise so far
-        (one factorisation: the walk over rho), or "near" it (its neighbours, then outwards while an edge is the
-        best)."""
+        """Score a model: at every noise while no model has a score (one eigendecomposition), else at the "best"
+        noise so far (one factorisation: the walk over rho) or "near" it (its neighbours, then outwards while an
+        edge is the best)."""
         nonlocal best, noise_at
-        if how == "all" or noise_at is None:
+        if noise_at is None:
             _, scaled_K, at_zero = kernel(gamma, rho)
             ev, V = np.linalg.eigh(scaled_K)
             scores = _loo(V, np.maximum(ev, 0.0), V.T @ (root_w[:, None] * X), V.T @ ys, rows, NOISES * at_zero,
