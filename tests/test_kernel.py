@@ -182,6 +182,18 @@ def test_gram_solver_cholesky_and_rank_deficient_fallback():
     np.testing.assert_allclose(gram_solver(deficient)(b), np.linalg.pinv(deficient, hermitian=True) @ b, atol=1e-10)
 
 
+def test_symmetric_inverse_reads_the_upper_triangle_and_returns_a_symmetric_inverse():
+    from interplay.estimators._sampling import symmetric_inverse
+
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=(40, 9))
+    full = a.T @ a
+    upper_only = np.triu(full) + np.tril(rng.normal(size=(9, 9)), -1)  # garbage below the diagonal
+    inverse = symmetric_inverse(upper_only)
+    np.testing.assert_array_equal(inverse, inverse.T)
+    np.testing.assert_allclose(inverse @ full, np.eye(9), atol=1e-10)
+
+
 @pytest.mark.parametrize("paired", [True, False])
 def test_info_holds_the_resolved_budget_and_options(paired):
     game, _ = table(12, 0)
