@@ -135,12 +135,9 @@ def load_data(path: Path, model: Any, drop: tuple[str, ...]):
             "(e.g. the label) with --drop COLUMN")
     if len(frame) == 0:
         raise click.ClickException(f"{path}: the file has no rows")
-    from ._optional import installed
+    from .models.categories import as_training_categories
 
-    if installed("numba"):  # interplay.trees reads the booster's categories
-        from .trees.inputs import as_training_categories
-
-        frame = as_training_categories(frame, model)  # a booster fitted on pandas categoricals gets them back
+    frame = as_training_categories(frame, model)  # a booster fitted on pandas categoricals gets them back
     non_numeric = [str(c) for c in frame.columns if not (pd.api.types.is_numeric_dtype(frame[c])
                                                          or isinstance(frame[c].dtype, pd.CategoricalDtype))]
     if non_numeric and not (wanted is not None and getattr(model, "steps", None) is not None):
@@ -324,10 +321,11 @@ def _check_target(explainer: Any, x: Any) -> None:
 
 def _unestimated_pairs(result: Any) -> tuple[int, int]:
     """``(pairs without an estimate, pairs)`` of an Interactions result: a pair whose standard error is infinite
-    had too few samples (the samplers report it as 0; the report shows it as n/a)."""
+    had too few samples (the samplers report it as 0; the report shows it as n/a). A NaN standard error (none
+    computed, e.g. the surrogate's pairs) is not such a gap, as in the report."""
     errors = result.std_errors or {}
     pairs = [key for key in result.values if len(key) == 2]
-    return sum(1 for key in pairs if not np.isfinite(errors.get(key, 0.0))), len(pairs)
+    return sum(1 for key in pairs if errors.get(key, 0.0) == np.inf), len(pairs)
 
 
 def _budget_for_every_pair(method: str, index: str, n_features: int, start: int, seeds: list) -> int | None:

@@ -131,10 +131,10 @@ class Explainer:
         columns = None
         self.background = None
         if background is not None:
-            if library(self._model_source()) in BOOSTER_LIBRARIES and _text_columns(background) and installed("numba"):
-                # interplay.trees reads a booster's categories: a CSV's strings for a LightGBM or XGBoost model
-                # fitted on pandas categoricals (imported only then: it imports numba, about 0.3 s)
-                from .trees.inputs import as_training_categories
+            if library(self._model_source()) in BOOSTER_LIBRARIES and _text_columns(background):
+                # a CSV's strings for a LightGBM or XGBoost model fitted on pandas categoricals: the booster's own
+                # categories (no compiled extra needed)
+                from .models.categories import as_training_categories
                 background = as_training_categories(background, model)
             background = align_columns(background, self.model.columns, "background",
                                        what="the columns the model was fitted on", renamed_ok=self._renamed_ok)

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ..models.categories import text_categories
 from ..models.tree_kinds import (SKLEARN_BOOSTING, SKLEARN_FORESTS, SKLEARN_HIST_BOOSTING, class_names,
                                   library)
 from .ensemble import TreeEnsemble
@@ -215,16 +216,7 @@ def _hgb_columns(model):
     order = np.concatenate([cat_cols, np.flatnonzero(masks["numerical"])])
     cats = pre.named_transformers_["encoder"].categories_
     # text categories (a DataFrame's): the splits stay on codes, which the raw rows are encoded to
-    return order, {k: np.asarray(c, float) for k, c in enumerate(cats) if not _text_categories(c)}
-
-
-def _text_categories(categories) -> bool:
-    """Whether some category is not a number (HistGradientBoosting's encoder then keeps codes)."""
-    try:
-        np.asarray(categories, dtype=float)
-    except (TypeError, ValueError):
-        return True
-    return False
+    return order, {k: np.asarray(c, float) for k, c in enumerate(cats) if not text_categories(c)}
 
 
 def _hgb_raw_bitset(code_bits, raw_values, missing_left) -> np.ndarray:
@@ -284,7 +276,7 @@ def _hgb_margin(model, order: np.ndarray):
     if pre is None or names is None:
         return _sklearn_raw(model), None
     lists = pre.named_transformers_["encoder"].categories_
-    text = {int(order[k]): np.asarray(c, dtype=object) for k, c in enumerate(lists) if _text_categories(c)}
+    text = {int(order[k]): np.asarray(c, dtype=object) for k, c in enumerate(lists) if text_categories(c)}
     if not text:
         return _sklearn_raw(model), None
     raw = _sklearn_raw(model)

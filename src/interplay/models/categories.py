@@ -1,0 +1,83 @@
+"""The categories a booster (XGBoost, LightGBM, HistGradientBoosting) was fitted with on pandas categoricals, and
+text columns of a DataFrame converted to them (a CSV's strings for such a model). Needs no compiled extra: the CLI
+and the Explainer use it whether or not ``interplay[trees]`` (numba) is installed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def text_categories(categories) -> bool:
+    """Whether some category is not a number (HistGradientBoosting's encoder then keeps codes)."""
+    try:
+        np.asarray(categories, dtype=float)
+    except (TypeError, ValueError):
+        return True
+    return False
+
+
+def as_training_categories(frame: Any, model: Any) -> Any:
+    """Text columns of a DataFrame for a booster fitted on pandas categoricals (XGBoost/LightGBM) as those
+    categoricals (a data file's or a CSV-read background's strings; the booster refuses them as text). Any other
+    model or frame is returned as it is."""
+    import pandas as pd
+
+    from . import as_model
+
+    if (not hasattr(frame, "columns") or getattr(model, "steps", None) is not None
+            or not frame.columns.is_unique):  # repeated names: refused, with their names, by the caller's checks
+        return frame
+    text = [c for c, dt in zip(frame.columns, frame.dtypes)
+            if not pd.api.types.is_numeric_dtype(dt) and not isinstance(dt, pd.CategoricalDtype)]
+    if not text:
+        return frame
+    try:
+        known = training_categories(model, as_model(model), names=[str(c) for c in text])
+    except Exception:  # noqa: BLE001  (not a booster that stores categories)
+        return frame
+    if not known:
+        return frame
+    return frame.astype({c: pd.CategoricalDtype(known[c]) for c in text if c in known})
+
+
+def training_categories(source: Any, model, names: list | None = None) -> dict[str, list]:
+    """The categories each categorical column had when the model was fitted, as the model stores them
+    (``names``: the categorical columns in order, when the model's dtypes are not known)."""
+    import pandas as pd
+
+    booster = getattr(source, "booster_", source)
+    stored = getattr(booster, "pandas_categorical", None)  # LightGBM: the categorical columns' lists, in order
+    if stored and (model.dtypes is not None or names is not None):
+        if names is None:
+            names = [c for c, dt in zip(model.columns, model.dtypes) if isinstance(dt, pd.CategoricalDtype)]
+        if len(names) == len(stored):
+            return dict(zip(names, stored))
+    if hasattr(source, "get_booster") or type(source).__module__.startswith("xgboost"):
+        xgb_booster = source.get_booster() if hasattr(source, "get_booster") else source
+        try:
+            arrays = xgb_booster.get_categories(export_to_arrow=True).to_arrow()
+        except ImportError as exc:  # the categories must be the model's own, not guessed from the rows
+            raise ImportError("model: reading the categories an XGBoost model was trained with needs pyarrow "
+                              "(pip install pyarrow)") from exc
+        except (AttributeError, TypeError, ValueError):
+            return {}
+        return {name: values.to_pylist() for name, values in arrays if values is not None}
+    return _hgb_text_categories(source)
+
+
+def _hgb_text_categories(source: Any) -> dict[str, list]:
+    """HistGradientBoosting fitted on a DataFrame: the categories of its categorical columns that are not
+    numbers (its trees split on their codes, the positions in these lists; numeric categories are split on
+    as values, see :func:`interplay.trees.parsers._hgb_columns`)."""
+    pre = getattr(source, "_preprocessor", None)
+    names = getattr(source, "feature_names_in_", None)
+    if pre is None or names is None or "HistGradientBoosting" not in type(source).__name__:
+        return {}
+    masks = {name: np.asarray(cols) for name, _, cols in pre.transformers_ if name != "remainder"}
+    columns = np.asarray(names)[np.flatnonzero(masks["encoder"])]
+    lists = pre.named_transformers_["encoder"].categories_
+    # a column fitted with missing values has NaN as its last category (the missing direction): not a category
+    return {str(c): [v for v in cats if not (isinstance(v, float) and np.isnan(v))]
+            for c, cats in zip(columns, lists) if text_categories(cats)}

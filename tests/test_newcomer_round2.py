@@ -1,0 +1,72 @@
+"""Regression tests for a second newcomer review (Adult, a DataFrame-fitted XGBoost, the CLI, plots)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import interplay as ip
+
+pd = pytest.importorskip("pandas")
+
+
+def test_a_nan_standard_error_is_not_an_unestimated_pair():
+    """The CLI warned "91 of 91 pairs with too few samples" for the surrogate's pairs, whose standard errors are
+    NaN (none computed); only an infinite one means too few samples, as in the report."""
+    from interplay.cli import _unestimated_pairs
+    from interplay.results import Interactions
+
+    values = {(0,): 1.0, (1,): 2.0, (2,): 0.5, (0, 1): 0.1, (0, 2): 0.0, (1, 2): 0.3}
+    errors = {(0, 1): np.nan, (0, 2): np.inf, (1, 2): 0.01}
+    result = Interactions(values, index="sii", order=2, baseline=0.0, feature_names=("a", "b", "c"),
+                          n_evaluations=10, method="surrogate", std_errors=errors)
+    assert _unestimated_pairs(result) == (1, 3)
+
+
+NO_NUMBA = """
+import sys
+sys.modules["numba"] = None  # as if interplay[trees] were not installed
+import importlib.util
+from interplay._optional import installed
+assert not installed("numba")
+"""
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_text_columns_of_a_categorical_xgboost_without_numba(tmp_path):
+    """A CSV's strings for an XGBoost model fitted on pandas categoricals are read as the model's categories
+    without the trees extra (the CLI refused them: "the model cannot encode them"), by the Explainer and the
+    CLI's data reader alike."""
+    pytest.importorskip("xgboost")
+    pytest.importorskip("pyarrow")
+    script = NO_NUMBA + textwrap.dedent(f"""
+        import numpy as np, pandas as pd, xgboost
+        from pathlib import Path
+        import interplay as ip
+        from interplay.cli import load_data
+
+        rng = np.random.default_rng(0)
+        frame = pd.DataFrame({{"age": rng.normal(40, 10, 300),
+                               "job": pd.Categorical(rng.choice(["a", "b", "c"], 300)),
+                               "hours": rng.normal(40, 5, 300)}})
+        y = ((frame["job"] == "b") ^ (frame["age"] > 40)).astype(int)
+        model = xgboost.XGBClassifier(n_estimators=8, max_depth=3, enable_categorical=True,
+                                      tree_method="hist").fit(frame, y)
+        text = frame.astype({{"job": str}})
+        path = Path({str(tmp_path)!r}) / "rows.csv"
+        text.to_csv(path, index=False)
+        read = load_data(path, model, ())
+        assert isinstance(read["job"].dtype, pd.CategoricalDtype), read.dtypes
+        explainer = ip.Explainer(model, text.iloc[:20], output="log-odds")
+        result = explainer.shapley(text.iloc[:2])
+        margin = model.predict(frame.iloc[:2], output_margin=True)
+        assert np.allclose(result.values.sum(axis=1) + result.base_values, margin, atol=1e-5)
+        print("ok", result.info["auto"]["chosen"])
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.startswith("ok")
