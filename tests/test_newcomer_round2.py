@@ -70,3 +70,19 @@ def test_text_columns_of_a_categorical_xgboost_without_numba(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.startswith("ok")
+
+
+def test_inf_in_a_raw_table_is_refused_naming_the_parameter_and_column():
+    """inf passed silently through a DataFrame with text or categorical columns (only the all-numeric path refused
+    it), though the README says inf inputs are errors that name the parameter."""
+    from interplay._validation import check_table
+
+    frame = pd.DataFrame({"age": [30.0, np.inf], "job": pd.Categorical(["a", "b"]), "name": ["x", "y"]})
+    with pytest.raises(ValueError, match=r"X: contains inf in column\(s\) \['age'\]"):
+        check_table(frame, "X", allow_missing=True)
+    with pytest.raises(ValueError, match=r"background: contains inf in column\(s\) \[0\]"):
+        check_table(np.array([[1.0, "a"], [-np.inf, "b"]], dtype=object), "background", raw=True)
+    with pytest.raises(TypeError, match="complex"):
+        check_table(pd.DataFrame({"z": [1 + 2j, 3j], "t": ["a", "b"]}), "X")
+    table, columns, _ = check_table(frame.assign(age=[30.0, np.nan]), "X", allow_missing=True)  # NaN: kept
+    assert columns == ("age", "job", "name") and np.isnan(table[1, 0])

@@ -201,6 +201,10 @@ def check_table(X: Any, name: str, *, n_columns: int | None = None, raw: bool = 
             raise ValueError(f"{name}: expected {n_columns} columns, got {arr.shape[1]}")
         if not allow_missing and missing_mask(arr).any():
             raise ValueError(f"{name}: missing values in columns {missing_columns(arr)}; impute them first")
+        infinite = sorted({j for j in range(arr.shape[1]) for v in arr[:, j]
+                           if isinstance(v, (float, np.floating)) and np.isinf(v)})
+        if infinite:
+            raise ValueError(f"{name}: contains inf in column(s) {infinite[:5]}; expected finite values")
         return arr, None, None
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
@@ -216,6 +220,11 @@ def check_table(X: Any, name: str, *, n_columns: int | None = None, raw: bool = 
     missing = [str(c) for c in X.columns[X.isna().any().to_numpy()]]
     if missing and not allow_missing:
         raise ValueError(f"{name}: missing values in columns {missing}; impute them first")
+    _refuse_complex([str(c) for c, dt in zip(X.columns, X.dtypes) if getattr(dt, "kind", "") == "c"], name)
+    infinite = [str(c) for c, dt in zip(X.columns, X.dtypes) if is_numeric_dtype(dt) and not is_bool_dtype(dt)
+                and np.isinf(X[c].to_numpy(dtype=float, na_value=np.nan)).any()]
+    if infinite:
+        raise ValueError(f"{name}: contains inf in column(s) {infinite[:5]}; expected finite values")
     table = X.to_numpy(dtype=object)
     if missing:
         _nan_in_numeric_columns(table, X.dtypes)
