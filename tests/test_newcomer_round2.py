@@ -86,3 +86,33 @@ def test_inf_in_a_raw_table_is_refused_naming_the_parameter_and_column():
         check_table(pd.DataFrame({"z": [1 + 2j, 3j], "t": ["a", "b"]}), "X")
     table, columns, _ = check_table(frame.assign(age=[30.0, np.nan]), "X", allow_missing=True)  # NaN: kept
     assert columns == ("age", "job", "name") and np.isnan(table[1, 0])
+
+
+@pytest.mark.parametrize("kind", ["bar", "waterfall", "beeswarm", "heatmap"])
+def test_a_default_figure_holds_its_labels(kind):
+    """Long feature names and axis labels were cut off at the figure's edge unless saved with
+    bbox_inches="tight" (no layout engine on the plots' own figures)."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = ("relationship = Unmarried", "marital-status = Never-married", "hours-per-week", "education-num",
+             "capital-gain = 0", "occupation = Adm-clerical")
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=(30, len(names)))
+    expl = ip.Explanation(values, np.zeros(30), rng.normal(size=(30, len(names))), names, "exact", np.full(30, 64))
+    if kind == "heatmap":
+        M = rng.normal(size=(len(names), len(names)))
+        ax = ip.plot.heatmap(M + M.T, feature_names=list(names))
+    else:
+        ax = getattr(ip.plot, kind)(expl if kind == "beeswarm" else expl[0])
+    fig = ax.figure
+    fig.canvas.draw()
+    frame, renderer = fig.bbox, fig.canvas.get_renderer()
+    for axes in fig.axes:  # what each axes draws: tick labels, axis labels, titles, colorbar labels
+        box = axes.get_tightbbox(renderer)
+        assert (box.x0 >= frame.x0 - 1 and box.x1 <= frame.x1 + 1 and box.y0 >= frame.y0 - 1
+                and box.y1 <= frame.y1 + 1), (box, frame)
+    plt.close(fig)

@@ -19,10 +19,14 @@ def plt():
     return pyplot
 
 
-def new_axes(ax, figsize):
+def new_axes(ax, figsize, *, fit: bool = True):
+    """``ax``, or the axes of a new figure of ``figsize`` inches. ``fit``: the new figure's layout is constrained
+    (matplotlib's engine, applied at every draw), so long tick labels, axis labels and colorbars stay inside it
+    when saved or shown as it is (they were cut off unless saved with ``bbox_inches="tight"``); off for a plot
+    that places its axes itself."""
     if ax is not None:
         return ax
-    fig, ax = plt().subplots(figsize=figsize)
+    fig, ax = plt().subplots(figsize=figsize, layout="constrained" if fit else None)
     return ax
 
 

@@ -977,7 +977,7 @@ def _figure(ax, xlim, ylim, text: str, handles):
     paragraph = _paragraph(text, fig_w)
     text_h = (paragraph.count("\n") + 1) * 8.5 * 1.25 / 72.0 + 0.3 if paragraph else 0.15
     fig_h = TITLE_H + max(draw_h, _legend_height(handles)) + text_h
-    ax = new_axes(None, (fig_w, fig_h))
+    ax = new_axes(None, (fig_w, fig_h), fit=False)  # the axes placed below, the legend beside them
     ax.set_position([0.15 / fig_w, 1.0 - (TITLE_H + draw_h) / fig_h, draw_w / fig_w, draw_h / fig_h])
     ax.set_aspect("equal")
     ax.set_xlim(*xlim)
@@ -1114,7 +1114,6 @@ def gamma_sweep(result, *, gammas=None, feature_names=None, ax=None, title: str 
     instead each row at that row's gamma, so the marked default is not the cohort's threshold."""
     g = _analysis.as_graph(one_result(result, "result", "gamma_sweep"), feature_names)
     sweep = _analysis.gamma_sweep(g, gammas)
-    made = ax is None
     ax = new_axes(ax, (6, 3.8))
     ax.plot(sweep["gamma"], sweep["density"], color="#333", lw=2, label="density of H")
     ax.set_xlabel("gamma (edges with |W| <= gamma are redundant)")
@@ -1133,6 +1132,4 @@ def gamma_sweep(result, *, gammas=None, feature_names=None, ax=None, title: str 
     more = twin.get_legend_handles_labels()
     ax.legend(lines[0] + more[0], lines[1] + more[1], loc="lower right", fontsize=8)
     ax.set_title(title or with_unit("redundancy threshold sweep", info_of(result)))
-    if made:  # a figure of its own: room for the axis labels (they were cut at the bottom)
-        ax.figure.tight_layout()
     return ax
