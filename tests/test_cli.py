@@ -258,16 +258,19 @@ def test_explanation_file_keeps_each_rows_prediction_and_label_when_sliced(files
     expl = io.load(out / "shapley.json")
     assert list(expl.to_pandas().index) == [0, 2, 40, 41, 42] == list(ip.load_run(out).to_pandas().index)
     assert expl[1].info["row"] == 2 == io.load(out / "row-2-bivariate.json").info["row"]
-    truth = files["model"].predict_proba(files["X"].iloc[[0, 2]])[:, 1]
-    np.testing.assert_allclose(expl.info["predictions"][:2], truth, atol=1e-12)
-    assert expl.info["predictions"][2:] == [None] * 3 and len(expl.info["explained_outputs"]) == 5
+    truth = files["model"].predict_proba(files["X"].iloc[[0, 2, 40, 41, 42]])[:, 1]
+    np.testing.assert_allclose(expl.info["predictions"][:2], truth[:2], atol=1e-12)  # the detail rows: evaluated
+    # the others by efficiency (they were None, as was their explained output)
+    np.testing.assert_allclose(expl.info["predictions"][2:], truth[2:], atol=1e-9)
+    assert len(set(expl.info["explained_outputs"])) == 1 and None not in expl.info["explained_outputs"]
     tail = expl[3:5]
-    assert tail.info["predictions"] == [None, None] and "prediction" not in tail[0].info
+    np.testing.assert_allclose(tail.info["predictions"], truth[3:], atol=1e-9)
+    assert tail[0].info["prediction"] == pytest.approx(truth[3], abs=1e-9)
     assert expl[1].info["prediction"] == pytest.approx(truth[1], abs=1e-12)
     page = re.search(r'id="interplay-data">(.*?)</script>', build_report([tail]), re.S).group(1)
     shown = json.loads(page)["rows"]
     assert [r["label"] for r in shown] == ["row 41", "row 42"]
-    assert all(r.get("prediction") != pytest.approx(truth[0]) for r in shown)  # it showed row 0's for row 41
+    assert [r.get("prediction") for r in shown] == pytest.approx(truth[3:], abs=1e-9)  # it showed row 0's
 
 
 def test_target_error_lists_the_classes_as_typed(tmp_path):
@@ -313,6 +316,7 @@ def test_auto_enumerates_rows_whose_null_players_leave_few_features(tmp_path):
     assert np.all(explanation.values[:, 4:] == 0.0)
     assert explanation.info["method"] == "exact" and explanation.info["auto"]["full_width"] == "odd_gp"
     assert "at 12 features" in explanation.info["auto"]["reason"]
+    assert explanation.info["auto"]["chosen"] == "exact"  # as the Explainer's info["auto"] says it
     biv = io.load(out / "row-0-bivariate.json")
     assert biv.info["method"] == "exact" and biv.univariate.n_evaluations == 16
     sii = io.load(out / "row-0-sii.json")

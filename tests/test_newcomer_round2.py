@@ -116,3 +116,30 @@ def test_a_default_figure_holds_its_labels(kind):
         assert (box.x0 >= frame.x0 - 1 and box.x1 <= frame.x1 + 1 and box.y0 >= frame.y0 - 1
                 and box.y1 <= frame.y1 + 1), (box, frame)
     plt.close(fig)
+
+
+def test_cli_auto_on_a_tree_model_says_what_it_chose(tmp_path):
+    """The CLI's info["auto"] had no "chosen" (the Explainer's has), and a run that auto sent to the tree
+    algorithms had no info["auto"] at all."""
+    pytest.importorskip("numba")
+    sio = pytest.importorskip("skops.io")
+    from click.testing import CliRunner
+    from sklearn.ensemble import GradientBoostingRegressor
+
+    from interplay import io
+    from interplay.cli import main
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(40, 5)), columns=list("abcde"))
+    model = GradientBoostingRegressor(n_estimators=10, max_depth=2, random_state=0).fit(X, X["a"] * X["b"])
+    sio.dump(model, tmp_path / "model.skops")
+    X.to_csv(tmp_path / "data.csv", index=False)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["explain", str(tmp_path / "model.skops"), str(tmp_path / "data.csv"),
+                                       "--rows", "0-2", "--detail-rows", "1", "--trust-model", "--out", str(out)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    expl = io.load(out / "shapley.json")
+    assert expl.info["method"] == "tree" and expl.info["auto"]["chosen"] == "tree"
+    assert "tree" in expl.info["auto"]["reason"]
+    np.testing.assert_allclose(expl.info["predictions"], model.predict(X.iloc[:3]), atol=1e-9)

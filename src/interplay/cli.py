@@ -884,16 +884,21 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         shapley_method = "exact"  # a run begun before each row's choice was kept: the full width is enumerated
     # each row's class, as the batch recorded it (no second pass over the rows' predictions)
     targets = (values.info.get("targets") if classifier else None) or _row_targets(explainer, frame.iloc[chosen])
+    efficient = np.asarray(values.values, dtype=float).sum(axis=1) + np.asarray(values.base_values, dtype=float)
     explanation = Explanation(
         values=values.values, base_values=values.base_values, data=values.data, feature_names=values.feature_names,
         method=shapley_method, n_evaluations=values.n_evaluations, std_errors=values.std_errors,
         info={**common, "method": shapley_method, "kind": "shapley", "rows": chosen, "index": list(chosen),
-              **({"auto": {"full_width": methods["shapley"], "reason": said["shapley"]}}
-                 if run_method == "auto" else {}),
+              **({"auto": {"chosen": shapley_method, "full_width": methods["shapley"],
+                           "reason": ("the exact tree algorithms: the model's trees give the explained output"
+                                      if methods["shapley"] == "tree" else said["shapley"])}}
+                 if method == "auto" else {}),
               **({"methods": values.info["methods"]} if "methods" in values.info else {}),
-              # one entry per row (None past the detail rows), so that slicing keeps each row's own
-              "predictions": predictions + [None] * (len(chosen) - len(predictions)),
-              "explained_outputs": outputs + [None] * (len(chosen) - len(outputs)), "detail_rows": detail,
+              # one entry per row, so that slicing keeps each row's own: the detail rows' model output as
+              # evaluated, the others' by efficiency (the sum of the Shapley values plus the base value)
+              "predictions": predictions + [float(v) for v in efficient[len(predictions):]],
+              "explained_outputs": outputs + [_explained_output(explainer, t) for t in targets[len(outputs):]],
+              "detail_rows": detail,
               "targets": targets,
               "run": RUN_DIR_NOTE, "chunk_size": chunk_size})
     big = explanation.values.size > 20000
