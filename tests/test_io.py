@@ -163,6 +163,9 @@ def test_to_shapiq(results):
     assert sv.index == "SV"
     for i, v in enumerate(results["attribution"].values):
         assert sv[(i,)] == pytest.approx(v, abs=1e-12)
+    rows = results["explanation"].to_shapiq()  # one per row, as shapiq's explain_X (it had no to_shapiq)
+    assert len(rows) == len(results["explanation"]) and all(r.index == "SV" for r in rows)
+    assert rows[-1][(0,)] == pytest.approx(results["explanation"].values[-1, 0], abs=1e-12)
     excess = replace(inter, index="excess")
     with pytest.raises(ValueError, match="no index matching 'excess'"):
         excess.to_shapiq()

@@ -596,3 +596,12 @@ for _cls in (Attribution, BivariateExplanation, Explanation):
 for _cls in (Attribution, Interactions, BivariateExplanation):
     _cls.to_shapiq = _to_shapiq
 del _cls
+
+
+def _rows_to_shapiq(self) -> list:
+    """One ``shapiq.InteractionValues`` per row (``expl[i].to_shapiq()``), a list as shapiq's ``explain_X``
+    returns (needs shapiq)."""
+    return [self[i].to_shapiq() for i in range(len(self))]
+
+
+Explanation.to_shapiq = _rows_to_shapiq
