@@ -143,9 +143,9 @@ class Explainer:
                 native = "c" in (getattr(self.model.source, "feature_types", None) or ())
                 raise TypeError(
                     f"background: non-numeric columns {bad}; " + (
-                        "a native xgboost.Booster does not keep its categories: explain its scikit-learn "
-                        "wrapper (XGBClassifier/XGBRegressor fitted with enable_categorical=True), which is read "
-                        "exactly, or pass the category codes it was trained on" if native else
+                        "interplay passes a native xgboost.Booster numbers only: explain its scikit-learn "
+                        "wrapper (XGBClassifier/XGBRegressor fitted with enable_categorical=True), whose categories "
+                        "are read exactly, or pass the category codes it was trained on" if native else
                         "encode them first (e.g. one-hot), wrap the encoding inside the model (a Pipeline fitted "
                         "on a DataFrame), or pass numeric data"))
             try:
