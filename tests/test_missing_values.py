@@ -175,7 +175,7 @@ def test_raw_categorical_column_with_missing_values_and_xgboost():
         np.testing.assert_allclose(tree.values, exact.values, atol=1e-5)
         _efficiency(exact, margin, 1e-9)
         _efficiency(tree, margin, 1e-5)
-    with pytest.warns(UserWarning, match="no repeated value"):  # age and income: continuous
+    with pytest.warns(UserWarning, match=r"\['age', 'income'\] have no repeated value"):  # named, not by position
         reference = ip.Explainer(model, frame.iloc[:30], removal="baseline", baseline="mode").reference
     assert reference[1] in ("a", "b", "c")  # the mode of the present categories
 

@@ -143,3 +143,26 @@ def test_cli_auto_on_a_tree_model_says_what_it_chose(tmp_path):
     assert expl.info["method"] == "tree" and expl.info["auto"]["chosen"] == "tree"
     assert "tree" in expl.info["auto"]["reason"]
     np.testing.assert_allclose(expl.info["predictions"], model.predict(X.iloc[:3]), atol=1e-9)
+
+
+def test_a_word_in_a_numeric_column_and_a_dict_row_are_named_errors():
+    """A string in a numeric column of a raw table gave pandas' bare "could not convert string to float"; a dict
+    as a row gave "got shape ()"."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"age": rng.normal(40, 10, 100), "job": rng.choice(["a", "b"], 100).astype(object)})
+    from sklearn.compose import make_column_transformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    model = make_pipeline(make_column_transformer((OneHotEncoder(), ["job"]), remainder="passthrough"),
+                          RandomForestClassifier(n_estimators=5, random_state=0))
+    model.fit(frame, (frame["age"] > 40).astype(int))
+    explainer = ip.Explainer(model, frame.iloc[:10])
+    bad = frame.iloc[:1].astype({"age": object})
+    bad.iloc[0, 0] = "old"
+    with pytest.raises(ValueError, match="column 'age': the model was fitted on float64 values there, got 'old'"):
+        explainer.shapley(bad)
+    with pytest.raises(TypeError, match="X: expected a 2-D table .*got a dict; pass one row as a DataFrame"):
+        explainer.shapley({"age": 30.0, "job": "a"})

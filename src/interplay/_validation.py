@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numbers
 import re
+from collections.abc import Mapping
 from typing import Any, Sequence
 
 import numpy as np
@@ -149,7 +150,11 @@ def _unique_columns(X: Any, name: str) -> tuple[str, ...]:
 
 
 def as_array(X: Any, name: str) -> np.ndarray:
-    """``np.asarray(X)``, with ragged input (rows of different lengths) as an error naming ``name``."""
+    """``np.asarray(X)``, with ragged input (rows of different lengths) as an error naming ``name``; a mapping
+    (e.g. one row as ``{column: value}``) is refused, saying how to pass it."""
+    if isinstance(X, Mapping):
+        raise TypeError(f"{name}: expected a 2-D table (rows x features), got a {type(X).__name__}; pass one row "
+                        "as a DataFrame, e.g. pd.DataFrame([row]), or a list of rows")
     try:
         return np.asarray(X)
     except (ValueError, TypeError):

@@ -195,7 +195,8 @@ class Explainer:
             if n_columns is None:
                 raise ValueError("baseline='zero' without background: the number of features is unknown; "
                                  "pass feature_names= or background=")
-            self.reference = reference_vector(baseline, self.background, n_columns, groups=self.groups)
+            self.reference = reference_vector(baseline, self.background, n_columns, groups=self.groups,
+                                              column_names=self.column_names)
         elif baseline is not None:
             raise ValueError(f"baseline: only used with removal='baseline', got removal={self.removal!r}")
         self._check_removed_values([self.model])

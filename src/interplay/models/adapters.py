@@ -73,7 +73,7 @@ of another width is refused when the explainer is built; ``n_calls``/``n_rows`` 
 
         if self.dtypes is not None and isinstance(rows, np.ndarray) and rows.ndim == 2:
             # raw rows (object array): each column back to its own dtype, built column-wise
-            return pd.DataFrame({c: _column(rows[:, j], dt)
+            return pd.DataFrame({c: _column(rows[:, j], dt, c)
                                  for j, (c, dt) in enumerate(zip(self.columns, self.dtypes))})
         frame = pd.DataFrame(rows, columns=list(self.columns))
         if frame.dtypes.eq(object).any():
@@ -219,14 +219,30 @@ def as_model(model: Any, *, classifier: bool | None = None) -> ModelFunction:
     )
 
 
-def _column(values: np.ndarray, dtype: Any) -> Any:
+def _column(values: np.ndarray, dtype: Any, name: Any = None) -> Any:
     """One raw column in its dtype; a categorical column's values outside its categories become missing values
-    (as pandas has made them so far; it will refuse them in a future version)."""
+    (as pandas has made them so far; it will refuse them in a future version). A value the dtype cannot hold (a
+    word in a numeric column) is an error naming the column and the value."""
     import pandas as pd
 
     if isinstance(dtype, pd.CategoricalDtype):
         return pd.Categorical.from_codes(category_codes(values, dtype.categories), dtype=dtype)
-    return pd.array(values, dtype=dtype)
+    try:
+        return pd.array(values, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        bad = next((v for v in values if not _fits(v, dtype)), None)
+        raise ValueError(f"column {name!r}: the model was fitted on {dtype} values there, got {bad!r}; pass "
+                         f"numbers (NaN for a missing value)") from exc
+
+
+def _fits(value: Any, dtype: Any) -> bool:
+    import pandas as pd
+
+    try:
+        pd.array([value], dtype=dtype)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def category_codes(values: np.ndarray, categories: Any) -> np.ndarray:

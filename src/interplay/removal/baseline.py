@@ -49,11 +49,13 @@ def _summary(column: np.ndarray, baseline: str) -> np.float64:
 
 
 def reference_vector(baseline, background: np.ndarray | None, n_features: int,
-                     groups: Sequence[Sequence[int]] | None = None) -> np.ndarray:
+                     groups: Sequence[Sequence[int]] | None = None,
+                     column_names: Sequence[str] | None = None) -> np.ndarray:
     """The reference: ``"mean"``, ``"median"``, ``"mode"`` of the background, ``"zero"``, or a given vector.
 
     ``groups`` (lists of column indices) make multi-column groups take a joint value: the joint mode for
     ``"mode"``, and for ``"mean"``/``"median"`` when the group is a 0/1 block or has a categorical column.
+    ``column_names``: how warnings name the columns (else by position).
     """
     if isinstance(baseline, str):
         if baseline == "zero" and (background is None or background.dtype != object):
@@ -66,7 +68,8 @@ def reference_vector(baseline, background: np.ndarray | None, n_features: int,
         if baseline == "mode":
             continuous = [j for j in range(n_features) if numeric[j] and _no_repeats(float_column(background[:, j]))]
             if continuous:
-                warnings.warn(f"baseline='mode': column(s) {continuous[:10]} have no repeated value, so their "
+                named = [column_names[j] for j in continuous] if column_names is not None else continuous
+                warnings.warn(f"baseline='mode': column(s) {named[:10]} have no repeated value, so their "
                               "mode is arbitrary (the smallest value); 'median' or 'mean' suits continuous columns",
                               UserWarning, stacklevel=3)
         reference = np.empty(n_features, dtype=background.dtype)
