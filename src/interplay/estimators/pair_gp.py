@@ -208,7 +208,9 @@ def tree_blend(index: str, kind, rows: np.ndarray, values: np.ndarray, S: np.nda
 
     n = S.shape[1]
     folds = min(folds, len(S) // 2)
-    info = {"folds": folds, "std_errors": "the GP's posterior deviations, before the blend"}
+    info = {"folds": folds, "std_errors": "the GP's posterior deviations, before the blend: model-based, "
+            "95% intervals covered 0.75-0.93 of the pairs on the benchmark's games and 0.86 on Adult (too narrow "
+            "where the prior misses the game's spectrum)"}
     if folds < 2:
         return 1.0, None, {**info, "gp_weight": 1.0, "skipped": f"{len(S)} pairs: too few to cross-fit"}
     fold_of_pair = rng.permutation(len(S)) % folds
