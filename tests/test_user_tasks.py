@@ -211,7 +211,7 @@ def test_run_and_cli_explain_a_pipeline_on_raw_columns(adult, tmp_path):
     assert "shapley=tree" in result.output
     saved = ip.Explanation.load(out / "shapley.json")
     assert saved.method == "tree" and saved.info["target"] == ">50K" and saved.info["output"] == "probability"
-    assert saved.info["explained_outputs"] == ["probability of class '>50K'"] + [None] * 19  # detail row only
+    assert saved.info["explained_outputs"] == ["probability of class '>50K'"] * 20  # every row's (was detail only)
     fresh = ip.Explainer(model, frame.drop(columns="class").iloc[:1])  # same rows, values in the same unit
     expected = model.predict_proba(frame.drop(columns="class").iloc[:20])[:, 1]
     np.testing.assert_allclose(saved.values.sum(axis=1) + saved.base_values, expected, atol=1e-9)
@@ -272,4 +272,4 @@ def test_cli_asks_a_multi_class_model_for_its_target(tmp_path):
     saved = ip.Explanation.load(tmp_path / "b" / "shapley.json")
     assert saved.method == "tree" and saved.info["target"] == "predicted"
     assert saved.info["targets"] == model.predict(X.iloc[:6]).tolist()  # which class each row explains
-    assert saved.info["explained_outputs"] == [f"probability of class {model.predict(X.iloc[:1])[0]}"] + [None] * 5
+    assert saved.info["explained_outputs"] == [f"probability of class {c}" for c in model.predict(X.iloc[:6])]
