@@ -88,7 +88,7 @@ def test_inf_in_a_raw_table_is_refused_naming_the_parameter_and_column():
     assert columns == ("age", "job", "name") and np.isnan(table[1, 0])
 
 
-@pytest.mark.parametrize("kind", ["bar", "waterfall", "beeswarm", "heatmap"])
+@pytest.mark.parametrize("kind", ["bar", "waterfall", "beeswarm", "heatmap", "image"])
 def test_a_default_figure_holds_its_labels(kind):
     """Long feature names and axis labels were cut off at the figure's edge unless saved with
     bbox_inches="tight" (no layout engine on the plots' own figures)."""
@@ -103,7 +103,13 @@ def test_a_default_figure_holds_its_labels(kind):
     rng = np.random.default_rng(0)
     values = rng.normal(size=(30, len(names)))
     expl = ip.Explanation(values, np.zeros(30), rng.normal(size=(30, len(names))), names, "exact", np.full(30, 64))
-    if kind == "heatmap":
+    if kind == "image":  # a title wider than a small image (it was cut at both sides)
+        from interplay.modalities import ImageExplainer
+
+        explainer = ImageExplainer(lambda b: b.reshape(len(b), -1).mean(axis=1), segments="patches", patch_size=4)
+        ax = ip.plot.image(explainer.shapley(rng.random((8, 8))),
+                           title="a long title: attributions to the probability of class 0; sum +0.996")
+    elif kind == "heatmap":
         M = rng.normal(size=(len(names), len(names)))
         ax = ip.plot.heatmap(M + M.T, feature_names=list(names))
     else:

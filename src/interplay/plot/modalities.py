@@ -148,5 +148,5 @@ def image(result, segments=None, values=None, *, ax=None, title: str | None = No
     ax.figure.colorbar(ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.8, label="attribution")
     ax.set_axis_off()
     if title:
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title, fontsize=10, wrap=True)  # wider than a small image: wrapped
     return ax
