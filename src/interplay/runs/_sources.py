@@ -172,7 +172,7 @@ class FileSource(Source):
     def _batches(self, chunk_size: int):
         wanted = self.columns + ([self.label_column] if self.label_column else [])
         if self.kind == "parquet":
-            yield from self._parquet().iter_batches(batch_size=chunk_size, columns=wanted)
+            yield from self._parquet().iter_batches(batch_size=chunk_size, columns=wanted, use_threads=False)
         else:
             for batch in self._open():
                 yield batch.select(wanted)
