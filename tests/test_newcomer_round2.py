@@ -225,3 +225,19 @@ def test_the_parts_are_read_on_one_thread(tmp_path, monkeypatch):
     ip.run(e, np.ones((4, 3)), method="exact", out=tmp_path / "run", chunk_size=2, n_jobs=1)
     ip.load_run(tmp_path / "run")
     assert calls and not any(calls)
+
+
+def test_load_run_names_each_rows_null_players_as_the_explainer_does(tmp_path):
+    """load_run's info["null_players"] was the run's rule, a sentence ("exact zeros, the rest a smaller game"),
+    where Explainer.shapley gives each row's list; a chunk without any null player stores no column."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(4, 5))
+    X[2:, 1] = 0.0  # rows 2 and 3: feature x1 at its baseline (a null player); rows 0 and 1: none
+    explainer = ip.Explainer(lambda Z: Z[:, 0] * Z[:, 1] + Z[:, 2] - Z[:, 3] * Z[:, 4], removal="baseline",
+                             baseline=np.zeros(5))
+    direct = explainer.shapley(X, method="exact")
+    ip.run(explainer, X, method="exact", out=tmp_path / "run", chunk_size=2, n_jobs=1)
+    loaded = ip.load_run(tmp_path / "run")
+    assert loaded.info["null_players"] == direct.info["null_players"] == [[], [], ["x1"], ["x1"]]
+    assert loaded.info["null_player_rule"] == "exact zeros, the rest a smaller game"
+    np.testing.assert_array_equal(loaded.values, direct.values)

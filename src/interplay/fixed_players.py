@@ -108,11 +108,13 @@ def explain_reduced(kind: str, game: Game, null: np.ndarray | None, **kwargs):
     return expand(getattr(api, kind)(restricted_game(game, ~null), **kwargs), null, game.feature_names)
 
 
+NULL_PLAYERS_NOTE = ("these features have in x the value of every reference row (an image region: its baseline's "
+                     "pixels), so the model cannot see them removed: exact zeros (null players), the other features "
+                     "explained as a game of their own")
+
+
 def _note(names: tuple, fixed: np.ndarray) -> dict:
-    return {"null_players": [names[i] for i in np.flatnonzero(fixed)],
-            "null_players_note": "these features have in x the value of every reference row (an image region: "
-                                 "its baseline's pixels), so the model cannot see them removed: exact zeros (null "
-                                 "players), the other features explained as a game of their own"}
+    return {"null_players": [names[i] for i in np.flatnonzero(fixed)], "null_players_note": NULL_PLAYERS_NOTE}
 
 
 def expand(result: Any, fixed: np.ndarray, names: tuple) -> Any:

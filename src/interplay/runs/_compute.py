@@ -149,6 +149,8 @@ def explain_chunk(explainer: Any, task: Task, chunk: Chunk) -> dict:
         "adjacency": np.array([r.adjacency for r in results], dtype=float) if task.kind == "bivariate" else None,
         "target": targets,
         "method": [r.method for r in results] if task.method == "auto" else None,
+        # per row: the features explained as exact zeros (interplay.fixed_players), as Explainer.shapley's info
+        "null_players": [list(a.info.get("null_players", [])) for a in attributions],
     }
 
 

@@ -16,9 +16,10 @@ import numpy as np
 
 from .._optional import require
 from .._validation import one_target
+from ..fixed_players import NULL_PLAYERS_NOTE
 from ..results import Attribution, BivariateExplanation, Explanation, group_data
 from ._store import Store
-from ._table import INDEX, METHOD, TARGET, adjacency, concat, data_matrix, matrix, value_columns
+from ._table import INDEX, METHOD, NULL_PLAYERS, TARGET, adjacency, concat, data_matrix, matrix, value_columns
 
 
 class Run:
@@ -101,7 +102,10 @@ class Run:
         data_names = self.params.get("column_names", names)  # input columns (differ with groups=)
         stored = self.params["store_data"]
         has_se = value_columns(names, "se")[0] in table.column_names
-        info = {k: v for k, v in self.params.items() if k not in ("feature_names", "column_names", "groups")}
+        info = {k: v for k, v in self.params.items()
+                if k not in ("feature_names", "column_names", "groups", "null_players")}
+        if "null_players" in self.params:  # the run's rule (a resume checks it); the rows' own are read below
+            info["null_player_rule"] = self.params["null_players"]
         info["out"] = self.path
         if _options(self.params).get("tree_path_dependent") is True:  # as Explainer.shapley records it
             info["removal"] = "path-dependent (tree cover)"
@@ -115,6 +119,9 @@ class Run:
             info["index"] = index
             if self.manifest.get("index_name") is not None:
                 info["index_name"] = self.manifest["index_name"]
+        if NULL_PLAYERS in table.column_names:  # per row, as Explainer.shapley: the features that are exact zeros
+            info["null_players"] = [list(v or []) for v in table.column(NULL_PLAYERS).to_pylist()]
+            info["null_players_note"] = NULL_PLAYERS_NOTE
         if self.kind == "bivariate":
             info["adjacency"] = adjacency(table, names)
         method = self.method

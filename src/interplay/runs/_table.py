@@ -3,7 +3,8 @@
 ``row`` (global index in the input), ``base_value`` (``v(empty)``), ``n_evaluations``, ``target`` (the output the
 row explains: the class label, e.g. each row's predicted class for ``target="predicted"``), ``index`` (the row's
 label in the input DataFrame, when it was one), ``method`` (under ``method="auto"``: the method each row's choice
-was, e.g. ``exact`` where its null players leave few features), then ``value.<feature>``
+was, e.g. ``exact`` where its null players leave few features), ``null_players`` (each row's features explained
+as exact zeros, a list of names; only in parts where a row has one), then ``value.<feature>``
 per feature, ``se.<feature>`` when the method reports standard errors, ``data.<feature>`` (the explained input,
 when stored: floats for numeric input; for raw input (a model that encodes its own categorical columns) each
 column as its values' type: integers, floats or booleans when every value of the chunk's column is one, else
@@ -21,7 +22,7 @@ import numpy as np
 from .._validation import float_rows, is_missing
 
 FIXED = ("row", "base_value", "n_evaluations")
-TARGET, INDEX, METHOD = "target", "index", "method"
+TARGET, INDEX, METHOD, NULL_PLAYERS = "target", "index", "method", "null_players"
 
 
 def value_columns(names: Sequence[str], prefix: str) -> list[str]:
@@ -68,6 +69,9 @@ def to_table(result: dict, names: Sequence[str], data: np.ndarray | None, data_n
         arrays[INDEX] = labels_array(index)
     if result.get("method") is not None:
         arrays[METHOD] = pa.array(list(result["method"]), pa.string())
+    if any(result.get("null_players") or ()):  # each row's null players (lists of names), when a row has one
+        arrays[NULL_PLAYERS] = pa.array([[str(n) for n in row] for row in result["null_players"]],
+                                        pa.list_(pa.string()))
     if data is not None:
         arrays.update(zip(value_columns(data_names or names, "data"), data_arrays(data)))
     if result["adjacency"] is not None:
