@@ -241,3 +241,17 @@ def test_load_run_names_each_rows_null_players_as_the_explainer_does(tmp_path):
     assert loaded.info["null_players"] == direct.info["null_players"] == [[], [], ["x1"], ["x1"]]
     assert loaded.info["null_player_rule"] == "exact zeros, the rest a smaller game"
     np.testing.assert_array_equal(loaded.values, direct.values)
+
+
+def test_a_cohorts_evaluations_are_its_rows(tmp_path):
+    """Cohort results (global importance, mean attribution, cohort graph) reported the whole run's evaluations."""
+    X = np.random.default_rng(1).normal(size=(6, 4))
+    explainer = ip.Explainer(lambda Z: Z[:, 0] * Z[:, 1] + Z[:, 2] * Z[:, 3], removal="baseline",
+                             baseline=np.zeros(4))
+    run = ip.run(explainer, X, kind="bivariate", method="exact", out=tmp_path / "run", chunk_size=3, n_jobs=1)
+    per_row = ip.load_run(tmp_path / "run").n_evaluations
+    mask = np.array([True, False, False, True, False, False])
+    expected = int(per_row[mask].sum())
+    assert run.global_importance(mask).n_evaluations == expected == run.mean_attribution(mask).n_evaluations
+    assert run.cohort_graph(mask).n_evaluations == expected
+    assert run.global_importance().n_evaluations == int(per_row.sum()) == run.n_evaluations

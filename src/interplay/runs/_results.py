@@ -187,15 +187,15 @@ class Run:
         :class:`Attribution` (``gi["age"]``, ``gi.ranking()``, ``gi.to_pandas()``, ``np.asarray(gi)``; its
         ``baseline`` is the mean base value), as :meth:`Explanation.global_importance`."""
         cols = value_columns(self.feature_names, "value")
-        total, count = self._sums(rows, ["base_value", *cols], absolute=np.arange(len(cols) + 1) > 0)
-        return Attribution(total[1:] / count, total[0] / count, self.feature_names, self.n_evaluations, self.method,
+        total, count = self._sums(rows, ["n_evaluations", "base_value", *cols], absolute=np.arange(len(cols) + 2) > 1)
+        return Attribution(total[2:] / count, total[1] / count, self.feature_names, int(total[0]), self.method,
                            info={"rows": count, "aggregate": "mean |value|"})
 
     def mean_attribution(self, rows: Any = None) -> Attribution:
         """Mean signed values and mean base value over all rows or a cohort."""
         cols = value_columns(self.feature_names, "value")
-        total, count = self._sums(rows, ["base_value", *cols], absolute=False)
-        return Attribution(total[1:] / count, total[0] / count, self.feature_names, self.n_evaluations,
+        total, count = self._sums(rows, ["n_evaluations", "base_value", *cols], absolute=False)
+        return Attribution(total[2:] / count, total[1] / count, self.feature_names, int(total[0]),
                            self.method, info={"rows": count, "mean_over_rows": True, "aggregate": "mean value"})
 
     def cohort_graph(self, rows: Any = None) -> BivariateExplanation:
@@ -210,7 +210,8 @@ class Run:
         mean = np.zeros((d, d))
         i, j = pair_index(d)
         mean[i, j] = total / count
-        return BivariateExplanation(mean, self.mean_attribution(rows), self.feature_names, self.n_evaluations,
+        univariate = self.mean_attribution(rows)  # the cohort's evaluations: its rows' (not the whole run's)
+        return BivariateExplanation(mean, univariate, self.feature_names, univariate.n_evaluations,
                                     self.method, info={"rows": count, "mean_over_rows": True})
 
     def graph(self, rows: Any = None, *, aggregate: str = "abs", gamma: float | None = None):
