@@ -255,3 +255,18 @@ def test_a_cohorts_evaluations_are_its_rows(tmp_path):
     assert run.global_importance(mask).n_evaluations == expected == run.mean_attribution(mask).n_evaluations
     assert run.cohort_graph(mask).n_evaluations == expected
     assert run.global_importance().n_evaluations == int(per_row.sum()) == run.n_evaluations
+
+
+def test_the_report_refuses_a_cohort_instead_of_filing_it_as_row_0(tmp_path):
+    """A run's cohort graph (a mean over rows) was shown under "row 0" beside row 0's own prediction, and the
+    magnitude graph of open_run(DIR).graph() was refused as an unknown type."""
+    from interplay.report import build_report
+
+    X = np.random.default_rng(2).normal(size=(4, 3))
+    explainer = ip.Explainer(lambda Z: Z[:, 0] * Z[:, 1] + Z[:, 2], removal="baseline", baseline=np.zeros(3))
+    run = ip.run(explainer, X, kind="bivariate", method="exact", out=tmp_path / "run", chunk_size=2, n_jobs=1)
+    rows = ip.load_run(tmp_path / "run")
+    for cohort in (run.cohort_graph(), run.graph(), run.global_importance(), rows.global_importance()):
+        with pytest.raises(TypeError, match="the report shows rows' results"):
+            build_report([rows, cohort])
+    assert "interplay" in build_report([rows])

@@ -182,6 +182,13 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
     summary = None
     info: dict = {}
     for result in results:
+        cohort = ("the explanation graph of many rows" if type(result).__name__ == "ExplanationGraph" else
+                  "a mean over rows" if isinstance(result, (Attribution, BivariateExplanation))
+                  and (result.info.get("mean_over_rows") or "aggregate" in result.info) else None)
+        if cohort is not None:  # it was shown as row 0's own result (or refused as an unknown type)
+            raise TypeError(f"results: got {cohort} ({type(result).__name__}); the report shows rows' results: pass "
+                            "the rows' (e.g. ip.load_run(DIR), or the Explanation and each row's bivariate result), "
+                            "and draw a cohort with ip.plot.graph(...) or ip.plot.bar(...)")
         if not isinstance(result, (Attribution, Interactions, BivariateExplanation, Explanation)):
             raise TypeError(f"results: expected interplay result objects or files, got {type(result).__name__}")
         result_names = [str(n) for n in result.feature_names]
