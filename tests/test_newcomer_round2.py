@@ -270,3 +270,21 @@ def test_the_report_refuses_a_cohort_instead_of_filing_it_as_row_0(tmp_path):
         with pytest.raises(TypeError, match="the report shows rows' results"):
             build_report([rows, cohort])
     assert "interplay" in build_report([rows])
+
+
+def test_cli_report_reads_a_run_folder(tmp_path):
+    """`interplay report DIR` on an ip.run folder said "no result files (.json/.npz) in this folder"."""
+    from click.testing import CliRunner
+
+    from interplay.cli import main
+
+    X = np.random.default_rng(3).normal(size=(5, 3))
+    explainer = ip.Explainer(lambda Z: Z[:, 0] * Z[:, 1] + Z[:, 2], removal="baseline", baseline=np.zeros(3))
+    ip.run(explainer, X, method="exact", out=tmp_path / "run", chunk_size=2, n_jobs=1)
+    result = CliRunner().invoke(main, ["report", str(tmp_path / "run"), "--out", str(tmp_path / "r.html")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "r.html").stat().st_size > 1000
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = CliRunner().invoke(main, ["report", str(empty), "--out", str(tmp_path / "e.html")])
+    assert result.exit_code != 0 and "nor a run of ip.run" in result.output

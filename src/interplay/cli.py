@@ -932,8 +932,12 @@ def _result_files(paths: tuple[Path, ...]) -> list[Path]:
             found = sorted(p for p in path.iterdir()
                            if p.suffix.lower() in SUFFIXES and p.is_file()
                            and p.name not in (MANIFEST, "run-manifest.json"))
+            if not found and (path / "run-manifest.json").is_file():  # a folder of ip.run: read as load_run
+                files.append(path)
+                continue
             if not found:
-                raise click.ClickException(f"{path}: no result files (.json/.npz) in this folder")
+                raise click.ClickException(f"{path}: no result files (.json/.npz) in this folder, nor a run of "
+                                           "ip.run (run-manifest.json)")
             files.extend(found)
         elif path.is_file():
             files.append(path)
@@ -951,16 +955,17 @@ def report(results: tuple[Path, ...], out_file: Path, title: str) -> None:
     """Build one self-contained HTML report (opens offline) from saved results.
 
     RESULTS are result files (.json/.npz written by interplay) or folders of them, e.g. the --out folder of
-    `interplay explain`.
+    `interplay explain`, or the folder of a batch run (`ip.run(..., out=DIR)`: its rows, as `ip.load_run`).
     """
     from .io import load
     from .report import save_report
+    from .runs import load_run
 
     loaded = []
     for path in _result_files(results):
         try:
-            loaded.append(load(path))
-        except (ValueError, TypeError, FileNotFoundError) as exc:
+            loaded.append(load_run(path) if path.is_dir() else load(path))
+        except (ValueError, TypeError, FileNotFoundError, RuntimeError) as exc:
             raise click.ClickException(str(exc)) from None
     try:
         save_report(loaded, out_file, title=title)
