@@ -288,3 +288,38 @@ def test_cli_report_reads_a_run_folder(tmp_path):
     empty.mkdir()
     result = CliRunner().invoke(main, ["report", str(empty), "--out", str(tmp_path / "e.html")])
     assert result.exit_code != 0 and "nor a run of ip.run" in result.output
+
+
+def test_graph_node_names_keep_numbers_whole():
+    """An image region's name "region2 (5.5, 1.5)" was drawn as "region2 (5.5, 1." over "5)"."""
+    from interplay.plot.graph import _wrap_name
+
+    assert _wrap_name("region2 (5.5, 1.5)", 9, 3) == ["region2 ", "(5.5, ", "1.5)"]
+    assert _wrap_name("region12 (-10.5, 3.5)", 9, 3) == ["region12 ", "(-10.5, ", "3.5)"]
+    assert _wrap_name("hours-per-week", 9, 3) == ["hours-", "per-week"]  # separators still break
+
+
+def test_gamma_sweep_is_exact_at_every_step():
+    """The density of H_gamma is a step function; the sweep sampled 40 even points (two below the default gamma)
+    and the plot drew ramps between them."""
+    from interplay.plot._analysis import gamma_sweep
+
+    W = np.array([[0, 0.1, 0.5], [0.3, 0, 0.2], [0.05, 0.4, 0]])
+    sweep = gamma_sweep(W)
+    at = {round(float(g), 12): float(d) for g, d in zip(sweep["gamma"], sweep["density"])}
+    for k, edge in enumerate(sorted(W[~np.eye(3, dtype=bool)]), start=1):  # edges with |W| <= gamma: redundant
+        assert at[round(edge, 12)] == pytest.approx(k / 6)
+
+
+def test_gamma_sweep_plot_draws_steps():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    W = np.array([[0, 0.1, 0.5], [0.3, 0, 0.2], [0.05, 0.4, 0]])
+    ax = ip.plot.gamma_sweep(W)
+    line = ax.get_lines()[0]
+    assert line.get_drawstyle() == "steps-post"
+    plt.close(ax.figure)

@@ -196,17 +196,25 @@ def thresholds(result, *, limit: int = MAX_THRESHOLDS, feature_names=None) -> di
     return {"gammas": gammas.tolist(), "states": states, "default": max(position, 0), "default_gamma": default}
 
 
+SWEEP_BREAKPOINTS = 400  # the default grid holds every distinct |W| (where the counts change) up to this many
+
+
 def gamma_sweep(adjacency, gammas=None, *, n: int = 40) -> dict[str, np.ndarray]:
     """Density of ``H_gamma``, number of groups and features in groups, per gamma (default: ``n`` values from 0
-    to the largest ``|W|``), and ``default_gamma``. A Bivariate Shapley graph (or result) is swept as
-    :meth:`ExplanationGraph.gamma_sweep` does (the same groups as :meth:`ExplanationGraph.redundancy`: features
-    with no or little effect set aside) and its default gamma is :meth:`ExplanationGraph.default_gamma` (standard
-    errors included); a bare matrix or a symmetric index's graph by the paper's definitions."""
+    to the largest ``|W|`` and every distinct ``|W|``, the gammas where they change, while there are at most
+    :data:`SWEEP_BREAKPOINTS`: the steps are exact, also near the default gamma), and ``default_gamma``. A
+    Bivariate Shapley graph (or result) is swept as :meth:`ExplanationGraph.gamma_sweep` does (the same groups as
+    :meth:`ExplanationGraph.redundancy`: features with no or little effect set aside) and its default gamma is
+    :meth:`ExplanationGraph.default_gamma` (standard errors included); a bare matrix or a symmetric index's graph
+    by the paper's definitions."""
     graph = adjacency if isinstance(adjacency, ExplanationGraph) or hasattr(adjacency, "graph") else None
     w = _weights(as_graph(graph).weights if graph is not None else adjacency)
     if gammas is None:
         top = float(np.abs(w).max()) if len(w) > 1 else 1.0
         gammas = np.linspace(0.0, top if top > 0 else 1.0, n)
+        steps = np.unique(np.abs(w[np.isfinite(w)]))
+        if len(steps) <= SWEEP_BREAKPOINTS:
+            gammas = np.union1d(gammas, steps)
     gammas = np.asarray(gammas, dtype=float)
     graph = None if graph is None else as_graph(graph)
     if graph is not None and graph.interaction_index is None:

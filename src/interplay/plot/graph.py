@@ -46,14 +46,16 @@ LEGEND_W = 3.3         # inches right of the drawing
 TITLE_H = 0.4          # inches above it
 LAYOUTS = ("layered", "circular", "spring")
 
-_BREAK = re.compile(r"(?<=[_\s\-./:])(?=.)|(?<=[a-z])(?=[A-Z])")  # after a separator, or inside camelCase
+# after a separator (after "-" or "." only before a non-digit: "5.5" and "-1.5" stay whole), or inside camelCase
+_BREAK = re.compile(r"(?<=[_\s/:])(?=.)|(?<=[\-.])(?=[^\d])|(?<=[a-z])(?=[A-Z])")
 
 
 # ---------------------------------------------------------------------------------------------- names
 def _wrap_name(name: str, width: int, lines: int) -> list[str] | None:
-    """``name`` in at most ``lines`` lines of at most ``width`` characters, broken after ``_``, a space, ``-``,
-    ``.``, ``/`` or ``:`` or between the words of camelCase (a longer piece is cut where it must); None when it
-    does not fit. The lines joined give the name back."""
+    """``name`` in at most ``lines`` lines of at most ``width`` characters, broken after ``_``, a space, ``/`` or
+    ``:``, after ``-`` or ``.`` unless a digit follows (numbers stay whole: an image region's "(5.5, -1.5)"), or
+    between the words of camelCase (a longer piece is cut where it must); None when it does not fit. The lines
+    joined give the name back."""
     if len(name) <= width:
         return [name]
     pieces = [p[k:k + width] for p in _BREAK.split(name) for k in range(0, len(p), width)]
@@ -1115,7 +1117,8 @@ def gamma_sweep(result, *, gammas=None, feature_names=None, ax=None, title: str 
     g = _analysis.as_graph(one_result(result, "result", "gamma_sweep"), feature_names)
     sweep = _analysis.gamma_sweep(g, gammas)
     ax = new_axes(ax, (6, 3.8))
-    ax.plot(sweep["gamma"], sweep["density"], color="#333", lw=2, label="density of H")
+    # a step function of gamma (it changes where gamma reaches an edge's |W|): drawn as steps, not ramps
+    ax.step(sweep["gamma"], sweep["density"], where="post", color="#333", lw=2, label="density of H")
     ax.set_xlabel("gamma (edges with |W| <= gamma are redundant)")
     ax.set_ylabel("density of H_gamma")
     ax.set_ylim(-0.02, 1.02)
