@@ -319,21 +319,56 @@ def polynomial_bivariate(game: Game, *, budget: int | None = None, rng: np.rando
 @register("banzhaf", "proxy")
 def proxy_banzhaf(game: Game, *, budget: int | None = None, rng: np.random.Generator, surrogate="auto",
                   base: str = "msr", folds: int = 5) -> Attribution:
-    """Banzhaf values, regression-adjusted: the surrogate's exact Banzhaf values plus the ``base`` Banzhaf
-    sampler (default ``"msr"``, whose uniform sample suits the surrogate) on the cross-fitted residual of its own
-    coalitions, kept only when its standard errors are smaller (as :func:`proxy_interactions`). Cost: that of ``base``."""
-    from ._registry import get_estimator
+    """Banzhaf values, regression-adjusted and cross-fitted by draws, unbiased at any budget.
 
-    estimator = get_estimator("banzhaf", base)
-    plain, values, std, used, info = _adjusted_twice(
-        game, rng, surrogate, folds, lambda g, generator: estimator(g, budget=budget, rng=generator),
-        lambda exact, i: exact.banzhaf[i])
-    info["base"] = base
-    if values is None:
-        return Attribution(plain.values, plain.baseline, game.feature_names, used, "proxy", plain.std_errors, info)
+    The uniform sample of ``method="msr"`` (``budget - 1`` draws and ``v(empty)``) is split into ``folds`` folds of
+    draws. For fold ``k`` a tree surrogate ``f_k`` is fitted on the other folds' draws, and
+    ``banzhaf(f_k) + msr_k(v - f_k)`` estimates the values from fold ``k``'s draws alone: they are independent of
+    ``f_k`` (a coalition drawn in two folds counts in both), so each fold's estimate is unbiased given both of
+    each player's groups non-empty, and so is their mean. (Cross-fitting the distinct coalitions instead, as
+    :func:`proxy_interactions` does, trains each surrogate on coalitions other than the held-out ones by
+    construction: biased where draws repeat, up to 0.2 standard deviations at 6 players and budget 40 in a
+    review's 1,500 seeds.) The mean replaces the plain MSR estimate of all draws only when its standard errors
+    (``sqrt(sum_k se_k^2) / folds``) are smaller in total, and never when a fold leaves a player's group empty.
+    ``base``: only ``"msr"`` (the sample split into folds). Cost: ``<= budget`` evaluations (each distinct
+    coalition once), ``folds`` surrogate fits and exact readouts."""
+    from .banzhaf_sampling import evaluate_distinct, pattern_stats, resolve_budget, uniform_coalitions, \
+        warn_unsampled
+
+    if base != "msr":
+        raise ValueError(f"base: Banzhaf proxy splits the uniform draws of 'msr' into folds, got {base!r}")
+    kind = resolve_surrogate(surrogate)
     n = game.n_players
-    return Attribution(np.array([values[i] for i in range(n)]), plain.baseline, game.feature_names, used, "proxy",
-                       None if std is None else np.array([std[i] for i in range(n)]), info)
+    m = resolve_budget(budget, n, 5, "msr") - 1  # as method="msr": the same draws for the same seed
+    Z = uniform_coalitions(rng, m, n)
+    rows = np.concatenate([np.zeros((1, n), dtype=bool), Z])
+    values, used = evaluate_distinct(game, rows)
+    players = np.arange(n)[:, None]
+    plain, plain_se, counts = pattern_stats(Z, values[1:], players)
+    warn_unsampled(int((counts < 2).sum()), "players")
+    info = {"budget": budget, "n_samples": m, "base": base, "folds": folds, "surrogate_used": False,
+            "surrogate": kind if isinstance(kind, str) or kind is None else type(kind).__name__}
+    folds = int(folds)
+    if kind is None or folds < 2 or m < 2 * folds:
+        return Attribution(plain, values[0], game.feature_names, used, "proxy", plain_se, info)
+    start = time.perf_counter()
+    fold = rng.permutation(m) % folds
+    estimates, variances = np.zeros((folds, n)), np.zeros((folds, n))
+    for k in range(folds):
+        held = fold == k
+        train = np.concatenate([[True], ~held])  # v(empty) and the other folds' draws
+        ensemble = fit_surrogate(kind, rows[train], values[train], rng)
+        residual = values[1:][held] - surrogate_values(ensemble, Z[held])
+        estimate, se, _ = pattern_stats(Z[held], residual, players)
+        estimates[k] = surrogate_indices(ensemble, n)[1] + estimate
+        variances[k] = se**2
+    adjusted, adjusted_se = estimates.mean(axis=0), np.sqrt(variances.sum(axis=0)) / folds
+    info["surrogate_seconds"] = time.perf_counter() - start
+    use = bool(np.all(np.isfinite(adjusted_se)) and np.sum(adjusted_se**2) < np.sum(plain_se**2))
+    info["surrogate_used"] = use
+    if not use:
+        return Attribution(plain, values[0], game.feature_names, used, "proxy", plain_se, info)
+    return Attribution(adjusted, values[0], game.feature_names, used, "proxy", adjusted_se, info)
 
 
 @register("interactions", "surrogate")
