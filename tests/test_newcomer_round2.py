@@ -323,3 +323,19 @@ def test_gamma_sweep_plot_draws_steps():
     line = ax.get_lines()[0]
     assert line.get_drawstyle() == "steps-post"
     plt.close(ax.figure)
+
+
+def test_explainer_results_keep_what_each_rows_estimator_recorded(tmp_path):
+    """Explainer.shapley(X) dropped the estimator's own info (OddGP's decay and noise, SHEAR's cooperators, a
+    sample's size): only the Explainer's keys were left."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 12))
+    explainer = ip.Explainer(lambda Z: np.tanh(Z[:, 0] * Z[:, 1]) + Z[:, 2] * Z[:, 3] + Z[:, 4:].sum(axis=1), X[:10])
+    expl = explainer.shapley(X[:2], method="odd_gp", budget=300, random_state=0)
+    for k in range(2):
+        own = expl.info["estimators"][k]
+        assert {"decay", "noise", "loo", "n_sampled_pairs"} <= set(own)
+        assert expl[k].info["noise"] == own["noise"] and expl[k].info["row"] == k
+    assert expl[0].info["removal"] == "marginal"  # the Explainer's own entries are not overwritten
+    expl.save(tmp_path / "e.json")
+    assert ip.Explanation.load(tmp_path / "e.json")[1].info["decay"] == expl[1].info["decay"]

@@ -732,6 +732,11 @@ class Explainer:
                 info["methods"] = [r.method for r in results]
             if std is None and any(r.std_errors is not None for r in results):  # exact rows among sampled ones
                 std = rows_std_errors(results, [r.method == "exact" for r in results])
+        # per row: what the estimator recorded (e.g. OddGP's decay and noise, SHEAR's cooperators, a sample's
+        # size); expl[i].info has the row's (it was dropped)
+        own = [{k: v for k, v in r.info.items() if k not in _EXPLAINER_INFO} for r in results]
+        if any(own):
+            info["estimators"] = own
         null = [r.info.get("null_players", []) for r in results]
         if any(null):  # per row: the features explained as exact zeros (interplay.fixed_players)
             info["null_players"] = null
@@ -830,6 +835,12 @@ class Explainer:
     def __repr__(self) -> str:
         return (f"Explainer(model={self.model.name}, removal={self.removal!r}, output={self.output!r}, "
                 f"target={_plain(self.target)!r}, n_features={self.n_features})")
+
+
+# a result's info entries the Explainer records itself (or per row under their own keys), not copied into
+# info["estimators"]
+_EXPLAINER_INFO = frozenset({"auto", "null_players", "null_players_note", "kind", "target", "removal", "output",
+                             "reference", "seed"})
 
 
 def _text_columns(frame: Any) -> bool:

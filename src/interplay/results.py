@@ -333,7 +333,7 @@ class BivariateExplanation:
 
 # info entries with one item per row: sliced with the rows
 _PER_ROW_INFO = ("index", "targets", "raw_data", "rows", "predictions", "explained_outputs", "adjacency",
-                 "null_players", "methods")
+                 "null_players", "methods", "estimators")
 
 
 def _row_selection(key, m: int):
@@ -483,6 +483,9 @@ class Explanation:
             value = self.info.get(key)
             if isinstance(value, (list, tuple, np.ndarray)) and len(value) == len(self) and value[row] is not None:
                 info[single] = _scalar(value[row])
+        own = self.info.get("estimators")
+        if isinstance(own, list) and len(own) == len(self) and isinstance(own[row], dict):
+            info.update({k: v for k, v in own[row].items() if k not in info})  # what the row's estimator said
         null = self.info.get("null_players")
         if isinstance(null, list) and len(null) == len(self):  # the row's null players among its columns
             kept = {self.feature_names[j] for j in np.atleast_1d(cols)}
