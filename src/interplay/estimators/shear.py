@@ -46,9 +46,10 @@ only with more cooperators. On the paper's Adult MLP it is about 60% of the pape
 masks the same way (probability 1/2, complementary pairs, same mask with and without ``i``); it differs only
 for ``K = 0`` (``N < 4``), where it keeps every non-cooperator present and interplay draws a random mask.
 
-Cost: ``1 + n 2**(K+1)`` evaluations (``v(empty)`` is the baseline), plus ``n(n-1)/2 + n + 1`` when the
-cross-contribution comes from the game. ``n_per_feature`` defaults to ``(budget - overhead) // n``
-(64 when no budget is given).
+Cost: at most ``1 + n 2**(K+1)`` evaluations (``v(empty)`` is the baseline), plus ``n(n-1)/2 + n + 1`` when the
+cross-contribution comes from the game; each distinct coalition is asked for once, and ``n_evaluations`` counts
+those (coalitions shared by the finite differences and the masks, or drawn twice, are not paid twice).
+``n_per_feature`` defaults to ``(budget - overhead) // n`` (64 when no budget is given).
 """
 
 from __future__ import annotations
