@@ -339,3 +339,17 @@ def test_explainer_results_keep_what_each_rows_estimator_recorded(tmp_path):
     assert expl[0].info["removal"] == "marginal"  # the Explainer's own entries are not overwritten
     expl.save(tmp_path / "e.json")
     assert ip.Explanation.load(tmp_path / "e.json")[1].info["decay"] == expl[1].info["decay"]
+
+
+def test_fixed_choice_options_are_checked_also_where_the_budget_enumerates():
+    """sizes="bogus" was accepted at a budget that enumerates (the sampler never ran), and blend="maybe" or
+    blend=0 were taken as truthy or falsy (a config file's "False" turned the blend on)."""
+    game = ip.Game(lambda S: S[:, 0] * S[:, 1] + S.sum(axis=1) * 1.0, 9)
+    with pytest.raises(ValueError, match=r"sizes: expected one of \['auto', 'uniform', 'kernel', 'coalitions'\], "
+                                         r"got 'bogus'"):
+        ip.interactions(game, index="bii", method="regression", budget=512, sizes="bogus")
+    for bad in ("maybe", "False", 0):
+        with pytest.raises(ValueError, match=r"blend: expected one of \[True, False\]"):
+            ip.interactions(game, index="sii", method="gp", budget=100, blend=bad)
+    assert ip.interactions(game, index="sii", method="gp", budget=100, blend=False, random_state=0).method == "gp"
+    assert ip.interactions(game, index="bii", method="regression", budget=512, sizes="kernel").method == "regression"

@@ -11,6 +11,8 @@ import inspect
 from dataclasses import replace
 from typing import Any, Callable
 
+import numpy as np
+
 from ._threads import one_thread_suits, own_work
 from ._validation import check_int, check_random_state
 from .estimators import get_estimator
@@ -231,6 +233,7 @@ def _dispatch(kind: str, method: str, game, options: dict, **fixed):
     want_errors = bool(options.pop("std_errors", True))  # every method takes it (see below)
     if "std_errors" in parameters:
         options["std_errors"] = want_errors
+    _check_choices(estimator, options)  # also when the budget enumerates and the sampler does not run
     enumerate_instead = _enumerates(kind, method, game, fixed.get("budget"), options)
     supported = getattr(estimator, "indices", None)
     if enumerate_instead and supported is not None and fixed.get("index") not in supported:
@@ -255,6 +258,19 @@ def _dispatch(kind: str, method: str, game, options: dict, **fixed):
     if not want_errors and getattr(result, "std_errors", None) is not None:
         result = replace(result, std_errors=None)  # a method whose errors cost next to nothing: dropped
     return result
+
+
+def _check_choices(estimator: Callable, options: dict) -> None:
+    """Options an estimator takes from a fixed set (``estimator.choices``: strings, or True/False for a switch,
+    which then takes only booleans: ``blend="False"`` would have turned the blend on)."""
+    for name, allowed in getattr(estimator, "choices", {}).items():
+        if name not in options:
+            continue
+        value = options[name]
+        switch = isinstance(value, (bool, np.bool_)) and bool(value) in [a for a in allowed if isinstance(a, bool)]
+        word = isinstance(value, str) and value in [a for a in allowed if isinstance(a, str)]
+        if not (switch or word):
+            raise ValueError(f"{name}: expected one of {list(allowed)}, got {value!r}")
 
 
 def _common(game, budget, random_state):

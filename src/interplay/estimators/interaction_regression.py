@@ -246,3 +246,4 @@ def regression_interactions(game: Game, *, index: str = "fsii", order: int = 2, 
 
 
 regression_interactions.indices = INDICES
+regression_interactions.choices = {"sizes": ("auto",) + SIZES, "paired": (True, False, "auto")}

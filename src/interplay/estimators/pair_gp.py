@@ -365,3 +365,4 @@ def gp_interactions(game: Game, *, index: str = "sii", order: int = 2, budget: i
 
 
 gp_interactions.indices = INDICES
+gp_interactions.choices = {"sampling": SAMPLINGS, "blend": (True, False)}
