@@ -353,3 +353,19 @@ def test_fixed_choice_options_are_checked_also_where_the_budget_enumerates():
             ip.interactions(game, index="sii", method="gp", budget=100, blend=bad)
     assert ip.interactions(game, index="sii", method="gp", budget=100, blend=False, random_state=0).method == "gp"
     assert ip.interactions(game, index="bii", method="regression", budget=512, sizes="kernel").method == "regression"
+
+
+def test_auto_reads_order_1_sii_and_bii_from_the_trees():
+    """Order-1 SII/BII of a tree model enumerated 2**n coalitions under auto (order 2 used the trees)."""
+    pytest.importorskip("numba")
+    from sklearn.ensemble import GradientBoostingRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 10))
+    model = GradientBoostingRegressor(n_estimators=10, max_depth=2, random_state=0).fit(X, X[:, 0] * X[:, 1])
+    explainer = ip.Explainer(model, X[:10])
+    for index in ("sii", "bii"):
+        auto = explainer.interactions(X[50], index=index, order=1)
+        assert auto.method == "tree" and auto.n_evaluations == 0
+        exact = explainer.interactions(X[50], index=index, order=1, method="exact")
+        np.testing.assert_allclose([auto.values[k] for k in exact.values], list(exact.values.values()), atol=1e-9)

@@ -804,7 +804,7 @@ class Explainer:
         """Interaction index of row ``x`` (see :func:`interplay.interactions`); a pandas row's label is kept in
         ``info["row"]``."""
         label = _row_label(x)
-        reason = self._auto_tree(method, y, options) if index in ("sii", "bii") and order == 2 else None
+        reason = self._auto_tree(method, y, options) if index in ("sii", "bii") and order in (1, 2) else None
         if method == "tree" or reason:
             from .trees.explain import explain_interactions
             x = self._rows(x, "x")  # checked as on the sampling path (missing values: against the model)
@@ -813,7 +813,7 @@ class Explainer:
             return _labelled(self._noted(result, reason) if reason else result, label)
         result = self._one("interactions", x, y, random_state, index=index, order=order, method=method,
                            budget=budget, **options)
-        if index in ("sii", "bii") and order == 2:
+        if index in ("sii", "bii") and order in (1, 2):
             result = self._tree_declined(method, y, options, result)
         return _labelled(result, label)
 
