@@ -369,3 +369,11 @@ def test_auto_reads_order_1_sii_and_bii_from_the_trees():
         assert auto.method == "tree" and auto.n_evaluations == 0
         exact = explainer.interactions(X[50], index=index, order=1, method="exact")
         np.testing.assert_allclose([auto.values[k] for k in exact.values], list(exact.values.values()), atol=1e-9)
+
+
+def test_info_holds_the_budget_also_when_exact_enumeration_answers():
+    """auto choosing exact (2**n within the budget) left info["budget"] None."""
+    game = ip.Game(lambda S: S.sum(axis=1) * 1.0, 6)
+    assert ip.shapley(game, budget=64).info["budget"] == 64
+    assert ip.bivariate(game, budget=64).info["budget"] == 64
+    assert ip.shapley(game, method="exact").info["budget"] is None  # none given

@@ -217,9 +217,10 @@ def _call(kind: str, method: str, game, options: dict, **fixed):
                 raise
             raise ValueError(f"budget: method='auto' chose {method!r} here, and {str(exc)[len('budget: '):]}; "
                              "pass a larger budget or choose a method") from None
-    if auto is None:
-        return result
-    return replace(result, info={**result.info, "auto": auto})
+    extra = {} if auto is None else {"auto": auto}
+    if "budget" not in result.info:  # a method that records none (exact enumeration): the budget it was given
+        extra["budget"] = fixed.get("budget")
+    return replace(result, info={**result.info, **extra}) if extra else result
 
 
 def _dispatch(kind: str, method: str, game, options: dict, **fixed):
