@@ -31,6 +31,7 @@ import warnings
 
 import numpy as np
 
+from .._validation import check_int
 from ..games import Game
 from ..results import Attribution, BivariateExplanation
 from ._registry import register
@@ -332,8 +333,8 @@ def proxy_banzhaf(game: Game, *, budget: int | None = None, rng: np.random.Gener
     (``sqrt(sum_k se_k^2) / folds``) are smaller in total, and never when a fold leaves a player's group empty.
     ``base``: only ``"msr"`` (the sample split into folds). Cost: ``<= budget`` evaluations (each distinct
     coalition once), ``folds`` surrogate fits and exact readouts."""
-    from .banzhaf_sampling import evaluate_distinct, pattern_stats, resolve_budget, uniform_coalitions, \
-        warn_unsampled
+    from .banzhaf_sampling import (evaluate_distinct, pattern_stats, resolve_budget, uniform_coalitions,
+                                   warn_unsampled)
 
     if base != "msr":
         raise ValueError(f"base: Banzhaf proxy splits the uniform draws of 'msr' into folds, got {base!r}")
@@ -348,7 +349,7 @@ def proxy_banzhaf(game: Game, *, budget: int | None = None, rng: np.random.Gener
     warn_unsampled(int((counts < 2).sum()), "players")
     info = {"budget": budget, "n_samples": m, "base": base, "folds": folds, "surrogate_used": False,
             "surrogate": kind if isinstance(kind, str) or kind is None else type(kind).__name__}
-    folds = int(folds)
+    folds = check_int(folds, "folds", minimum=1)
     if kind is None or folds < 2 or m < 2 * folds:
         return Attribution(plain, values[0], game.feature_names, used, "proxy", plain_se, info)
     start = time.perf_counter()
