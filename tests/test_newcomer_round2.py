@@ -67,7 +67,7 @@ def test_text_columns_of_a_categorical_xgboost_without_numba(tmp_path):
         assert np.allclose(result.values.sum(axis=1) + result.base_values, margin, atol=1e-5)
         print("ok", result.info["auto"]["chosen"])
     """)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.startswith("ok")
 
@@ -201,7 +201,7 @@ def test_reading_a_run_back_does_not_abort_the_interpreter_at_exit(tmp_path):
         print("ok")
     """)
     for attempt in range(3):  # the abort came in 1 to 4 of 10 such processes
-        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=False,
                               cwd=tmp_path)
         assert done.returncode == 0 and done.stdout.strip() == "ok", (done.returncode, done.stderr[-2000:])
         for sub in tmp_path.glob("run*"):

@@ -333,8 +333,13 @@ def proxy_banzhaf(game: Game, *, budget: int | None = None, rng: np.random.Gener
     (``sqrt(sum_k se_k^2) / folds``) are smaller in total, and never when a fold leaves a player's group empty.
     ``base``: only ``"msr"`` (the sample split into folds). Cost: ``<= budget`` evaluations (each distinct
     coalition once), ``folds`` surrogate fits and exact readouts."""
-    from .banzhaf_sampling import (evaluate_distinct, pattern_stats, resolve_budget, uniform_coalitions,
-                                   warn_unsampled)
+    from .banzhaf_sampling import (
+        evaluate_distinct,
+        pattern_stats,
+        resolve_budget,
+        uniform_coalitions,
+        warn_unsampled,
+    )
 
     if base != "msr":
         raise ValueError(f"base: Banzhaf proxy splits the uniform draws of 'msr' into folds, got {base!r}")
