@@ -377,3 +377,22 @@ def test_info_holds_the_budget_also_when_exact_enumeration_answers():
     assert ip.shapley(game, budget=64).info["budget"] == 64
     assert ip.bivariate(game, budget=64).info["budget"] == 64
     assert ip.shapley(game, method="exact").info["budget"] is None  # none given
+
+
+def test_a_named_baseline_is_matched_by_name():
+    """A Series (or one-row DataFrame) baseline was taken by position: {'c': 10, 'a': 0, 'b': 0} gave 10 to 'a'; a
+    dict gave float()'s bare TypeError."""
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(100, 3)), columns=["a", "b", "c"])
+    model = LinearRegression().fit(X, X @ [1.0, 2.0, 3.0])
+    right = model.coef_ * (X.iloc[0].to_numpy() - np.array([0.0, 0.0, 10.0]))  # w (x - b)
+    named = {"c": 10.0, "a": 0.0, "b": 0.0}
+    for baseline in (pd.Series(named), named, pd.DataFrame([named]), [0.0, 0.0, 10.0]):
+        explainer = ip.Explainer(model, X.iloc[:20], removal="baseline", baseline=baseline)
+        np.testing.assert_allclose(explainer.shapley(X.iloc[[0]]).values[0], right, atol=1e-9)
+    with pytest.raises(ValueError, match=r"baseline: names must be the 3 columns; not columns: \['x'\]; missing"):
+        ip.Explainer(model, X.iloc[:20], removal="baseline", baseline=pd.Series({"x": 1.0, "a": 0.0, "b": 0.0}))
+    with pytest.raises(ValueError, match="baseline: expected a vector of 3 numbers"):
+        ip.Explainer(model, X.iloc[:20], removal="baseline", baseline=["x", 0.0, 0.0])

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import warnings
 
-from typing import Callable, Sequence
+from collections.abc import Mapping
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -88,13 +89,48 @@ def reference_vector(baseline, background: np.ndarray | None, n_features: int,
             if len(group) > 1 and joint:
                 reference[group] = joint_mode(background[:, group])
         return reference if reference.dtype == object else reference.astype(float)
-    reference = np.asarray(baseline, dtype=object if background is not None and background.dtype == object
-                           else float).ravel()
+    baseline = _by_name(baseline, column_names, n_features)
+    try:
+        reference = np.asarray(baseline, dtype=object if background is not None and background.dtype == object
+                               else float).ravel()
+    except (TypeError, ValueError) as exc:  # e.g. a word for a numeric model
+        raise ValueError(f"baseline: expected a vector of {n_features} numbers, got {baseline!r} ({exc})") from None
     if reference.shape != (n_features,):
         raise ValueError(f"baseline: expected a vector of {n_features} values, got shape {np.shape(baseline)}")
     if reference.dtype != object and np.isinf(reference).any():
         raise ValueError("baseline: contains inf; expected finite values (or NaN for a missing value)")
     return reference
+
+
+def _by_name(baseline: Any, column_names: Sequence[str] | None, n_features: int) -> Any:
+    """A baseline given by name (a dict, a pandas Series indexed by names, a one-row DataFrame) as a vector in the
+    columns' order (it was taken by position: a Series ordered c, a, b gave c's value to a); anything else as it
+    is. Names must match the columns exactly."""
+    if isinstance(baseline, Mapping):
+        named = dict(baseline)
+    elif hasattr(baseline, "index") and hasattr(baseline, "to_numpy") and getattr(baseline, "ndim", 0) == 1:
+        index = baseline.index  # a Series: by name unless its index is the default 0..n-1
+        if list(index) == list(range(len(index))):
+            return baseline.to_numpy()
+        named = dict(zip(index, baseline.to_numpy()))
+    elif hasattr(baseline, "columns") and hasattr(baseline, "to_numpy"):
+        if len(baseline) != 1:
+            raise ValueError(f"baseline: a DataFrame baseline must have one row, got {len(baseline)}")
+        named = dict(zip(baseline.columns, baseline.to_numpy()[0]))
+    else:
+        return baseline
+    if column_names is None:
+        raise ValueError(f"baseline: given by name ({list(named)[:5]}), but the features have no names; pass a "
+                         "vector in the columns' order")
+    names = [str(c) for c in column_names]
+    keys = {str(k): v for k, v in named.items()}
+    unknown = [k for k in keys if k not in names]
+    missing = [c for c in names if c not in keys]
+    if unknown or missing:
+        raise ValueError(f"baseline: names must be the {n_features} columns; "
+                         + "; ".join(part for part in (f"not columns: {unknown[:5]}" if unknown else "",
+                                                        f"missing: {missing[:5]}" if missing else "") if part))
+    return [keys[c] for c in names]
 
 
 def baseline_value_function(predict: Callable[[np.ndarray], np.ndarray], x: np.ndarray, reference: np.ndarray,
