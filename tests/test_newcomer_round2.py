@@ -396,3 +396,33 @@ def test_a_named_baseline_is_matched_by_name():
         ip.Explainer(model, X.iloc[:20], removal="baseline", baseline=pd.Series({"x": 1.0, "a": 0.0, "b": 0.0}))
     with pytest.raises(ValueError, match="baseline: expected a vector of 3 numbers"):
         ip.Explainer(model, X.iloc[:20], removal="baseline", baseline=["x", 0.0, 0.0])
+
+
+def test_cli_gives_no_prediction_by_efficiency_for_a_method_without_it(tmp_path):
+    """Past the detail rows the CLI filled each row's prediction with the values' sum plus the base value, also for
+    SHEAR, whose values need not sum to the prediction (0.1725 where the model gave 0.1745)."""
+    sio = pytest.importorskip("skops.io")
+    from click.testing import CliRunner
+    from sklearn.linear_model import LogisticRegression
+
+    from interplay import io
+    from interplay.cli import main
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(60, 5)), columns=list("abcde"))
+    model = LogisticRegression().fit(X, (X["a"] + X["b"] * X["c"] > 0).astype(int))
+    sio.dump(model, tmp_path / "m.skops")
+    X.to_csv(tmp_path / "d.csv", index=False)
+    for method, filled in (("shear", False), ("permutation", True)):
+        out = tmp_path / method
+        result = CliRunner().invoke(main, ["explain", str(tmp_path / "m.skops"), str(tmp_path / "d.csv"), "--rows",
+                                           "0-2", "--detail-rows", "1", "--method", method, "--budget", "60",
+                                           "--index", "none", "--out", str(out)], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        predictions = io.load(out / "shapley.json").info["predictions"]
+        truth = model.predict_proba(X.iloc[:3])[:, 1]
+        assert predictions[0] == pytest.approx(truth[0], abs=1e-12)
+        if filled:
+            np.testing.assert_allclose(predictions[1:], truth[1:], atol=1e-9)
+        else:
+            assert predictions[1:] == [None, None]

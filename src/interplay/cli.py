@@ -319,6 +319,9 @@ def _check_target(explainer: Any, x: Any) -> None:
         pass
 
 
+NOT_EFFICIENT = frozenset({"shear", "l-shapley", "c-shapley"})  # Shapley methods whose values need not sum up
+
+
 def _unestimated_pairs(result: Any) -> tuple[int, int]:
     """``(pairs without an estimate, pairs)`` of an Interactions result: a pair whose standard error is infinite
     had too few samples (the samplers report it as 0; the report shows it as n/a). A NaN standard error (none
@@ -884,7 +887,11 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         shapley_method = "exact"  # a run begun before each row's choice was kept: the full width is enumerated
     # each row's class, as the batch recorded it (no second pass over the rows' predictions)
     targets = (values.info.get("targets") if classifier else None) or _row_targets(explainer, frame.iloc[chosen])
+    # past the detail rows, a row's prediction by efficiency (values' sum plus base value), where the method is
+    # efficient: not SHEAR, L- or C-Shapley, whose sums miss the prediction (None there, as before)
     efficient = np.asarray(values.values, dtype=float).sum(axis=1) + np.asarray(values.base_values, dtype=float)
+    row_methods = values.info.get("methods") or [shapley_method] * len(chosen)
+    by_efficiency = [None if m in NOT_EFFICIENT else float(v) for m, v in zip(row_methods, efficient)]
     explanation = Explanation(
         values=values.values, base_values=values.base_values, data=values.data, feature_names=values.feature_names,
         method=shapley_method, n_evaluations=values.n_evaluations, std_errors=values.std_errors,
@@ -895,8 +902,8 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                  if method == "auto" else {}),
               **({"methods": values.info["methods"]} if "methods" in values.info else {}),
               # one entry per row, so that slicing keeps each row's own: the detail rows' model output as
-              # evaluated, the others' by efficiency (the sum of the Shapley values plus the base value)
-              "predictions": predictions + [float(v) for v in efficient[len(predictions):]],
+              # evaluated, the others' by efficiency where the method has it
+              "predictions": predictions + by_efficiency[len(predictions):],
               "explained_outputs": outputs + [_explained_output(explainer, t) for t in targets[len(outputs):]],
               "detail_rows": detail,
               "targets": targets,
