@@ -426,3 +426,22 @@ def test_cli_gives_no_prediction_by_efficiency_for_a_method_without_it(tmp_path)
             np.testing.assert_allclose(predictions[1:], truth[1:], atol=1e-9)
         else:
             assert predictions[1:] == [None, None]
+
+
+def test_a_run_asks_for_no_more_workers_than_chunks(tmp_path, monkeypatch):
+    """n_jobs=12 for 6 one-row chunks started 12 processes (15 s against 2 s); 3e9 crashed inside loky."""
+    from interplay.runs import _run
+
+    asked = []
+    real = _run.make_backend
+
+    def spy(backend, **kwargs):
+        asked.append(kwargs["n_jobs"])
+        return real(backend, **kwargs)
+
+    monkeypatch.setattr(_run, "make_backend", spy)
+    explainer = ip.Explainer(lambda Z: Z[:, 0] * Z[:, 1], removal="baseline", baseline=np.zeros(3))
+    ip.run(explainer, np.ones((3, 3)), method="exact", out=tmp_path / "run", chunk_size=3, n_jobs=12)
+    assert asked == [1]  # one chunk: computed here, no worker processes
+    with pytest.raises(ValueError, match="n_jobs: expected at most 4096 workers"):
+        ip.run(explainer, np.ones((3, 3)), method="exact", out=tmp_path / "run2", n_jobs=3_000_000_000)

@@ -648,7 +648,7 @@ def _refusal(exc: ValueError, out_dir: Path, ctx: click.Context, chunk_size: int
 @click.option("--ray-address", envvar="RAY_ADDRESS", default=None, show_envvar=True,
               help="Ray cluster to connect to with --backend ray: 'auto' (a cluster this machine belongs to) "
                    "or ray://HEAD:10001.")
-@click.option("--n-jobs", type=int, default=None,
+@click.option("--n-jobs", type=click.IntRange(min=-4096, max=4096), default=None,
               help="Worker processes (local) or Ray actors; default: all CPUs, one per chunk at most. "
                    "Results do not depend on it.")
 @click.option("--chunk-size", type=click.IntRange(min=1), default=None,

@@ -23,7 +23,7 @@ from .._progress import progress as progress_display
 from .._validation import check_choice, check_feature_names, check_int, check_random_state
 from ..estimators import get_estimator
 from ..explainer import Explainer
-from ._backends import BACKENDS, WorkersDied, make_backend
+from ._backends import BACKENDS, WorkersDied, make_backend, resolve_n_jobs
 from ._compute import KINDS, Task, resolve_method
 from ._params import data_fingerprint, dumps_explainer, refuse_mixing, run_parameters, same_target
 from ._results import Run
@@ -31,6 +31,8 @@ from ._seeding import draw_entropy
 from ._sources import open_source
 from ._store import FORMAT, Store
 from ._table import to_table
+
+MAX_JOBS = 4096  # worker processes or actors a run may ask for
 
 
 def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: str = "shapley",
@@ -111,6 +113,8 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
     n_jobs = check_int(n_jobs, "n_jobs", allow_none=True)
     if n_jobs == 0:
         raise ValueError("n_jobs: expected a positive number of workers, -1 for all CPUs, or None; got 0")
+    if n_jobs is not None and n_jobs > MAX_JOBS:  # (loky failed on 3e9 with an OverflowError deep inside)
+        raise ValueError(f"n_jobs: expected at most {MAX_JOBS} workers, got {n_jobs}")
     if not isinstance(resume, bool):
         raise TypeError(f"resume: expected True or False, got {resume!r}")
     if progress is not None and not isinstance(progress, bool):
@@ -222,6 +226,10 @@ def _execute(explainer, payload, chunks, manifest, store, *, backend, n_jobs, ta
                                  f" differ from those of the run in {store.root!r}; refusing to mix results of "
                                  "differently labelled rows (pass X with the run's index)")
 
+    if backend == "local" and n_jobs is not None and manifest.get("n_rows") is not None:
+        # no more worker processes than chunks left to compute (12 workers for 6 one-row chunks took 15 s, not 2)
+        todo = -(-int(manifest["n_rows"]) // chunk_size) - len(done)
+        n_jobs = min(resolve_n_jobs(n_jobs), max(1, todo))
     engine = make_backend(backend, explainer=explainer, payload=payload, task=task, n_jobs=n_jobs,
                           ray_address=ray_address)
     try:
