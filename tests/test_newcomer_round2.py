@@ -445,3 +445,32 @@ def test_a_run_asks_for_no_more_workers_than_chunks(tmp_path, monkeypatch):
     assert asked == [1]  # one chunk: computed here, no worker processes
     with pytest.raises(ValueError, match="n_jobs: expected at most 4096 workers"):
         ip.run(explainer, np.ones((3, 3)), method="exact", out=tmp_path / "run2", n_jobs=3_000_000_000)
+
+
+def test_cli_conditional_removal_holds_the_explained_rows_out_of_the_background(tmp_path):
+    """The CLI drew the background from every row of DATA, so under --removal conditional the explained row was a
+    background row (its own nearest neighbour) and the Explainer's warning said to hold it out, which the CLI
+    could not do; under --removal baseline the reference was not recorded."""
+    sio = pytest.importorskip("skops.io")
+    from click.testing import CliRunner
+    from sklearn.linear_model import LinearRegression
+
+    from interplay import io
+    from interplay.cli import main
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(40, 4)), columns=list("abcd"))
+    model = LinearRegression().fit(X, X["a"] + 2 * X["b"])
+    sio.dump(model, tmp_path / "m.skops")
+    X.to_csv(tmp_path / "d.csv", index=False)
+    base = ["explain", str(tmp_path / "m.skops"), str(tmp_path / "d.csv"), "--rows", "2,5", "--background", "40",
+            "--index", "none", "--detail-rows", "0"]
+    result = CliRunner().invoke(main, [*base, "--removal", "conditional", "--out", str(tmp_path / "c")],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "also a row of the background" not in result.output
+    assert io.load(tmp_path / "c" / "shapley.json").info["background"] == 38  # 40 rows less the 2 explained
+    result = CliRunner().invoke(main, [*base, "--removal", "baseline", "--out", str(tmp_path / "b")],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    np.testing.assert_allclose(io.load(tmp_path / "b" / "shapley.json").info["reference"], X.mean().to_numpy())

@@ -625,7 +625,8 @@ def _refusal(exc: ValueError, out_dir: Path, ctx: click.Context, chunk_size: int
 @click.option("--removal", type=click.Choice(["marginal", "conditional", "baseline"]), default="marginal",
               show_default=True, help="How absent features are removed.")
 @click.option("--background", "n_background", type=click.IntRange(min=1), default=100, show_default=True,
-              help="Background rows drawn at random (with --seed) from DATA to average over.")
+              help="Background rows drawn at random (with --seed) from DATA to average over (under "
+                   "--removal conditional from the rows not explained, while there are any).")
 @click.option("--output", type=click.Choice(["auto", "prediction", "probability", "log-odds", "margin"]),
               default="auto", show_default=True,
               help="Unit of the values, the same for every method (auto: log-odds for boosted classifiers, "
@@ -712,9 +713,14 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     model = load_model(model_file, trust=trust_model)
     frame = load_data(data_file, model, drop)
     chosen = parse_rows(rows, len(frame))
-    # the background draw depends only on DATA, --drop, --background and --seed: the same on every resume
+    # the background draw depends only on DATA, --drop, --background, --seed (and --rows under conditional
+    # removal): the same on every resume
     rng = np.random.default_rng(seed)
-    take = rng.choice(len(frame), size=min(n_background, len(frame)), replace=False)
+    pool = np.arange(len(frame))
+    if removal == "conditional":  # rows held out of the background: with few neighbours a background row is its
+        rest = np.setdiff1d(pool, chosen)  # own nearest neighbour (the Explainer warns; the CLI could not help it)
+        pool = rest if len(rest) else pool
+    take = rng.choice(pool, size=min(n_background, len(pool)), replace=False)
     background = frame.iloc[np.sort(take)]
     target_value: Any = target
     classes = getattr(model, "classes_", None)
@@ -773,6 +779,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
 
     common = {"model_file": model_file.name, "data_file": data_file.name, "budget": budget, "seed": seed,
               "removal": removal, "output": explainer.output, "background": len(background),
+              **explainer._reference_info(),  # under --removal baseline: the background's mean, per column
               "target": explainer.target.item() if isinstance(explainer.target, np.generic) else explainer.target,
               "interplay_version": _version()}
     try:
