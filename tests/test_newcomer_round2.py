@@ -474,3 +474,14 @@ def test_cli_conditional_removal_holds_the_explained_rows_out_of_the_background(
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.output
     np.testing.assert_allclose(io.load(tmp_path / "b" / "shapley.json").info["reference"], X.mean().to_numpy())
+
+
+def test_options_that_would_be_ignored_are_refused_or_warned():
+    """n_neighbors with marginal or baseline removal, and y= with an output other than the loss, were ignored
+    without a word."""
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    with pytest.raises(ValueError, match="n_neighbors: only used with removal='conditional', got removal='marginal'"):
+        ip.Explainer(lambda Z: Z.sum(axis=1), X, n_neighbors=5)
+    explainer = ip.Explainer(lambda Z: Z.sum(axis=1), X)
+    with pytest.warns(UserWarning, match="y: labels are only used with output='loss'"):
+        explainer.shapley(X[:2], y=[1.0, 2.0])

@@ -127,6 +127,8 @@ class Explainer:
             raise ValueError("target: output='loss' explains the loss of the row's label; it takes one target")
         self.max_rows = check_int(max_rows, "max_rows", minimum=1)
         self.n_neighbors = check_int(n_neighbors, "n_neighbors", minimum=1, allow_none=True)
+        if self.n_neighbors is not None and self.removal != "conditional":  # it was ignored without a word
+            raise ValueError(f"n_neighbors: only used with removal='conditional', got removal={self.removal!r}")
         self.raw = False  # True: object table with categorical columns (model receives DataFrames)
         columns = None
         self.background = None
@@ -394,6 +396,11 @@ class Explainer:
         n_outputs = outputs.shape[1]
         target = self.target if target is None else target
         unit = self._unit
+        if y is not None and self.output != "loss":
+            import warnings
+
+            warnings.warn(f"y: labels are only used with output='loss' (the loss of each row's label); with "
+                          f"output={self.output!r} they are ignored", UserWarning, stacklevel=4)
         if self.output == "loss":
             if y is None:
                 raise ValueError("y: output='loss' needs the label of each explained row (y=)")
