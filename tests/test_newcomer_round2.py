@@ -485,3 +485,43 @@ def test_options_that_would_be_ignored_are_refused_or_warned():
     explainer = ip.Explainer(lambda Z: Z.sum(axis=1), X)
     with pytest.warns(UserWarning, match="y: labels are only used with output='loss'"):
         explainer.shapley(X[:2], y=[1.0, 2.0])
+
+
+def test_cli_usage_errors_for_graph_methods_and_units_and_no_false_gap_warning(tmp_path):
+    """l-shapley and c-shapley were listed as --method choices and always failed later ("graph: required");
+    --output margin on a model without a raw score exited 1, not as a usage error naming --output; and FBII pairs
+    estimated by a regression with no residual degrees of freedom (standard errors inf) were warned about as
+    pairs with too few samples."""
+    sio = pytest.importorskip("skops.io")
+    from click.testing import CliRunner
+    from sklearn.linear_model import LogisticRegression
+
+    from interplay import io
+    from interplay.cli import main
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(60, 5)), columns=list("abcde"))
+    sio.dump(LogisticRegression().fit(X, (X["a"] > 0).astype(int)), tmp_path / "m.skops")
+    X.to_csv(tmp_path / "d.csv", index=False)
+    base = ["explain", str(tmp_path / "m.skops"), str(tmp_path / "d.csv"), "--rows", "0"]
+    for method in ("l-shapley", "c-shapley"):
+        result = CliRunner().invoke(main, [*base, "--method", method, "--out", str(tmp_path / method)])
+        assert result.exit_code == 2 and "needs a graph of the features" in result.output
+    result = CliRunner().invoke(main, [*base, "--output", "margin", "--out", str(tmp_path / "m")])
+    assert result.exit_code == 2 and "--output" in result.output
+    result = CliRunner().invoke(main, [*base, "--method", "kernel", "--index", "fbii", "--budget", "20",
+                                       "--detail-rows", "1", "--out", str(tmp_path / "f")], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    fbii = io.load(tmp_path / "f" / "row-0-fbii.json")
+    assert all(np.isfinite(v) for v in fbii.values.values())
+    assert "too few samples" not in result.output
+
+
+def test_loss_results_name_the_label_as_what_they_explain():
+    """With output='loss', mixed labels made info["target"] "predicted" (as for predicted classes)."""
+    from sklearn.linear_model import LinearRegression
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    explainer = ip.Explainer(LinearRegression().fit(X, X.sum(axis=1)), X[:10], output="loss")
+    result = explainer.shapley(X[:2], y=[44.0, 40.0])
+    assert result.info["target"] == "label" and result.info["targets"] == [44.0, 40.0]

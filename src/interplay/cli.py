@@ -182,7 +182,12 @@ def choose_method(kind: str, method: str, n_features: int, budget: int | None, *
     from .api import auto_method
     from .estimators import available_methods
 
-    methods = available_methods(kind)
+    # L- and C-Shapley need the features' graph (a text's tokens, an image's regions), which no CLI option gives
+    methods = [m for m in available_methods(kind) if m not in GRAPH_METHODS]
+    if method in GRAPH_METHODS:
+        raise click.BadParameter(f"{method!r} needs a graph of the features (graph=, or the text and image "
+                                 "explainers of interplay.modalities), which the command line has no option for; "
+                                 f"use the Python API, or one of {methods} or 'auto'", param_hint="--method")
     if method != "auto":
         if method in methods:
             return method
@@ -320,14 +325,18 @@ def _check_target(explainer: Any, x: Any) -> None:
 
 
 NOT_EFFICIENT = frozenset({"shear", "l-shapley", "c-shapley"})  # Shapley methods whose values need not sum up
+GRAPH_METHODS = frozenset({"l-shapley", "c-shapley"})  # Shapley methods on a graph of the features
 
 
 def _unestimated_pairs(result: Any) -> tuple[int, int]:
     """``(pairs without an estimate, pairs)`` of an Interactions result: a pair whose standard error is infinite
     had too few samples (the samplers report it as 0; the report shows it as n/a). A NaN standard error (none
-    computed, e.g. the surrogate's pairs) is not such a gap, as in the report."""
+    computed, e.g. the surrogate's pairs), or the infinite errors of a regression that identified every pair
+    (``info["full_rank"]``) with no residual degrees of freedom left, are no such gap, as in the report."""
     errors = result.std_errors or {}
     pairs = [key for key in result.values if len(key) == 2]
+    if result.info.get("full_rank") is True:  # a regression that identified every pair, with no residual
+        return 0, len(pairs)                     # degrees of freedom left for errors (all inf)
     return sum(1 for key in pairs if errors.get(key, 0.0) == np.inf), len(pairs)
 
 
@@ -734,6 +743,8 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     except (TypeError, ValueError) as exc:
         if str(exc).startswith("target:"):
             raise click.BadParameter(str(exc).split(":", 1)[1].strip(), param_hint="--target") from None
+        if str(exc).startswith("output"):  # e.g. output='margin' for a model without a raw score: a usage error
+            raise click.BadParameter(str(exc), param_hint="--output") from None
         raise click.ClickException(str(exc)) from None
     if explainer._multi_target:
         classes = [c.item() if isinstance(c, np.generic) else c for c in (explainer.model.classes or [])]

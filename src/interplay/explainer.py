@@ -106,7 +106,8 @@ class Explainer:
     n_neighbors:
         Neighbourhood size of conditional removal (default ``ceil(sqrt(len(background)))``).
     max_rows:
-        Most rows sent to the model in one call (bounds memory); results do not depend on it.
+        Most rows sent to the model in one call (bounds memory); results do not depend on it, but for the last
+        bits of a model whose outputs depend on the rows a call holds (a BLAS model: an MLP, a linear model).
     """
 
     def __init__(self, model: Any, background: Any = None, removal: str = "marginal", baseline: Any = None,
@@ -728,7 +729,9 @@ class Explainer:
             std = np.array([r.std_errors for r in results])
         targets = [t.item() if isinstance(t, np.generic) else t for t in targets]
         info = {"removal": self.removal, "output": self.output, "budget": budget, "kind": kind,
-                "target": one_target(targets), "targets": targets, **self._reference_info()}
+                # the loss: of each row's label (listed in targets; one_target read mixed labels as "predicted")
+                "target": "label" if self.output == "loss" else one_target(targets), "targets": targets,
+                **self._reference_info()}
         if method == "auto":  # the rows' choices: the same unless null players left rows with fewer features
             chosen = sorted({r.method for r in results})
             method = chosen[0] if len(chosen) == 1 else "auto"

@@ -137,7 +137,7 @@ def baseline_value_function(predict: Callable[[np.ndarray], np.ndarray], x: np.n
                             *, max_rows: int = 65536, sizer: CallSizer | None = None,
                             ) -> Callable[[np.ndarray], np.ndarray]:
     """``v(S) = predict(where(S, x, reference))``, in chunks of at most ``max_rows`` model rows (``sizer``, shared
-    by the rows of an explainer, picks how many; results do not depend on it)."""
+    by the rows of an explainer, picks how many; results do not depend on it, but for a BLAS model's last bits)."""
     sizer = CallSizer(max_rows) if sizer is None else sizer
 
     def value_fn(coalitions: np.ndarray) -> np.ndarray:

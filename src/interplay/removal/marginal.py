@@ -27,7 +27,8 @@ def marginal_value_function(predict: Callable[[np.ndarray], np.ndarray], x: np.n
                             *, max_rows: int = 65536, sizer: CallSizer | None = None, coded: bool = False,
                             ) -> Callable[[np.ndarray], np.ndarray]:
     """Value function of marginal removal; each model call gets at most ``max(max_rows, len(background))`` rows
-    (``sizer``, shared by the rows of an explainer, picks how many; results do not depend on it). ``coded``:
+    (``sizer``, shared by the rows of an explainer, picks how many; results do not depend on it, but for a BLAS
+    model's last bits). ``coded``:
     rows of an object table go to ``predict`` as :class:`~interplay.removal._columns.CodedRows` (for a model
     adapter that reads them; ``np.asarray`` gives the object rows)."""
     m = len(background)

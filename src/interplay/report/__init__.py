@@ -347,7 +347,8 @@ def _row_payload(key: Any, entry: dict, names: list[str], several_targets: bool 
         # subsets a sampler could not estimate (too few samples: value 0, standard error inf) are shown as n/a,
         # not as a 0 that reads "no interaction"; a NaN standard error (none computed) is not such a gap
         errors = interactions.std_errors or {}
-        missing = [list(k) for k, e in sorted(errors.items()) if len(k) <= 2 and e == math.inf]
+        identified = interactions.info.get("full_rank") is True  # a regression without residual dof: errors inf
+        missing = [list(k) for k, e in sorted(errors.items()) if len(k) <= 2 and e == math.inf and not identified]
         if missing:
             payload["interactions"]["unestimated"] = [k * 2 if len(k) == 1 else k for k in missing]
     bivariate = entry.get("bivariate")
