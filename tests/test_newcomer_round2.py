@@ -525,3 +525,12 @@ def test_loss_results_name_the_label_as_what_they_explain():
     explainer = ip.Explainer(LinearRegression().fit(X, X.sum(axis=1)), X[:10], output="loss")
     result = explainer.shapley(X[:2], y=[44.0, 40.0])
     assert result.info["target"] == "label" and result.info["targets"] == [44.0, 40.0]
+
+
+def test_a_resume_says_it_keeps_the_runs_call_rows(tmp_path):
+    """A different call_rows on resume was ignored without a word (the run keeps its own for the same bits)."""
+    explainer = ip.Explainer(lambda Z: Z[:, 0] * Z[:, 1], removal="baseline", baseline=np.zeros(3))
+    X = np.random.default_rng(0).normal(size=(4, 3))
+    ip.run(explainer, X, method="exact", out=tmp_path / "run", chunk_size=2, n_jobs=1, call_rows=8)
+    with pytest.warns(UserWarning, match=r"call_rows: the run .* keeps its own model rows per call \(8\)"):
+        ip.run(explainer, X, method="exact", out=tmp_path / "run", chunk_size=2, n_jobs=1, call_rows=64)
