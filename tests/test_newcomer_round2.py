@@ -534,3 +534,18 @@ def test_a_resume_says_it_keeps_the_runs_call_rows(tmp_path):
     ip.run(explainer, X, method="exact", out=tmp_path / "run", chunk_size=2, n_jobs=1, call_rows=8)
     with pytest.warns(UserWarning, match=r"call_rows: the run .* keeps its own model rows per call \(8\)"):
         ip.run(explainer, X, method="exact", out=tmp_path / "run", chunk_size=2, n_jobs=1, call_rows=64)
+
+
+def test_a_classifier_that_predicts_words_says_what_to_explain_instead():
+    """A Pipeline ending in LinearSVC with string labels: output='probability' said "use output='prediction'",
+    which then failed with "returned non-numeric output" and no way out."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import LinearSVC
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    model = make_pipeline(StandardScaler(), LinearSVC()).fit(X, np.where(X[:, 0] > 0, "yes", "no"))
+    with pytest.raises(TypeError, match="pass model.decision_function as the model"):
+        ip.Explainer(model, X[:10], output="prediction").shapley(X[:1])
+    assert ip.Explainer(model.decision_function, X[:10]).shapley(X[:1]).values.shape == (1, 3)

@@ -97,8 +97,14 @@ of another width is refused when the explainer is built; ``n_calls``/``n_rows`` 
         try:
             out = np.asarray(raw, dtype=float)
         except (TypeError, ValueError):
-            raise TypeError(f"model call {self.name} returned non-numeric output of type "
-                            f"{type(raw).__name__}") from None
+            sample = list(dict.fromkeys(np.ravel(np.asarray(raw, dtype=object))[:1000].tolist()))[:3]
+            hint = ""
+            if getattr(self.source, "decision_function", None) is not None or self.kind == "classifier":
+                hint = ("; a classifier's predicted labels cannot be explained as numbers: explain its "
+                        "predict_proba, or for a model without one its decision_function (pass "
+                        "model.decision_function as the model)")
+            raise TypeError(f"model call {self.name} returned non-numeric output of type {type(raw).__name__} "
+                            f"(e.g. {sample}){hint}") from None
         if out.ndim == 1:
             out = out[:, None]
         if out.ndim != 2 or out.shape[0] != n:
