@@ -549,3 +549,22 @@ def test_a_classifier_that_predicts_words_says_what_to_explain_instead():
     with pytest.raises(TypeError, match="pass model.decision_function as the model"):
         ip.Explainer(model, X[:10], output="prediction").shapley(X[:1])
     assert ip.Explainer(model.decision_function, X[:10]).shapley(X[:1]).values.shape == (1, 3)
+
+
+def test_cli_target_error_lists_classes_only(tmp_path):
+    """--target 1 on a model with classes [10, 11, 12] said "expected a class label or output index", though the
+    command line takes no index."""
+    sio = pytest.importorskip("skops.io")
+    from click.testing import CliRunner
+    from sklearn.linear_model import LogisticRegression
+
+    from interplay.cli import main
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(90, 3)), columns=list("abc"))
+    sio.dump(LogisticRegression().fit(X, np.repeat([10, 11, 12], 30)), tmp_path / "m.skops")
+    X.to_csv(tmp_path / "d.csv", index=False)
+    result = CliRunner().invoke(main, ["explain", str(tmp_path / "m.skops"), str(tmp_path / "d.csv"), "--rows", "0",
+                                       "--target", "1", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2 and "expected one of [10, 11, 12]" in result.output
+    assert "index" not in result.output.split("--target")[-1]

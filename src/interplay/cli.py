@@ -736,6 +736,10 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     if target is not None and classes is not None:
         matches = [c for c in classes if str(c) == target]
         target_value = matches[0] if matches else target
+        if not matches and target != "predicted":  # the library's message offers output indices, which the
+            shown = [c.item() if isinstance(c, np.generic) else c for c in classes]  # command line does not take
+            raise click.BadParameter(f"{target!r} is not a class of the model; expected one of {shown} (as typed "
+                                     "in the data) or 'predicted'", param_hint="--target")
     elif target is not None and target.isdigit():
         target_value = int(target)
     try:
