@@ -479,6 +479,9 @@ def test_auto_without_a_tree_library_uses_the_surrogate_free_samplers(monkeypatc
         warnings.simplefilter("ignore")
         assert ip.interactions(game, index="sii", budget=300, random_state=0).info["auto"]["chosen"] == "surrogate"
         assert ip.interactions(game, index="bii", budget=150, random_state=0).info["auto"]["chosen"] == "msr"
+        # SII above order 2 (spectral with numba): permutation sampling (the surrogate reads pairs only: it failed)
+        third = ip.interactions(game, index="sii", order=3, budget=3000, random_state=0)
+        assert third.info["auto"]["chosen"] == "permutation" and third.order == 3
 
 
 def test_without_numba_no_tree_surrogate_is_used(monkeypatch):

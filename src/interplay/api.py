@@ -106,7 +106,9 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
 
             if resolve_surrogate("auto") is None:  # numba missing: no tree surrogate, the surrogate-free samplers
                 choice = (("surrogate", f"{_NO_SURROGATE}: a second-order polynomial read exactly")
-                          if index == "sii" else ("msr", f"{_NO_SURROGATE}: maximum sample reuse"))
+                          if index == "sii" and order == 2 else  # (its pairs only: above, permutation sampling)
+                          ("permutation", f"{_NO_SURROGATE}: permutation sampling") if index == "sii" else
+                          ("msr", f"{_NO_SURROGATE}: maximum sample reuse"))
             elif index == "bii" and resolved < minimum_budget(n):
                 choice = ("msr", f"below the {minimum_budget(n)} evaluations of the sparse Fourier fit: maximum "
                                  "sample reuse")
