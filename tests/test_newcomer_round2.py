@@ -568,3 +568,15 @@ def test_cli_target_error_lists_classes_only(tmp_path):
                                        "--target", "1", "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and "expected one of [10, 11, 12]" in result.output
     assert "index" not in result.output.split("--target")[-1]
+
+
+def test_a_tree_model_sampled_for_want_of_numba_says_so(monkeypatch):
+    """Without numba (a plain interplay[cli] install) auto sampled a forest without a word."""
+    import interplay.explainer as explainer_module
+    from sklearn.ensemble import RandomForestRegressor
+
+    monkeypatch.setattr(explainer_module, "installed", lambda name: name != "numba")
+    X = np.random.default_rng(0).normal(size=(60, 5))
+    model = RandomForestRegressor(n_estimators=5, random_state=0).fit(X, X[:, 0])
+    result = ip.Explainer(model, X[:10]).shapley(X[:1], budget=40, exact_if_affordable=False)
+    assert result.method != "tree" and "numba is not installed" in result.info["auto"]["tree"]

@@ -263,7 +263,14 @@ def _tree_methods(explainer: Any, method: str, index: str, detail: bool, budget:
     or skipped with a note when nothing fits."""
     from ._optional import TREES_MISSING, installed
 
-    if method not in ("auto", "tree") or (method == "auto" and not installed("numba")):
+    if method == "auto" and not installed("numba"):
+        from .models.tree_kinds import may_be_trees
+
+        if may_be_trees(explainer._model_source()):
+            click.echo("note: the exact tree algorithms are not used (numba is not installed: pip install "
+                       "'interplay[trees]'); sampling instead", err=True)
+        return None
+    if method not in ("auto", "tree"):
         return None
     if not installed("numba"):
         raise click.BadParameter(TREES_MISSING, param_hint="--method")

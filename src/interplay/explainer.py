@@ -635,8 +635,14 @@ class Explainer:
     def _tree_declined(self, method: str, y: Any, options: dict, result):
         """``result`` (or a dict of them) of a sampler chosen by ``method="auto"`` for a tree model whose trees
         could not be used, with why in ``info["auto"]["tree"]`` (e.g. a Pipeline the trees do not reproduce)."""
-        if method != "auto" or not self._may_be_trees():
+        if method != "auto" or getattr(self, "model", None) is None or not may_be_trees(self._model_source()):
             return result
+        if not installed("numba"):  # a tree model sampled for want of the trees extra: said, not silent
+            why = "numba is not installed (pip install 'interplay[trees]' for the exact tree algorithms)"
+
+            def missing(r):
+                return _with_info(r, auto={**r.info.get("auto", {}), "tree": f"not used: {why}"})
+            return {k: missing(r) for k, r in result.items()} if isinstance(result, dict) else missing(result)
         from .trees.explain import tree_choice, tree_rejection
         sampler_options = sorted(set(options) - TREE_OPTIONS)
         if sampler_options:  # the tree path would have served, but these options are for a sampler
