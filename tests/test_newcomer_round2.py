@@ -580,3 +580,12 @@ def test_a_tree_model_sampled_for_want_of_numba_says_so(monkeypatch):
     model = RandomForestRegressor(n_estimators=5, random_state=0).fit(X, X[:, 0])
     result = ip.Explainer(model, X[:10]).shapley(X[:1], budget=40, exact_if_affordable=False)
     assert result.method != "tree" and "numba is not installed" in result.info["auto"]["tree"]
+
+
+def test_interaction_samplers_record_the_budget_they_resolved():
+    """Shapley-Taylor of order 3 by permutation warned "6891 are used" but recorded info["budget"] None."""
+    game = ip.Game(lambda S: S.sum(axis=1) * 1.0, 16)
+    with pytest.warns(UserWarning, match="6891 are used"):
+        result = ip.interactions(game, index="stii", order=3, method="permutation", random_state=0)
+    assert result.info["budget"] == 6891
+    assert ip.interactions(game, index="bii", order=2, method="msr", random_state=0).info["budget"] == 1600

@@ -92,7 +92,7 @@ def msr_interactions(game: Game, *, index: str = "bii", order: int = 2, budget: 
         out.update(zip(keys, est.tolist()))
         se.update(zip(keys, err.tolist()))
     warn_unsampled(missing, "subsets")
-    return _result(game, out, se, index, order, values[0], used, "msr", {"budget": budget, "n_samples": m})
+    return _result(game, out, se, index, order, values[0], used, "msr", {"budget": m + 1, "n_samples": m})
 
 
 @register("interactions", "pairwise")
@@ -132,7 +132,7 @@ def pairwise_bii(game: Game, *, index: str = "bii", order: int = 2, budget: int 
         out[(p,)] = float(sums[p] / (n - 1))
         se[(p,)] = float(np.sqrt(var[p]) / (n - 1))
     return _result(game, out, se, index, order, values[0], used, "pairwise",
-                   {"budget": budget, "samples_per_pair": m})
+                   {"budget": total, "samples_per_pair": m})
 
 
 def _permutations(rng: np.random.Generator, count: int, n: int) -> np.ndarray:
@@ -227,7 +227,7 @@ def _sii(game, order, budget, rng):
     groups, P, partial, _ = fill(n, total, rng, lambda perms: _window_units(perms, order), ends, per_perm)
     out, se, missing, end_values, used = _aggregate_units(game, n, ends, groups, range(1, order + 1))
     warn_unsampled(missing, "subsets")
-    return out, se, end_values[0], used, {"n_permutations": P, "n_partial_units": partial}
+    return out, se, end_values[0], used, {"budget": total, "n_permutations": P, "n_partial_units": partial}
 
 
 def _top_units(perms: np.ndarray, top: np.ndarray) -> list:
@@ -271,7 +271,7 @@ def _stii(game, order, budget, rng):
     warn_unsampled(missing, "subsets")
     out.update(top_out)
     se.update(top_se)
-    return out, se, lookup[()], used, {"n_permutations": P, "n_partial_units": partial}
+    return out, se, lookup[()], used, {"budget": total, "n_permutations": P, "n_partial_units": partial}
 
 
 def _excess(game, budget, rng):
