@@ -589,3 +589,45 @@ def test_interaction_samplers_record_the_budget_they_resolved():
         result = ip.interactions(game, index="stii", order=3, method="permutation", random_state=0)
     assert result.info["budget"] == 6891
     assert ip.interactions(game, index="bii", order=2, method="msr", random_state=0).info["budget"] == 1600
+
+
+def test_sixth_review_report_and_plot_fixes():
+    """The heatmap wrote the strongest pair 0.37 as "0" beside a main effect of 27; a square Explanation was drawn as
+    a graph; NaN/inf attribution errors reached the page as 0; a second Interactions result of a row was dropped
+    silently; a slice of an array's Explanation forgot which rows it held; "18 other subset of 3s"."""
+    pytest.importorskip("matplotlib")
+    import json
+    import re
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+
+    game = ip.Game(lambda S: 27.0 * S[:, 0] + 0.37 * S[:, 1] * S[:, 2] - 1.4 * S[:, 3], 4)
+    ax = ip.plot.heatmap(ip.interactions(game, index="sii", order=2, method="exact"))
+    labels = {t.get_text() for t in ax.texts}
+    assert "0.37" in labels
+    plt.close(ax.figure)
+    E = ip.Explanation(values=np.ones((3, 3)), base_values=np.zeros(3), data=np.zeros((3, 3)),
+                       feature_names=("a", "b", "c"), method="exact", n_evaluations=np.full(3, 8))
+    with pytest.raises(TypeError, match="result: expected a BivariateExplanation"):
+        ip.plot.graph(E)
+    errs = ip.Explanation(values=[[1.0, 2.0, 3.0]], base_values=[0.0], data=[[1, 2, 3]], feature_names=("a", "b", "c"),
+                          method="auto", n_evaluations=[8], std_errors=[[0.1, np.inf, np.nan]])
+    page = re.search(r'id="interplay-data">(.*?)</script>', ip.build_report([errs]), re.S).group(1)
+    assert json.loads(page)["rows"][0]["std_errors"] == [0.1, None, None]
+    from dataclasses import replace
+
+    sii = ip.interactions(game, index="sii", order=2, method="exact")
+    bii = ip.interactions(game, index="bii", order=2, method="exact")
+    sii, bii = (replace(r, info={**r.info, "row": 0}) for r in (sii, bii))  # one row's, as an Explainer gives
+    with pytest.warns(UserWarning, match=r"several Interactions results; the report shows the last \(bii\)"):
+        ip.build_report([sii, bii])
+    expl = ip.Explainer(lambda Z: Z @ np.arange(3.0), np.zeros((1, 3))).shapley(np.ones((4, 3)))
+    assert expl[2].info["row"] == 2 and expl[2:4][0].info["row"] == 2
+    ax = ip.plot.bar(ip.interactions(ip.Game(lambda S: S.prod(axis=1) * 1.0 + S.sum(axis=1), 8), index="stii",
+                                     order=3, method="exact"), max_features=3)
+    assert any(re.fullmatch(r"\d+ other subsets of 3", t.get_text()) for t in ax.get_yticklabels())
+    plt.close(ax.figure)

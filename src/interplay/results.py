@@ -460,6 +460,8 @@ class Explanation:
 
     def _sliced_info(self, rows, cols) -> dict:
         info = dict(self.info)
+        if "index" not in info and "rows" not in info:  # rows of an array: their positions, so that a slice
+            info["index"] = list(range(len(self)))      # keeps which rows it holds (expl[2:4][0] is row 2)
         for key in _PER_ROW_INFO:
             value = info.get(key)
             if isinstance(value, (list, tuple, np.ndarray)) and len(value) == len(self):

@@ -37,7 +37,10 @@ def as_graph(result, feature_names=None) -> ExplanationGraph:
         return result
     if hasattr(result, "graph") and (hasattr(result, "adjacency") or hasattr(result, "matrix")):
         return result.graph()
-    w = check_square(result, "adjacency")
+    if hasattr(result, "feature_names") and not isinstance(result, np.ndarray):  # an Explanation or Attribution:
+        raise TypeError(f"result: expected a BivariateExplanation, Interactions, an ExplanationGraph or a square "
+                        f"matrix, got {type(result).__name__}")  # (a square values table read as a matrix)
+    w = check_square(result, "result")
     names = feature_names if feature_names is not None else [f"x{i}" for i in range(len(w))]
     return ExplanationGraph(w, [str(n) for n in names])
 

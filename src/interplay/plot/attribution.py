@@ -47,8 +47,11 @@ def _rest_bars(values, rest, sizes):
     bars = []
     for size in sorted({int(sizes[i]) for i in rest}):
         members = [i for i in rest if sizes[i] == size]
-        what = _SIZE_WORDS.get(size, f"subset of {size}")
-        bars.append((others(len(members), what), float(np.sum(values[members]))))
+        if size in _SIZE_WORDS:
+            label = others(len(members), _SIZE_WORDS[size])
+        else:  # "18 other subsets of 3" (the plural on the noun, not the phrase)
+            label = f"{len(members)} other subset{'' if len(members) == 1 else 's'} of {size}"
+        bars.append((label, float(np.sum(values[members]))))
     return bars
 
 

@@ -52,9 +52,13 @@ def _figsize(n: int) -> tuple[float, float]:
 
 def _annotate(ax, shown: np.ndarray, limit: float) -> None:
     """Each finite cell's value written in it (white on dark cells), every cell with the same number of
-    decimals: two significant digits of the largest ``|value|`` (``0.92``, ``-0.01``, ``0``), so that no label
-    is wider than its cell (``.2g`` wrote ``-0.00083`` next to ``0.00033``)."""
-    top = float(np.nanmax(np.abs(shown))) if np.isfinite(shown).any() else 0.0
+    decimals: two significant digits of the largest ``|value|`` off the diagonal (``0.92``, ``-0.01``, ``0``),
+    so that no label is wider than its cell (``.2g`` wrote ``-0.00083`` next to ``0.00033``) and the pairs keep
+    their digits beside large order-1 values on the diagonal (the strongest pair, 0.37, was written "0" next
+    to a main effect of 27)."""
+    off = shown[~np.eye(len(shown), dtype=bool)]
+    cells = off if np.isfinite(off).any() else shown
+    top = float(np.nanmax(np.abs(cells))) if np.isfinite(cells).any() else 0.0
     decimals = max(0, 1 - int(np.floor(np.log10(top)))) if top > 0 else 0
     n = len(shown)
     for i in range(n):

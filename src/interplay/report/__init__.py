@@ -29,6 +29,7 @@ import html
 import json
 import math
 import numbers
+import warnings
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -234,6 +235,10 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
         if isinstance(result, Attribution):
             entry["attribution"] = result
         elif isinstance(result, Interactions):
+            if "interactions" in entry:  # the page shows one interaction matrix a row: say which was dropped
+                warnings.warn(f"results: row {row} has several Interactions results; the report shows the last "
+                              f"({result.index}) and drops the one before ({entry['interactions'].index}): build "
+                              "one report per index to see both", UserWarning, stacklevel=3)
             entry["interactions"] = result
         else:
             entry["bivariate"] = result
@@ -328,7 +333,9 @@ def _row_payload(key: Any, entry: dict, names: list[str], several_targets: bool 
             float(attribution.baseline + values.sum())
         payload["attribution_method"] = str(attribution.method)
         if attribution.std_errors is not None:
-            payload["std_errors"] = _floats(attribution.std_errors)
+            # NaN (none computed) and inf (too few samples) become null, shown as n/a (0.0 read as exact)
+            errors = np.asarray(attribution.std_errors, dtype=float)
+            payload["std_errors"] = [float(e) if np.isfinite(e) else None for e in errors.ravel()]
     if entry.get("explained_output") is not None:
         payload["explained_output"] = str(entry["explained_output"])
     tokens = entry.get("tokens")

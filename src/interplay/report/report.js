@@ -129,7 +129,7 @@
       var rect = sv("rect", {x: v >= 0 ? zero : zero - w, y: y + 4, width: Math.max(w, 0.5), height: row - 8,
                              rx: 2, fill: v >= 0 ? POS : NEG});
       hover(rect, function () { return names[f] + "\nvalue " + (data ? fmtValue(data[f], 6) : "n/a") +
-        "\nattribution " + signed(v) + (stderr ? " \u00b1 " + fmt(stderr[f]) : ""); });
+        "\nattribution " + signed(v) + (stderr ? (stderr[f] === null ? " \u00b1 n/a" : " \u00b1 " + fmt(stderr[f])) : ""); });
       svg.appendChild(rect);
       svg.appendChild(sv("text", {x: v >= 0 ? zero + w + 4 : zero - w - 4, y: y + row / 2 + 4,
         "text-anchor": v >= 0 ? "start" : "end", fill: "#444"}, signed(v)));
