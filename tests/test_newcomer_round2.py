@@ -609,6 +609,10 @@ def test_sixth_review_report_and_plot_fixes():
     ax = ip.plot.heatmap(ip.interactions(game, index="sii", order=2, method="exact"))
     labels = {t.get_text() for t in ax.texts}
     assert "0.37" in labels
+    ax.figure.canvas.draw()  # the clipped-colour note made the colorbar's label run off a small figure's top
+    for axes in ax.figure.axes:
+        box = axes.get_tightbbox(ax.figure.canvas.get_renderer())
+        assert box.y1 <= ax.figure.bbox.y1 + 1 and box.y0 >= ax.figure.bbox.y0 - 1
     plt.close(ax.figure)
     E = ip.Explanation(values=np.ones((3, 3)), base_values=np.zeros(3), data=np.zeros((3, 3)),
                        feature_names=("a", "b", "c"), method="exact", n_evaluations=np.full(3, 8))

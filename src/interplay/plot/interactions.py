@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 from ._common import check_max_features, diverging_cmap, info_of, new_axes, one_result, with_unit
@@ -111,7 +113,10 @@ def heatmap(result, *, feature_names=None, max_features: int | None = 12, ax=Non
     ax.set_yticks(range(n), names, fontsize=fontsize)
     if n < len(matrix):
         ax.set_xlabel(f"{n} of {len(matrix)} features (largest total |value|; max_features={max_features})")
-    ax.figure.colorbar(image, ax=ax, shrink=0.8, label=label, extend="both" if clipped else "neither")
+    # a label longer than the colorbar is wrapped (it ran off the top of a small figure)
+    fits = max(20, int(0.8 * ax.figure.get_size_inches()[1] * 72 / (0.6 * 10)))
+    ax.figure.colorbar(image, ax=ax, shrink=0.8, label=textwrap.fill(label, fits),
+                       extend="both" if clipped else "neither")
     if annotate is None:
         annotate = n <= 12
     if annotate:
