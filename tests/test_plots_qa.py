@@ -152,7 +152,7 @@ def test_explainer_results_name_unit_and_class_on_plots():
     assert plot.bar(E[0]).get_xlabel() == "attribution (probability of class 'yes')"
     sii = explainer.interactions(X[0], method="exact")
     assert "(probability of class 'yes')" in plot.bar(sii).get_xlabel()
-    assert "(probability of class 'yes')" in _colorbars(plot.heatmap(sii))[0].get_ylabel()
+    assert "(probability of class 'yes')" in _colorbars(plot.heatmap(sii))[0].get_ylabel().replace("\n", " ")  # wrapped
 
 
 # ---------------------------------------------------------------------------------------------- 4. interactions bar
