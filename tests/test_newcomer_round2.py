@@ -635,3 +635,26 @@ def test_sixth_review_report_and_plot_fixes():
                                      order=3, method="exact"), max_features=3)
     assert any(re.fullmatch(r"\d+ other subsets of 3", t.get_text()) for t in ax.get_yticklabels())
     plt.close(ax.figure)
+
+
+def test_a_users_own_tight_layout_after_the_common_plots_warns_nothing():
+    """With a constrained layout on every figure, a shap user's habitual plt.tight_layout() warned "The figure
+    layout has changed to tight"; bar, waterfall, beeswarm and scatter now use the tight engine."""
+    pytest.importorskip("matplotlib")
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(0)
+    expl = ip.Explanation(rng.normal(size=(20, 3)), np.zeros(20), rng.normal(size=(20, 3)), ("a", "b", "c"), "exact",
+                          np.full(20, 8))
+    for draw in (lambda: ip.plot.bar(expl[0]), lambda: ip.plot.waterfall(expl[0]), lambda: ip.plot.beeswarm(expl),
+                 lambda: ip.plot.scatter(expl, "a")):
+        ax = draw()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            plt.tight_layout()
+        plt.close(ax.figure)

@@ -19,14 +19,16 @@ def plt():
     return pyplot
 
 
-def new_axes(ax, figsize, *, fit: bool = True):
-    """``ax``, or the axes of a new figure of ``figsize`` inches. ``fit``: the new figure's layout is constrained
-    (matplotlib's engine, applied at every draw), so long tick labels, axis labels and colorbars stay inside it
-    when saved or shown as it is (they were cut off unless saved with ``bbox_inches="tight"``); off for a plot
-    that places its axes itself."""
+def new_axes(ax, figsize, *, fit: bool = True, layout: str = "tight"):
+    """``ax``, or the axes of a new figure of ``figsize`` inches. ``fit``: the new figure gets a layout engine
+    (applied at every draw), so long tick labels, axis labels and colorbars stay inside it when saved or shown
+    as it is (they were cut off unless saved with ``bbox_inches="tight"``); off for a plot that places its axes
+    itself. ``layout``: ``"tight"`` (a user's own ``plt.tight_layout()`` then changes nothing and warns nothing;
+    with ``"constrained"`` it warned that the layout changed) or ``"constrained"`` (exact around a colorbar beside
+    an image, where "tight" left it 2 pixels over the edge)."""
     if ax is not None:
         return ax
-    fig, ax = plt().subplots(figsize=figsize, layout="constrained" if fit else None)
+    fig, ax = plt().subplots(figsize=figsize, layout=layout if fit else None)
     return ax
 
 

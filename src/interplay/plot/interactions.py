@@ -94,7 +94,7 @@ def heatmap(result, *, feature_names=None, max_features: int | None = 12, ax=Non
     n = len(shown)
     if not diagonal:
         np.fill_diagonal(shown, np.nan)
-    ax = new_axes(ax, _figsize(n))
+    ax = new_axes(ax, _figsize(n), layout="constrained")  # a colorbar beside an image: see new_axes
     limit = np.nanmax(np.abs(shown)) if np.isfinite(shown).any() else 1.0
     limit = limit or 1.0
     clipped = False

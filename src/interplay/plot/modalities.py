@@ -135,7 +135,7 @@ def image(result, segments=None, values=None, *, ax=None, title: str | None = No
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import Normalize
 
-    ax = new_axes(ax, (5, 5 * img.shape[0] / max(img.shape[1], 1)))
+    ax = new_axes(ax, (5, 5 * img.shape[0] / max(img.shape[1], 1)), layout="constrained")
     shown = displayable(img)
     ax.imshow(shown, cmap="gray" if shown.ndim == 2 else None)
     limit = _limit(values)
