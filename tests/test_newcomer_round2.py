@@ -658,3 +658,27 @@ def test_a_users_own_tight_layout_after_the_common_plots_warns_nothing():
             warnings.simplefilter("error")
             plt.tight_layout()
         plt.close(ax.figure)
+
+
+def test_seventh_review_graph_fixes():
+    """mean_graph averaged rows naming the same features in another order position by position (its error said to
+    pass feature_names, which only renamed them); a NaN univariate value made a no-effect feature a redundant sink
+    in from_weights; RedundancyGraph took weights as edges; gamma_sweep(0.1) raised 'float' is not iterable."""
+    from interplay.graph.redundancy import RedundancyGraph
+
+    f = lambda C: C[:, 0] * 3.0 + C[:, 1] * C[:, 2]  # noqa: E731
+    first = ip.bivariate(ip.Game(f, 3, feature_names=["a", "b", "c"]))
+    reordered = ip.bivariate(ip.Game(lambda C: f(C[:, [2, 1, 0]]), 3, feature_names=["c", "b", "a"]))
+    cohort = ip.mean_graph([first, reordered])
+    np.testing.assert_allclose(cohort.univariate, [3.0, 0.5, 0.5], atol=1e-12)
+    np.testing.assert_allclose(cohort.weights, np.abs(first.adjacency), atol=1e-12)
+    other = ip.bivariate(ip.Game(f, 3, feature_names=["a", "b", "d"]))
+    with pytest.raises(ValueError, match="rows explain different features"):
+        ip.mean_graph([first, other], feature_names=["p", "q", "r"])
+    W = np.zeros((3, 3))
+    W[0, 1] = W[1, 0] = W[2, 0] = W[2, 1] = 1.0
+    with pytest.raises(ValueError, match="univariate: expected finite values"):
+        RedundancyGraph.from_weights(W, 0.1, univariate=[1.0, 1.0, np.nan])
+    with pytest.raises(TypeError, match="use RedundancyGraph.from_weights"):
+        RedundancyGraph(np.array([[0.0, 0.3], [0.001, 0.0]]), 0.1)
+    assert list(first.graph().gamma_sweep(0.1).gamma) == [0.1]

@@ -58,6 +58,29 @@ def _as_row(item) -> tuple[np.ndarray, tuple[str, ...] | None, np.ndarray | None
                     f"got {type(item).__name__}")
 
 
+def _aligned(rows: list) -> list:
+    """The rows with their features in the first named row's order (matrix, values and errors permuted): rows
+    that name the same features in another order were averaged position by position (the suggested
+    ``feature_names=`` only renamed them); rows naming different features are refused."""
+    named = [r[1] for r in rows if r[1] is not None]
+    if not named or all(tuple(n) == tuple(named[0]) for n in named):
+        return rows
+    order = list(named[0])
+    out = []
+    for w, names, phi, std in rows:
+        if names is None or tuple(names) == tuple(order):
+            out.append((w, names, phi, std))
+            continue
+        if sorted(map(str, names)) != sorted(map(str, order)):
+            raise ValueError(f"explanations: rows explain different features ({list(order)[:6]} and "
+                             f"{list(names)[:6]}); a cohort graph averages rows over the same features")
+        where = {str(name): k for k, name in enumerate(names)}
+        p = np.array([where[str(name)] for name in order])
+        out.append((np.asarray(w)[np.ix_(p, p)], tuple(order), None if phi is None else np.asarray(phi)[p],
+                    None if std is None else np.asarray(std)[np.ix_(p, p)]))
+    return out
+
+
 class CohortAccumulator:
     """Running sums for a cohort graph: add rows one by one or in blocks, then :meth:`graph`.
 
@@ -198,10 +221,8 @@ def mean_graph(explanations, feature_names: Sequence[str] | None = None, *, aggr
         shapes = {w.shape for w, *_ in rows}
         if len(shapes) != 1:
             raise ValueError(f"explanations: every row must have the same number of features, got shapes {shapes}")
+        rows = _aligned(rows)  # by name: a row listing the same features in another order is reordered
         if feature_names is None:
-            names = {r[1] for r in rows}
-            if len(names) != 1:
-                raise ValueError("explanations: rows have different feature names; pass feature_names")
             feature_names = rows[0][1]
     acc = CohortAccumulator(rows[0][0].shape[0], aggregate=aggregate, gamma=gamma, interaction_index=index)
     shared = {}  # the unit and class(es) the rows explain, as plots name them (plain values only)

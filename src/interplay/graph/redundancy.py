@@ -158,6 +158,9 @@ def _checked_phi(weights: np.ndarray, univariate) -> tuple[np.ndarray, np.ndarra
     phi = np.abs(np.asarray(univariate, dtype=float))
     if phi.shape != (len(weights),):
         raise ValueError(f"univariate: expected {len(weights)} values, got shape {phi.shape}")
+    if not np.isfinite(phi).all():  # a NaN turned "no effect" into a redundant sink (ExplanationGraph refuses it)
+        raise ValueError(f"univariate: expected finite values, got NaN or inf at positions "
+                         f"{np.flatnonzero(~np.isfinite(phi)).tolist()[:5]}")
     return weights, phi
 
 
@@ -248,6 +251,10 @@ class RedundancyGraph:
     little_effect: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
+        given = np.asarray(self.adjacency)
+        if given.dtype != bool and not np.isin(given, (0, 1)).all():  # weights: every nonzero one became an edge
+            raise TypeError("adjacency: expected a boolean (0/1) matrix of redundancy edges, got weights; for an "
+                            "explanation graph's weights use RedundancyGraph.from_weights(weights, gamma)")
         adjacency = np.array(self.adjacency, dtype=bool, copy=True)
         if adjacency.ndim != 2 or adjacency.shape[0] != adjacency.shape[1] or adjacency.shape[0] == 0:
             raise ValueError(f"adjacency: expected a square (n, n) boolean matrix, got shape {adjacency.shape}")
@@ -562,6 +569,8 @@ def gamma_sweep(weights, gammas: Sequence[float] | None = None, *, feature_names
     weights = check_square(weights)
     names = check_feature_names(feature_names, len(weights))
     np.fill_diagonal(weights, 0.0)
+    if gammas is not None and np.ndim(gammas) == 0:  # one threshold: 'float' object is not iterable
+        gammas = [gammas]
     grid = default_gammas(weights) if gammas is None else np.sort([_check_gamma(g) for g in gammas])
     if len(grid) == 0:
         raise ValueError("gammas: expected at least one threshold, got none")
