@@ -682,3 +682,16 @@ def test_seventh_review_graph_fixes():
     with pytest.raises(TypeError, match="use RedundancyGraph.from_weights"):
         RedundancyGraph(np.array([[0.0, 0.3], [0.001, 0.0]]), 0.1)
     assert list(first.graph().gamma_sweep(0.1).gamma) == [0.1]
+
+
+def test_a_string_is_not_a_list_of_names_and_gamma_is_a_number():
+    """feature_names="age" for one feature failed with "expected 1 names, got 3"; gamma="0.1" and gamma=True were
+    taken as numbers."""
+    from interplay.graph.redundancy import RedundancyGraph
+
+    with pytest.raises(TypeError, match=r"for one feature pass \['age'\]"):
+        ip.Game(lambda S: S.sum(axis=1) * 1.0, 1, feature_names="age")
+    assert ip.Game(lambda S: S.sum(axis=1) * 1.0, 3, feature_names="abc").feature_names == ("a", "b", "c")
+    for gamma in ("0.1", True):
+        with pytest.raises(TypeError, match="gamma: expected a non-negative number"):
+            RedundancyGraph.from_weights(np.ones((2, 2)), gamma)

@@ -80,6 +80,9 @@ def check_feature_names(feature_names: Any, n: int, name: str = "feature_names")
     """Return ``n`` feature names as a tuple of strings (defaults ``x0 .. x{n-1}``)."""
     if feature_names is None:
         return tuple(f"x{i}" for i in range(n))
+    if isinstance(feature_names, str) and len(feature_names) != n:  # "age" for one feature: 3 names 'a', 'g', 'e'
+        raise TypeError(f"{name}: expected a sequence of {n} names, got the string {feature_names!r}"
+                        + (f"; for one feature pass [{feature_names!r}]" if n == 1 else ""))
     names = tuple(str(f) for f in feature_names)
     if len(names) != n:
         raise ValueError(f"{name}: expected {n} names, got {len(names)}")

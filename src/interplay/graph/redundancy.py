@@ -94,6 +94,8 @@ def default_gamma(weights, std_errors=None, *, relative: float = DEFAULT_RELATIV
 
 
 def _check_gamma(gamma) -> float:
+    if isinstance(gamma, (str, bytes, bool, np.bool_)):  # "0.1" and True (1.0) were taken as numbers
+        raise TypeError(f"gamma: expected a non-negative number, got {gamma!r}")
     try:
         value = float(gamma)
     except (TypeError, ValueError):
