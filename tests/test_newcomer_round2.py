@@ -572,8 +572,9 @@ def test_cli_target_error_lists_classes_only(tmp_path):
 
 def test_a_tree_model_sampled_for_want_of_numba_says_so(monkeypatch):
     """Without numba (a plain interplay[cli] install) auto sampled a forest without a word."""
-    import interplay.explainer as explainer_module
     from sklearn.ensemble import RandomForestRegressor
+
+    import interplay.explainer as explainer_module
 
     monkeypatch.setattr(explainer_module, "installed", lambda name: name != "numba")
     X = np.random.default_rng(0).normal(size=(60, 5))
@@ -620,7 +621,7 @@ def test_sixth_review_report_and_plot_fixes():
         ip.plot.graph(E)
     errs = ip.Explanation(values=[[1.0, 2.0, 3.0]], base_values=[0.0], data=[[1, 2, 3]], feature_names=("a", "b", "c"),
                           method="auto", n_evaluations=[8], std_errors=[[0.1, np.inf, np.nan]])
-    page = re.search(r'id="interplay-data">(.*?)</script>', ip.build_report([errs]), re.S).group(1)
+    page = re.search(r'id="interplay-data">(.*?)</script>', ip.build_report([errs]), re.DOTALL).group(1)
     assert json.loads(page)["rows"][0]["std_errors"] == [0.1, None, None]
     from dataclasses import replace
 
@@ -666,7 +667,9 @@ def test_seventh_review_graph_fixes():
     in from_weights; RedundancyGraph took weights as edges; gamma_sweep(0.1) raised 'float' is not iterable."""
     from interplay.graph.redundancy import RedundancyGraph
 
-    f = lambda C: C[:, 0] * 3.0 + C[:, 1] * C[:, 2]  # noqa: E731
+    def f(C):
+        return C[:, 0] * 3.0 + C[:, 1] * C[:, 2]
+
     first = ip.bivariate(ip.Game(f, 3, feature_names=["a", "b", "c"]))
     reordered = ip.bivariate(ip.Game(lambda C: f(C[:, [2, 1, 0]]), 3, feature_names=["c", "b", "a"]))
     cohort = ip.mean_graph([first, reordered])
