@@ -698,3 +698,14 @@ def test_a_string_is_not_a_list_of_names_and_gamma_is_a_number():
     for gamma in ("0.1", True):
         with pytest.raises(TypeError, match="gamma: expected a non-negative number"):
             RedundancyGraph.from_weights(np.ones((2, 2)), gamma)
+
+
+def test_ranking_gamma_and_complex_values_are_not_ignored():
+    """ranking('importance', gamma=-5) returned a ranking (gamma is read only by 'condensation'); a value function
+    returning complex numbers lost their imaginary part with only a ComplexWarning."""
+    graph = ip.bivariate(ip.Game(lambda C: C[:, 0] * 3.0 + C[:, 1] * C[:, 2], 3)).graph()
+    with pytest.raises(ValueError, match="gamma: only used by method='condensation'"):
+        graph.ranking("importance", gamma=-5)
+    assert graph.ranking("condensation", gamma=0.1).order()
+    with pytest.raises(TypeError, match="must return real numbers; got complex"):
+        ip.shapley(ip.Game(lambda C: C.sum(axis=1) + 1j, 3), method="exact")

@@ -127,6 +127,8 @@ class Game:
         with model_call():  # the caller's BLAS threads (interplay's own work runs on one)
             raw = self._value_fn(chunk)
         name = getattr(self._value_fn, "__name__", type(self._value_fn).__name__)
+        if np.iscomplexobj(raw):  # float() would keep the real part with only a ComplexWarning
+            raise TypeError(f"value_fn ({name}) must return real numbers; got complex values")
         try:
             values = np.asarray(raw, dtype=float)
         except (TypeError, ValueError):

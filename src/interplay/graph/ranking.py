@@ -210,6 +210,9 @@ def rank(weights, univariate=None, *, method: str = DEFAULT_RANKING, damping: fl
     Cost: no model evaluations; one dense ``n x n`` solve for the PageRank methods.
     """
     check_choice(method, "method", RANKINGS)
+    if gamma is not None and method != "condensation":  # it was ignored without a word
+        raise ValueError(f"gamma: only used by method='condensation' (the redundancy threshold), got gamma={gamma!r} "
+                         f"with method={method!r}")
     w = check_square(weights)
     n = len(w)
     names = check_feature_names(feature_names, n)
