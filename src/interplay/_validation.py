@@ -209,8 +209,7 @@ def check_table(X: Any, name: str, *, n_columns: int | None = None, raw: bool = 
             raise ValueError(f"{name}: expected {n_columns} columns, got {arr.shape[1]}")
         if not allow_missing and missing_mask(arr).any():
             raise ValueError(f"{name}: missing values in columns {missing_columns(arr)}; impute them first")
-        infinite = sorted({j for j in range(arr.shape[1]) for v in arr[:, j]
-                           if isinstance(v, (float, np.floating)) and np.isinf(v)})
+        infinite = _inf_columns(arr)
         if infinite:
             raise ValueError(f"{name}: contains inf in column(s) {infinite[:5]}; expected finite values")
         return arr, None, None
@@ -257,6 +256,25 @@ def is_missing(value: Any) -> bool:
     if isinstance(value, (float, np.floating)):
         return bool(value != value)
     return type(value).__name__ in ("NAType", "NaTType")
+
+
+def _inf_columns(table: np.ndarray) -> list[int]:
+    """Columns of an object table holding a float inf or -inf (not the word "inf"): a column of numbers is checked
+    in C, a column mixing words and numbers cell by cell."""
+    out = []
+    for j in range(table.shape[1]):
+        column = table[:, j]
+        try:  # every cell a number (or None): one float array
+            values = np.asarray(column, dtype=float) if not any(isinstance(v, str) for v in column[:1]) else None
+        except (TypeError, ValueError):
+            values = None
+        if values is None:
+            found = any(isinstance(v, (float, np.floating)) and np.isinf(v) for v in column)
+        else:
+            found = bool(np.isinf(values).any())
+        if found:
+            out.append(j)
+    return out
 
 
 def missing_mask(rows: np.ndarray) -> np.ndarray:

@@ -637,18 +637,15 @@ class Explainer:
         could not be used, with why in ``info["auto"]["tree"]`` (e.g. a Pipeline the trees do not reproduce)."""
         if method != "auto" or getattr(self, "model", None) is None or not may_be_trees(self._model_source()):
             return result
+        sampler_options = sorted(set(options) - TREE_OPTIONS)
         if not installed("numba"):  # a tree model sampled for want of the trees extra: said, not silent
             why = "numba is not installed (pip install 'interplay[trees]' for the exact tree algorithms)"
-
-            def missing(r):
-                return _with_info(r, auto={**r.info.get("auto", {}), "tree": f"not used: {why}"})
-            return {k: missing(r) for k, r in result.items()} if isinstance(result, dict) else missing(result)
-        from .trees.explain import tree_choice, tree_rejection
-        sampler_options = sorted(set(options) - TREE_OPTIONS)
-        if sampler_options:  # the tree path would have served, but these options are for a sampler
+        elif sampler_options:  # the tree path would have served, but these options are for a sampler
+            from .trees.explain import tree_choice
             why = (f"options {sampler_options} are for samplers (method='tree' takes none of them)"
                    if tree_choice(self, y) else None)
         else:
+            from .trees.explain import tree_rejection
             why = tree_rejection(self, y)
         if why is None:
             return result
