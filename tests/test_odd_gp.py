@@ -416,3 +416,28 @@ def test_a_design_with_a_pair_that_cannot_be_left_out_is_never_chosen():
         assert _identified(np.sqrt(w)[:, None] * design(S, one))
         choice = select(S, y, w, lambda scale: [("one", one), ("both", both)], None, "odd", rng)
         assert choice.terms == "one" and np.isfinite(choice.score), seed
+
+
+def test_term_shares_of_a_spectrum_read_from_its_arrays_match_the_dictionary():
+    """term_shares reads a Spectrum's arrays (codes and a binary search) and gives, bit for bit, the shares of its
+    {T: a_T} dictionary, for sets in the spectrum, sets not in it, zero coefficients and players beyond any set."""
+    import itertools
+
+    from interplay.estimators._surrogate import Spectrum
+    from interplay.estimators._walsh_gp import term_shares
+
+    rng = np.random.default_rng(0)
+    by_size = []
+    for size in (1, 2, 3, 5):
+        every = np.array(list(itertools.combinations(range(12), size)))
+        picked = every[np.sort(rng.choice(len(every), min(60, len(every)), replace=False))]
+        coefficients = rng.normal(size=len(picked))
+        coefficients[::7] = 0.0
+        by_size.append((size, picked, coefficients))
+    spectrum = Spectrum(by_size)
+    asked = [T for k in (1, 2, 3, 4, 5) for T in itertools.combinations(range(13), k)]
+    for sizes in (range(3, 13, 2), range(2, 13, 2)):
+        from_arrays, from_dict = term_shares(spectrum, sizes), term_shares(dict(spectrum.items()), sizes)
+        assert [from_arrays.get(T, -1.0) for T in asked] == [from_dict.get(T, -1.0) for T in asked]
+        assert sum(from_arrays.get(T, 0.0) for T in asked) == pytest.approx(1.0)
+    assert term_shares(Spectrum([(3, np.zeros((1, 3), dtype=np.int64) + [[0, 1, 2]], np.zeros(1))]), (3,)) is None
