@@ -233,7 +233,11 @@ def test_condensation_ranking_reads_the_same_h_as_redundancy():
 def test_ranking_ties_keep_the_feature_order():
     graph = ExplanationGraph(np.zeros((4, 4)), list("abcd"))
     assert graph.ranking().order() == ["a", "b", "c", "d"]
-    assert graph.describe().startswith("Most central in the graph (PageRank on |W|): a, b and c.")
+    # PageRank on an empty graph is uniform: describe() names no feature as the most central
+    assert graph.describe().startswith("Every edge weight is zero: no feature is more central than another.")
+    assert "Most central" not in graph.describe()
+    tied = ExplanationGraph(np.ones((4, 4)) - np.eye(4), list("abcd"))  # uniform too, with edges: ties kept
+    assert tied.describe().startswith("Most central in the graph (PageRank on |W|): a, b and c.")
     assert Ranking([0.25, 0.25 - 3e-17, 0.25 - 6e-17, 0.25 - 3e-17], list("abcd")).order() == list("abcd")
     assert Ranking([0.1, 0.3, 0.2], list("abc")).order() == ["b", "c", "a"]
 

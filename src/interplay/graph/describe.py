@@ -82,9 +82,10 @@ def drivers_sentence(graph, top: int, limit: int, exclude: frozenset | set = fro
     """The ``top`` features of largest ``|phi|`` with their values (the univariate Shapley values), largest first.
 
     Features with ``|phi|`` 0 (up to round-off) are no drivers. Without univariate values: the ``top`` features of
-    the graph's PageRank ranking, labelled as the most central ones (not as drivers). For an interaction index
-    the order-1 values are labelled as the index's single-feature values (for Shapley-Taylor, Faith-Shap, k-SII
-    and Moebius they are not Shapley values: the pairs carry the rest). ``exclude``: features set aside (no or
+    the graph's PageRank ranking, labelled as the most central ones (not as drivers; none when every weight is
+    zero, where PageRank is uniform). For an interaction index the order-1 values are labelled as the index's
+    single-feature values (for Shapley-Taylor, Faith-Shap, k-SII and Moebius they are not Shapley values: the
+    pairs carry the rest). ``exclude``: features set aside (no or
     little effect), named in their own sentence instead.
     """
     names = graph.feature_names
@@ -92,6 +93,8 @@ def drivers_sentence(graph, top: int, limit: int, exclude: frozenset | set = fro
         return None
     phi = graph.univariate
     if phi is None:
+        if graph.max_abs_weight() == 0:  # PageRank on an empty graph is uniform: no feature is more central
+            return "Every edge weight is zero: no feature is more central than another."
         central = graph.ranking().order()[:top]
         return f"Most central in the graph (PageRank on |W|): {join(central, limit)}." if central else None
     floor = 1e-9 * max(float(np.abs(phi).max()), 1e-300)
