@@ -99,11 +99,36 @@ def test_empty_and_grand_values():
         (lambda s: np.zeros(len(s) + 1), r"returned shape"),
         (lambda s: np.full(len(s), np.nan), r"non-finite"),
         (lambda s: np.array(["a"] * len(s)), r"must return numbers"),
+        # numeric text is text: float() would have read "0.5" as a number
+        (lambda s: np.array(["0.5"] * len(s)), r"must return numbers; got text \(first value '0.5'\)"),
+        (lambda s: np.array(["0.5"] * len(s), dtype=object), r"must return numbers; got text"),
+        (lambda s: [b"1"] * len(s), r"must return numbers; got text"),
+        (lambda s: [[1.0], [2.0, 3.0]] * len(s), r"must return numbers; got list of dtype object"),
     ],
 )
 def test_bad_value_functions_get_clear_errors(value_fn, message):
     with pytest.raises((ValueError, TypeError), match=message):
         ip.shapley(ip.Game(value_fn, 3))
+
+
+def test_a_value_function_failing_part_way_keeps_the_finished_calls_cached():
+    """Nothing computed is lost: the calls that finished before value_fn raised were counted, and their values
+    are cached, so asking again evaluates only the rest."""
+    calls = []
+
+    def value_fn(s):
+        calls.append(len(s))
+        if len(calls) == 3:
+            raise RuntimeError("model server went away")
+        return s.sum(axis=1).astype(float)
+
+    game = ip.Game(value_fn, 4, batch_size=2)
+    coalitions = np.array([[a >> k & 1 for k in range(4)] for a in range(8)], dtype=bool)
+    with pytest.raises(RuntimeError, match="went away"):
+        game(coalitions)
+    assert game.n_evaluations == 4 and game.n_cached == 4
+    np.testing.assert_array_equal(game(coalitions), coalitions.sum(axis=1))
+    assert game.n_evaluations == 8 and game.n_cached == 8 and calls == [2, 2, 2, 2, 2]
 
 
 def test_bad_coalitions_and_players():

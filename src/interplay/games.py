@@ -90,9 +90,13 @@ class Game:
             unique_values[wanted[hit]] = run_values[pos[hit]]
             missing[wanted[hit]] = False
         if missing.any():  # the rows gathered here are the game's own copy: no second copy for value_fn
-            new_values = self._evaluate(coalitions, rows=first[missing])
+            new_keys, new_values, done = unique_keys[missing], np.empty(int(missing.sum())), [0]
+            try:
+                self._evaluate(coalitions, rows=first[missing], out=new_values, done=done)
+            finally:  # a value_fn failing part-way: the calls that finished (and were counted) stay cached
+                if done[0]:
+                    self._add_run(new_keys[:done[0]], new_values[:done[0]])
             unique_values[missing] = new_values
-            self._add_run(unique_keys[missing], new_values)
         return unique_values[inverse.ravel()]
 
     def _add_run(self, keys: np.ndarray, values: np.ndarray) -> None:
@@ -105,20 +109,27 @@ class Game:
             order = np.argsort(merged_keys, kind="stable")
             self._runs.append((merged_keys[order], np.concatenate([v2, v1])[order]))
 
-    def _evaluate(self, coalitions: np.ndarray, *, rows: np.ndarray | None = None) -> np.ndarray:
+    def _evaluate(self, coalitions: np.ndarray, *, rows: np.ndarray | None = None, out: np.ndarray | None = None,
+                  done: list | None = None) -> np.ndarray:
         """Values of ``coalitions`` (of ``coalitions[rows]`` when ``rows`` is given) from ``value_fn``, in calls
-        of at most ``batch_size`` rows. Each call gets rows it may change without harm: the rows gathered for it,
-        or a copy of a slice; error messages show them as they were (gathered again)."""
+        of at most ``batch_size`` rows, written into ``out`` (a new array when None); ``done[0]`` counts the
+        values written so far (what a caller keeps when a later call fails). Each call gets rows it may change
+        without harm: the rows gathered for it, or a copy of a slice; error messages show them as they were
+        (gathered again)."""
         k = len(coalitions) if rows is None else len(rows)
         step = self.batch_size or k
-        out = np.empty(k)
+        out = np.empty(k) if out is None else out
         for start in range(0, k, step):
             if rows is None:
                 chunk = coalitions[start:start + step]
                 out[start:start + len(chunk)] = self._checked_call(chunk.copy(), lambda c=chunk: c)
+                stop = start + len(chunk)
             else:
                 taken = rows[start:start + step]
                 out[start:start + len(taken)] = self._checked_call(coalitions[taken], lambda t=taken: coalitions[t])
+                stop = start + len(taken)
+            if done is not None:
+                done[0] = stop
         return out
 
     def _checked_call(self, chunk: np.ndarray, shown) -> np.ndarray:
@@ -127,14 +138,24 @@ class Game:
         with model_call():  # the caller's BLAS threads (interplay's own work runs on one)
             raw = self._value_fn(chunk)
         name = getattr(self._value_fn, "__name__", type(self._value_fn).__name__)
-        if np.iscomplexobj(raw):  # float() would keep the real part with only a ComplexWarning
-            raise TypeError(f"value_fn ({name}) must return real numbers; got complex values")
         try:
-            values = np.asarray(raw, dtype=float)
+            values = np.asarray(raw)
+        except (TypeError, ValueError):  # ragged sequences
+            values = np.asarray(raw, dtype=object)
+        if values.dtype.kind == "c":  # float() would keep the real part with only a ComplexWarning
+            raise TypeError(f"value_fn ({name}) must return real numbers; got complex values")
+        strings = values.dtype.kind in "US" or (
+            values.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in values.ravel().tolist()))
+        try:
+            if strings:  # float() would read "0.5" as a number: text is not a value (a model's class label?)
+                raise TypeError
+            values = values.astype(float, copy=False)
         except (TypeError, ValueError):
+            got = "text" if strings else f"{type(raw).__name__} of dtype {values.dtype}"
+            example = values.ravel()[:1].tolist()
             raise TypeError(
-                f"value_fn ({name}) must return numbers; got {type(raw).__name__} "
-                f"of dtype {getattr(np.asarray(raw, dtype=object), 'dtype', '?')}"
+                f"value_fn ({name}) must return numbers; got {got}"
+                + (f" (first value {example[0]!r})" if example else "")
             ) from None
         if values.ndim == 2 and values.shape[1] == 1:
             values = values[:, 0]
