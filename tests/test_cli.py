@@ -215,6 +215,11 @@ def test_regression_model_and_budget_recorded(tmp_path):
     # linear model, mean baseline: phi_j = w_j (x_j - mean_j)
     expected = (X.to_numpy() - X.to_numpy().mean(axis=0)) * model.coef_
     np.testing.assert_allclose(expl.values, expected, atol=1e-9)
+    # a regressor's one output is target 0 in every file and row, as the library's Explainer records it
+    library = ip.Explainer(model, X, removal="baseline").shapley(X.iloc[:2], method="permutation", budget=64)
+    assert library.info["target"] == 0 and library.info["targets"] == [0, 0]
+    assert expl.info["targets"] == [0] * 40
+    assert io.load(tmp_path / "o" / "row-0-bivariate.json").info["target"] == 0
 
 
 def test_every_step_is_checked_before_any_work(tmp_path):

@@ -301,7 +301,10 @@ def _tree_methods(explainer: Any, method: str, index: str, detail: bool, budget:
 
 
 def _row_targets(explainer: Any, rows: Any) -> list:
-    """The class each row's values explain: the Explainer's target, or each row's predicted class."""
+    """The class each row's values explain: the Explainer's target, or each row's predicted class; a regressor's
+    one output is 0, as the library's Explainer records it."""
+    if explainer.model.kind != "classifier" and explainer.target is None:
+        return [0] * len(rows)
     if not explainer._predicted(explainer.target):
         label = explainer.target
         return [label.item() if isinstance(label, np.generic) else label] * len(rows)
@@ -863,8 +866,9 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                 info = {**common, "row": row, "x": [as_float(v) for v in x.to_numpy(dtype=object)[0]],
                         "prediction": float(game.grand_value()),
                         "explained_output": _explained_output(explainer, label),
-                        # the class this row explains (each row's own with --target predicted)
-                        "target": label if classifier else common["target"]}
+                        # the class this row explains (each row's own with --target predicted); a
+                        # regressor's one output: 0, as the library's Explainer records it
+                        "target": label}
                 children = row_seed.spawn(3)
                 _, s2, s3 = (np.random.default_rng(s) for s in children)
                 pair_seeds.append(children[1])
