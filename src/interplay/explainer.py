@@ -106,8 +106,10 @@ class Explainer:
     n_neighbors:
         Neighbourhood size of conditional removal (default ``ceil(sqrt(len(background)))``).
     max_rows:
-        Most rows sent to the model in one call (bounds memory); results do not depend on it, but for the last
-        bits of a model whose outputs depend on the rows a call holds (a BLAS model: an MLP, a linear model).
+        Most rows sent to the model in one call (bounds memory), but never fewer than one coalition's rows: a
+        coalition's hybrid rows over the whole background go in one call (``len(background)`` rows under marginal
+        removal). Results do not depend on it, but for the last bits of a model whose outputs depend on the rows
+        a call holds (a BLAS model: an MLP, a linear model).
     """
 
     def __init__(self, model: Any, background: Any = None, removal: str = "marginal", baseline: Any = None,
@@ -406,7 +408,20 @@ class Explainer:
             if y is None:
                 raise ValueError("y: output='loss' needs the label of each explained row (y=)")
             if self.model.kind == "classifier":
-                return {y: OutputTransform("loss", self._class_column(y, n_outputs, "y"), y)}
+                if target is not None:
+                    import warnings
+
+                    warnings.warn(f"target={_plain(target)!r} is ignored with output='loss': a classifier's loss is "
+                                  "of each row's own label (y=)", UserWarning, stacklevel=4)
+                column = self._label_column(y, n_outputs)
+                return {self._label_of(column): OutputTransform("loss", column, y)}
+            try:
+                label = float(y)
+            except (TypeError, ValueError):
+                raise ValueError(f"y: a regressor's loss needs a number (the row's true value), got "
+                                 f"{_plain(y)!r}") from None
+            if not np.isfinite(label):
+                raise ValueError(f"y: a regressor's loss needs a finite true value, got {label}")
             if target is not None:
                 column = self._class_column(target, n_outputs, "target")
             elif n_outputs > 1:
@@ -414,7 +429,7 @@ class Explainer:
                                  "is computed on with target=")
             else:
                 column = 0
-            return {y: OutputTransform("loss", column, float(y), regression=True)}
+            return {y: OutputTransform("loss", column, label, regression=True)}
         if isinstance(target, str) and target == "all":
             return {self._label_of(k): OutputTransform(unit, k) for k in range(n_outputs)}
         if isinstance(target, (list, tuple, np.ndarray)):
@@ -453,6 +468,17 @@ class Explainer:
     def explained_outputs(self, x: Any, y: Any = None) -> list:
         """The output label(s) the games of row ``x`` explain (e.g. its predicted class for ``target="predicted"``)."""
         return list(self._transforms(self._check_row(x), y))
+
+    def _label_column(self, y: Any, n_outputs: int) -> int:
+        """The output column of label ``y`` for a classifier's loss: a class label, never an output index when the
+        model has class labels (data labelled 0/1 against classes [1, 2] would read column 0 as class 1)."""
+        classes = self.model.classes
+        if classes is None:
+            return self._class_column(y, n_outputs, "y")
+        if y in classes:
+            return classes.index(y)
+        raise ValueError(f"y: expected one of the model's class labels {[_plain(c) for c in classes]}, got "
+                         f"{_plain(y)!r}")
 
     def _class_column(self, label: Any, n_outputs: int, name: str) -> int:
         classes = self.model.classes

@@ -33,10 +33,34 @@ class OutputTransform:
         if self.output == "probability":
             return outputs[:, self.column]
         if self.output == "log-odds":
-            p = np.clip(outputs[:, self.column], _EPS, 1 - _EPS)
+            p = outputs[:, self.column]
+            _warn_if_clipped(p, "log-odds", both=True)
+            p = np.clip(p, _EPS, 1 - _EPS)
             return np.log(p) - np.log1p(-p)
         if self.output == "loss":
             if self.regression:
                 return -((outputs[:, self.column] - float(self.label)) ** 2)
-            return np.log(np.clip(outputs[:, self.column], _EPS, 1.0))
+            p = outputs[:, self.column]
+            _warn_if_clipped(p, "loss", both=False)
+            return np.log(np.clip(p, _EPS, 1.0))
         raise ValueError(f"output: expected one of {list(OUTPUTS)}, got {self.output!r}")
+
+
+def _warn_if_clipped(p: np.ndarray, output: str, *, both: bool) -> None:
+    """Warn (once per message) when probabilities reach 0 (or 1, for the log-odds): they are clipped to
+    ``[_EPS, 1 - _EPS]``, so a value involving them is set by the clip, not by the model (log-odds +-27.6)."""
+    low = bool(np.any(p < _EPS))
+    high = both and bool(np.any(p > 1 - _EPS))
+    if not (low or high):
+        return
+    import warnings
+
+    edge = "0 or 1" if low and high else ("0" if low else "1")
+    if output == "log-odds":
+        what = f"the log-odds are clipped to +-{np.log((1 - _EPS) / _EPS):.1f} (probabilities to [{_EPS:g}, 1 - {_EPS:g}])"
+    else:
+        what = f"log p is clipped at log({_EPS:g}) = {np.log(_EPS):.1f}"
+    warnings.warn(f"output={output!r}: the model gives probabilities of exactly {edge} on some hybrid rows; {what}, "
+                  "so the values involving those rows are set by the clip, not by the model (explain "
+                  "output='probability' instead, or a model whose probabilities stay inside (0, 1))",
+                  UserWarning, stacklevel=2)
