@@ -57,7 +57,8 @@ def _warn_if_clipped(p: np.ndarray, output: str, *, both: bool) -> None:
 
     edge = "0 or 1" if low and high else ("0" if low else "1")
     if output == "log-odds":
-        what = f"the log-odds are clipped to +-{np.log((1 - _EPS) / _EPS):.1f} (probabilities to [{_EPS:g}, 1 - {_EPS:g}])"
+        bound = np.log((1 - _EPS) / _EPS)
+        what = f"the log-odds are clipped to +-{bound:.1f} (probabilities to [{_EPS:g}, 1 - {_EPS:g}])"
     else:
         what = f"log p is clipped at log({_EPS:g}) = {np.log(_EPS):.1f}"
     warnings.warn(f"output={output!r}: the model gives probabilities of exactly {edge} on some hybrid rows; {what}, "
