@@ -74,9 +74,16 @@ def test_text_logits_declared_classifier_are_refused():
 
     with pytest.raises(ValueError, match="rows do not sum to 1"):
         text_game(unnormalised, "a b", classifier=True)
-    # one probability column (a sigmoid) is fine
-    game = text_game(lambda t: np.array([0.2 + 0.1 * len(s.split()) for s in t]), "a b c", classifier=True)
-    assert game.explained == {"output": "probability", "target": 0}
+    # one probability column (a sigmoid) is fine: it is P(class 1), the positive class explained by default
+    # (it was reported as class 0), and target=0 explains 1 - p
+    sigmoid = lambda t: np.array([0.2 + 0.1 * len(s.split()) for s in t])  # noqa: E731
+    game = text_game(sigmoid, "a b c", classifier=True)
+    assert game.explained == {"output": "probability", "target": 1}
+    np.testing.assert_allclose(game(np.array([[1, 1, 1], [1, 0, 0]], dtype=bool)), [0.5, 0.3])
+    negative = text_game(sigmoid, "a b c", classifier=True, target=0)
+    np.testing.assert_allclose(negative(np.array([[1, 1, 1], [1, 0, 0]], dtype=bool)), [0.5, 0.7])
+    with pytest.raises(ValueError, match=r"outside \[0, 1\], e\.g\. \[1\.5\]\)"):  # the model's own output
+        text_game(lambda t: np.array([1.5 for _ in t]), "a b", classifier=True)
 
 
 def test_torch_logit_image_network_is_refused():

@@ -66,3 +66,83 @@ def test_probabilities_of_zero_or_one_warn_that_the_clip_sets_the_values(output,
         warnings.simplefilter("error")  # probabilities inside (0, 1): no warning
         ip.Explainer(smooth, X[:10], output=output).shapley(x, method="exact", **({} if label is None
                                                                                   else {"y": [label]}))
+
+
+def test_a_tokenizer_that_skips_words_gets_each_token_at_its_own_word():
+    """A stop-word tokenizer: "thing" was found inside the skipped "nothing", so the model saw texts that never
+    existed ("nothing" for "thing present", "nohappened" for "thing removed")."""
+    from interplay.modalities import TextExplainer
+
+    skip = lambda s: [w for w in s.split() if w not in {"nothing", "the", "a"}]  # noqa: E731
+    game = TextExplainer(lambda t: np.array([float("thing" in x.split()) for x in t]), tokenizer=skip).game(
+        "nothing thing happened")
+    assert game.gaps == ("nothing ", " ", "")
+    texts = game.texts(np.array([[1, 1], [1, 0], [0, 1], [0, 0]], dtype=bool))
+    assert texts == ["nothing thing happened", "nothing thing", "nothing happened", "nothing "]
+    # subword tokens follow one another inside their word: still found there
+    sub = TextExplainer(lambda t: np.zeros(len(t)), tokenizer=lambda s: ["no", "thing", "thing"]).game(
+        "nothing thing")
+    assert sub.gaps == ("", "", " ", "")
+
+
+def test_dropping_the_only_thing_between_two_words_leaves_a_space():
+    from interplay.modalities import TextExplainer
+
+    game = TextExplainer(lambda t: np.zeros(len(t)), tokenizer=r"\w+|[^\w\s]").game("good,bad!")
+    texts = game.texts(np.array([[1, 0, 1, 1], [0, 1, 1, 1], [1, 1, 0, 1], [1, 0, 0, 1]], dtype=bool))
+    assert texts == ["good bad!", ",bad!", "good,!", "good!"]  # "goodbad!" before
+    readme = TextExplainer(lambda t: np.zeros(len(t)), tokenizer=r"\w+|[^\w\s]").game("Not bad, really!")
+    assert readme.texts(np.array([[1, 0, 1, 1, 1], [1, 1, 0, 1, 1]], dtype=bool)) == ["Not , really!",
+                                                                                       "Not bad really!"]
+
+
+def test_bivariate_with_a_graph_univariate_gets_the_token_graph():
+    from interplay.modalities import ImageExplainer, TextExplainer
+
+    text = TextExplainer(lambda t: np.array([len(x) for x in t], dtype=float))
+    result = text.bivariate("a bb ccc", method="general", univariate="l-shapley")
+    assert result.info["graph"] == "Graph (3 nodes, 2 edges)"  # a description: the result saves as JSON
+    np.testing.assert_allclose(result.univariate.values, text.shapley("a bb ccc", method="l-shapley").values)
+    image = ImageExplainer(lambda b: b.reshape(len(b), -1).sum(1), segments="patches", patch_size=2)
+    assert image.bivariate(np.ones((4, 5)), method="general", univariate="c-shapley").adjacency.shape == (6, 6)
+
+
+def test_integer_column_names_in_groups():
+    pd = pytest.importorskip("pandas")
+    from sklearn.linear_model import LinearRegression
+
+    X = pd.DataFrame(np.random.default_rng(0).normal(size=(40, 4)), columns=[10, 20, 0, 30])
+    model = LinearRegression().fit(X, X.sum(axis=1))
+    # names that are no position: those columns ("column index 20 out of range" before)
+    assert ip.Explainer(model, X[:10], groups={"a": [20, 30]}).feature_names == ("a", "10", "0")
+    with pytest.raises(ValueError, match=r"groups: 0 names column 2 and is also the position of column '10'"):
+        ip.Explainer(model, X[:10], groups={"a": [0, 1]})
+    assert ip.Explainer(model, X[:10], groups={"a": [1, 3]}).feature_names == ("a", "10", "0")  # positions
+
+
+def test_the_text_plot_grows_with_its_font():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    tokens = "the quick brown fox jumps over the lazy dog while everyone watches".split()
+    for size in (12, 18, 30):
+        ax = ip.plot.text(tokens, np.linspace(-1, 1, len(tokens)), fontsize=size)
+        figure = ax.figure
+        figure.canvas.draw()
+        boxes = [t.get_bbox_patch().get_window_extent() for t in ax.texts]
+        same_line = [(a, b) for a, b in zip(boxes, boxes[1:]) if abs(a.y0 - b.y0) < 1]
+        assert same_line and all(a.x1 <= b.x0 for a, b in same_line), size  # no box overlaps the next
+        matplotlib.pyplot.close(figure)
+
+
+def test_the_title_of_a_not_efficient_method_says_its_sum_need_not_be_the_change():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from interplay.modalities import TextExplainer
+
+    text = TextExplainer(lambda t: np.array([len(x.split()) ** 1.5 for x in t], dtype=float))
+    for method, efficient in (("c-shapley", False), ("exact", True)):
+        ax = ip.plot.text(text.shapley("good bad movie", method=method))
+        assert ("not efficient" in ax.get_title()) is not efficient
+        matplotlib.pyplot.close(ax.figure)

@@ -21,6 +21,8 @@ from typing import Any, Iterator
 import click
 import numpy as np
 
+from .estimators._registry import NOT_EFFICIENT  # Shapley methods whose values need not sum up
+
 DATA_SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib")
 INDICES = ("sii", "bii", "stii", "fsii", "fbii", "ksii", "moebius", "excess", "none")
@@ -334,7 +336,6 @@ def _check_target(explainer: Any, x: Any) -> None:
         pass
 
 
-NOT_EFFICIENT = frozenset({"shear", "l-shapley", "c-shapley"})  # Shapley methods whose values need not sum up
 GRAPH_METHODS = frozenset({"l-shapley", "c-shapley"})  # Shapley methods on a graph of the features
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 KINDS = ("shapley", "banzhaf", "interactions", "bivariate")
+NOT_EFFICIENT = frozenset({"shear", "l-shapley", "c-shapley"})  # Shapley methods whose values need not sum up
 _REGISTRY: dict[str, dict[str, Callable]] = {kind: {} for kind in KINDS}
 
 

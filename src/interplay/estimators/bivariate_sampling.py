@@ -22,6 +22,7 @@ budget of each run) and the method's options.
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import numpy as np
 
@@ -168,8 +169,21 @@ def general_bivariate(game: Game, *, budget: int | None = None, rng: np.random.G
         np.fill_diagonal(std, 0.0)
     used = base.cached.n_evaluations
     info = {"budget": budget, "univariate": univariate, "run_budget": uni.info.get("budget", run_budget),
-            "common_random_numbers": common_random_numbers, **options}
+            "common_random_numbers": common_random_numbers, **{k: _storable(v) for k, v in options.items()}}
     univariate_result = Attribution(uni.values, uni.baseline, game.feature_names, uni.n_evaluations, univariate,
                                     uni.std_errors, {**uni.info, **info})
     return BivariateExplanation(adjacency, univariate_result, game.feature_names, used, f"general:{univariate}",
                                 std, info)
+
+
+def _storable(value: Any) -> Any:
+    """An option as ``info`` keeps it: numbers, strings and lists of them as they are; anything else (a networkx
+    graph passed as ``graph=``) by a description, so the result saves as JSON."""
+    plain = (str, int, float, bool, type(None))
+    if isinstance(value, plain):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(v, plain) for v in value):
+        return list(value)
+    if hasattr(value, "number_of_nodes") and hasattr(value, "number_of_edges"):
+        return f"{type(value).__name__} ({value.number_of_nodes()} nodes, {value.number_of_edges()} edges)"
+    return type(value).__name__

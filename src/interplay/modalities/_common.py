@@ -134,6 +134,10 @@ class ModalityExplainer:
 
     def bivariate(self, item: Any, method: str = "auto", budget: int | None = None, random_state: Any = None,
                   **options):
+        """The Bivariate Shapley matrix of the players of ``item`` (``graph=game.graph`` is passed to a graph-based
+        ``univariate=`` method of ``method="general"`` unless given)."""
         game = self.game(item)
+        if options.get("univariate") in GRAPH_METHODS and "graph" not in options:
+            options = {**options, "graph": game.graph}
         return self._carry(game, explain_reduced("bivariate", game, _null(game), method=method, budget=budget,
                                                  random_state=random_state, **options))

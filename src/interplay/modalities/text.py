@@ -12,10 +12,13 @@ as it was. A masked token's span is replaced by ``mask``, all separators kept. A
 with it the separators on both of its sides but one: between the kept tokens on either side of a run of
 dropped tokens goes the longest of the separators that were between them (the first when they tie), so two
 words never run together (dropping "bad" from ``"Not bad, really!"`` gives ``"Not , really!"``, dropping ","
-gives ``"Not bad really!"``). Text before the first and after the last token is always kept; dropping the
-first (last) tokens drops the separators after (before) them. Tokens given as a list (``tokens=``), or from a
-callable tokenizer whose tokens are not found in the text in order, are joined with ``separator`` (a warning
-says so when that is not the input text).
+gives ``"Not bad really!"``; where the dropped tokens were the only thing between two words, a space goes
+there: dropping "," from ``"good,bad!"`` gives ``"good bad!"``). Text before the first and after the last token
+is always kept; dropping the first (last) tokens drops the separators after (before) them. Tokens given as a
+list (``tokens=``), or from a callable tokenizer whose tokens are not found in the text in order, are joined
+with ``separator`` (a warning says so when that is not the input text). A callable tokenizer's tokens are
+found in order, each where it first occurs unless that is inside a word whose start no token covers (a
+tokenizer that leaves words out; :func:`_find_spans`).
 """
 
 from __future__ import annotations
@@ -61,15 +64,30 @@ def _pattern(tokenizer: str) -> re.Pattern:
 
 
 def _find_spans(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | None:
-    """Where ``tokens`` lie in ``text``, searched in order; ``None`` when one is not found after the previous."""
+    """Where ``tokens`` lie in ``text``, searched in order; ``None`` when one is not found after the previous.
+
+    A token found right after the previous one, or not glued to skipped letters, is taken where it is first
+    found; one found inside a word whose start no token covers (a tokenizer that leaves words out: "thing" in
+    "nothing thing" after dropping "nothing") is taken at its next occurrence that starts a word instead, when
+    there is one (subword tokens, which follow one another, are still found inside their word)."""
     spans, position = [], 0
     for token in tokens:
         start = text.find(token, position)
         if start < 0:
             return None
+        if start > position and _wordy(text[start - 1]) and _wordy(token[0]):  # glued to skipped letters
+            at = start
+            while at >= 0 and _wordy(text[at - 1]):
+                at = text.find(token, at + 1)
+            start = at if at >= 0 else start
         spans.append((start, start + len(token)))
         position = start + len(token)
     return spans
+
+
+def _wordy(character: str) -> bool:
+    """Whether ``character`` belongs to a word (``\\w``: letters, digits, underscore)."""
+    return bool(re.match(r"\w", character))
 
 
 def token_spans(text: str, tokenizer: str | Callable[[str], Sequence[str]] = "whitespace"
@@ -149,8 +167,14 @@ def _rebuilt(tokens: Sequence[str], gaps: Sequence[str], keep: np.ndarray, mask:
         return "".join(parts)
     parts, previous = [gaps[0]], None
     for i in np.flatnonzero(keep).tolist():
-        if previous is not None:
-            parts.append(max(gaps[previous + 1:i + 1], key=len))  # the longest separator of the dropped run
+        if previous is None:
+            separator = ""  # the text before the first token is kept; the separators after dropped tokens go
+        else:
+            separator = max(gaps[previous + 1:i + 1], key=len)  # the longest separator of the dropped run
+        dropped = i > (0 if previous is None else previous + 1)
+        if dropped and not separator and parts[-1] and _wordy(parts[-1][-1]) and _wordy(tokens[i][0]):
+            separator = " "  # words that were apart (no separator but the dropped tokens) never run together
+        parts.append(separator)
         parts.append(tokens[i])
         previous = i
     parts.append(gaps[n])

@@ -46,6 +46,8 @@ of another width is refused when the explainer is built; ``n_calls``/``n_rows`` 
     n_rows: int = field(default=0)
     margin: Callable[[Any], Any] | None = field(default=None, repr=False)
     n_inputs: int | None = None
+    # a callable declared a classifier whose one output is P(class 1): returned as [1 - p, p] (see __call__)
+    binary_columns: bool = field(default=False, repr=False)
 
     def margin_model(self) -> "ModelFunction | None":
         """The model's raw score (the margin before the link: log-odds of class 1 for a binary booster,
@@ -114,6 +116,10 @@ of another width is refused when the explainer is built; ``n_calls``/``n_rows`` 
             )
         if not np.isfinite(out).all():
             raise ValueError(f"model call {self.name} returned NaN or inf for some of {n} rows")
+        if self.binary_columns and out.shape[1] == 1:
+            # one probability p (a sigmoid): the columns [1 - p, p] of classes 0 and 1, as predict_proba gives
+            # them, so the positive class is label 1 (the default target) and target=0 is 1 - p
+            out = np.hstack([1.0 - out, out])
         self.n_calls += 1
         self.n_rows += n
         return out
@@ -218,7 +224,8 @@ def as_model(model: Any, *, classifier: bool | None = None) -> ModelFunction:
                              source=model, n_inputs=n_inputs)
     if callable(model):
         return ModelFunction(model, "classifier" if classifier else "regressor",
-                             getattr(model, "__name__", type(model).__name__), source=model)
+                             getattr(model, "__name__", type(model).__name__), source=model,
+                             binary_columns=bool(classifier))
     raise TypeError(
         "model: expected a callable on a 2-D array or an object with predict/predict_proba, "
         f"got {type(model).__name__}"
@@ -293,6 +300,9 @@ def check_probabilities(model: ModelFunction, outputs: np.ndarray, rows: str) ->
         bad_rows = np.abs(out.sum(axis=1) - 1.0) > 1e-4
     if outside or (out.shape[1] > 1 and bool(bad_rows.any())):
         example = out[int(np.argmax(bad_rows))]  # the first offending row
+        if out.shape[1] == 2 and (model.binary_columns or type(model).__name__ == "TorchModel") and np.array_equal(
+                out[:, 0], 1.0 - out[:, 1]):
+            example = example[1:]  # one output p made the columns [1 - p, p]: show the model's own output
         raise ValueError(f"model: declared a classifier, but its outputs on {rows} are not class probabilities "
                          f"({'outside [0, 1]' if outside else 'rows do not sum to 1'}, e.g. "
                          f"{np.round(example, 4).tolist()}); end the network with a softmax (or a sigmoid for "

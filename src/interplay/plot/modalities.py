@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..estimators._registry import NOT_EFFICIENT
 from ..modalities.display import displayable
 from ._common import diverging_cmap, explained, new_axes, one_result
 
@@ -15,14 +16,17 @@ def _limit(values):
 
 def _default_title(result, values: np.ndarray) -> str | None:
     """What a text or image plot shows, when the result says: the method, the output and target, and the sum of
-    the values (against ``v(N) - v(empty)`` when the result knows both ends: the methods that are not efficient,
-    SHEAR, L- and C-Shapley, can differ)."""
+    the values; for the methods that are not efficient (SHEAR, L- and C-Shapley) the title says that the sum
+    need not be the output's change (the result does not store ``v(N)``)."""
     info = getattr(result, "info", None) or {}
     method = getattr(result, "method", None)
     if method is None:
         return None
     what = explained(info) or "output"  # "probability of class 1", as the tabular plots' labels
-    return f"{method}: attributions to the {what}; sum {float(np.sum(values)):+.3g}"
+    title = f"{method}: attributions to the {what}; sum {float(np.sum(values)):+.3g}"
+    if str(method).split(":")[-1] in NOT_EFFICIENT:
+        title += " (not efficient: need not equal the output's change)"
+    return title
 
 
 def _one_row(result, what: str):
@@ -38,7 +42,8 @@ def _one_row(result, what: str):
 
 def text(result, values=None, *, ax=None, title: str | None = None, width: float = 60.0, fontsize: int = 12):
     """Tokens written in order on coloured boxes: red for positive, blue for negative attribution, the stronger
-    the darker (symmetric scale). Lines wrap at about ``width`` characters.
+    the darker (symmetric scale). Lines wrap at about ``width`` characters (fewer when a new figure would be
+    wider than 16 inches at this ``fontsize``; the figure's size follows the font, so boxes never overlap).
 
     ``result``: a result of :class:`~interplay.TextExplainer` (an Attribution, or a BivariateExplanation: it
     carries its tokens in ``info["tokens"]``), or a list of tokens with ``values``.
@@ -58,6 +63,9 @@ def text(result, values=None, *, ax=None, title: str | None = None, width: float
     values = np.asarray(values, dtype=float)
     if values.shape != (len(tokens),):
         raise ValueError(f"values: expected one value per token ({len(tokens)}), got shape {values.shape}")
+    unit = 0.13 * max(float(fontsize), 1.0) / 12  # inches per character: a monospace character and its box
+    if ax is None:  # the figure grows with the font (boxes overlapped above size 12); lines fit in 16 inches
+        width = min(float(width), max(10.0, 16.0 / unit - 1.5))
     lines, line, used = [], [], 0
     for k, token in enumerate(tokens):
         if line and used + len(token) + 1 > width:
@@ -67,7 +75,7 @@ def text(result, values=None, *, ax=None, title: str | None = None, width: float
         used += len(token) + 1
     if line:
         lines.append(line)
-    ax = new_axes(ax, (min(0.13 * width, 12), 0.45 * len(lines) + 0.8))
+    ax = new_axes(ax, (unit * (width + 1.5), 0.45 * fontsize / 12 * len(lines) + 0.8))
     cmap, limit = diverging_cmap(), _limit(values)
     for row, members in enumerate(lines):
         x = 0.0
