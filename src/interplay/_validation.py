@@ -310,7 +310,9 @@ def check_groups(groups: Any, column_names: tuple[str, ...]) -> tuple[tuple[str,
     """Resolve feature groups over the input columns.
 
     ``groups``: a dict ``name -> list of columns`` or a list of lists of columns (named ``g0, g1, ...`` unless a
-    group has one column); a column is a name from ``column_names`` or an integer index. Columns in no group
+    group has one column); a column is a name from ``column_names`` or an integer index (an integer that names
+    another column than the one at its position is an error, one that names a column and is no position picks
+    that column: a DataFrame's integer column names). Columns in no group
     become single-column features named after the column, after the given groups. A column in two groups is
     an error. Returns the feature names and, per feature, its column indices.
     """
@@ -331,9 +333,18 @@ def check_groups(groups: Any, column_names: tuple[str, ...]) -> tuple[tuple[str,
         indices = []
         for c in cols:
             if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
-                if not 0 <= int(c) < d:
+                named = column_names.index(str(c)) if str(c) in column_names else None  # integer column names
+                if named is not None and named != int(c):
+                    if 0 <= int(c) < d:
+                        raise ValueError(
+                            f"groups: {c} names column {named} and is also the position of column "
+                            f"{column_names[int(c)]!r}; give the name as a string ('{c}') or the position of "
+                            f"the column you mean")
+                    j = named  # not a position: the column of that name
+                elif not 0 <= int(c) < d:
                     raise ValueError(f"groups: column index {c} out of range for {d} columns")
-                j = int(c)
+                else:
+                    j = int(c)
             elif str(c) in column_names:
                 j = column_names.index(str(c))
             else:
