@@ -146,3 +146,22 @@ def test_the_title_of_a_not_efficient_method_says_its_sum_need_not_be_the_change
         ax = ip.plot.text(text.shapley("good bad movie", method=method))
         assert ("not efficient" in ax.get_title()) is not efficient
         matplotlib.pyplot.close(ax.figure)
+
+
+def test_a_torch_module_failing_with_a_type_error_gets_no_dataframe_hint():
+    torch = pytest.importorskip("torch")
+
+    net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1)).eval()
+
+    class Pair(torch.nn.Module):  # returns a tuple, not one tensor
+        def __init__(self):
+            super().__init__()
+            self.net = net
+
+        def forward(self, x):
+            return self.net(x), x
+
+    X = np.random.default_rng(0).normal(size=(30, 4))
+    with pytest.raises(RuntimeError, match=r"a torch module must return one tensor") as caught:
+        ip.Explainer(Pair().eval(), X[:5]).shapley(X[20:21], method="exact")
+    assert "DataFrame" not in str(caught.value)

@@ -89,7 +89,10 @@ of another width is refused when the explainer is built; ``n_calls``/``n_rows`` 
                 raw = self.fn(self._as_input(rows))
         except Exception as exc:  # the model's own error, with where it happened
             hint = ""
-            if (self.columns is None and callable(self.source)  # a plain function (a native booster: no source)
+            if _is_instance(self.source, "torch", "nn.Module"):
+                if isinstance(exc, TypeError):
+                    hint = "; a torch module must return one tensor, of shape (N,) or (N, n_outputs)"
+            elif (self.columns is None and callable(self.source)  # a plain function (a native booster: no source)
                     and not hasattr(self.source, "predict")
                     and isinstance(exc, (IndexError, KeyError, TypeError, AttributeError))):
                 hint = ("; a plain function gets a numpy array (columns in the background's order), not a "
