@@ -165,3 +165,28 @@ def test_a_torch_module_failing_with_a_type_error_gets_no_dataframe_hint():
     with pytest.raises(RuntimeError, match=r"a torch module must return one tensor") as caught:
         ip.Explainer(Pair().eval(), X[:5]).shapley(X[20:21], method="exact")
     assert "DataFrame" not in str(caught.value)
+
+
+def test_plots_refuse_a_shap_explanation_clearly():
+    shap = pytest.importorskip("shap")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    values = shap.Explanation(values=np.ones((3, 4)), base_values=np.zeros(3), data=np.ones((3, 4)))
+    for draw in (lambda: ip.plot.bar(values), lambda: ip.plot.waterfall(values[0]), lambda: ip.plot.beeswarm(values),
+                 lambda: ip.plot.scatter(values, 0)):
+        with pytest.raises(TypeError, match=r"got a shap\.Explanation; interplay's plots draw interplay's results"):
+            draw()
+
+
+def test_tree_path_dependent_outside_shapley_and_sii_says_what_it_gives():
+    xgb = pytest.importorskip("xgboost")
+    X = np.random.default_rng(0).normal(size=(200, 4))
+    model = xgb.XGBClassifier(n_estimators=5, max_depth=3).fit(X, (X[:, 0] + X[:, 1] > 0).astype(int))
+    explainer = ip.Explainer(model, X[:30])
+    expected = r"path-dependent TreeSHAP gives Shapley values \(shapley\) and SHAP interaction values"
+    with pytest.raises(ValueError, match=expected + r".*not banzhaf"):
+        explainer.banzhaf(X[:1], method="tree", tree_path_dependent=True)
+    with pytest.raises(ValueError, match=expected + r".*not the Bivariate Shapley matrix"):
+        explainer.bivariate(X[:1], method="tree", tree_path_dependent=True)
+    assert explainer.bivariate(X[:1], method="tree", tree_path_dependent=False).adjacency.shape == (4, 4)

@@ -271,7 +271,12 @@ def row_data(result):
 def one_result(result, name: str, plot: str):
     """``result`` unchanged, or a TypeError when it is a dict of results (one per class or output, as
     ``Explainer.shapley`` returns for a multi-class model): the message names the parameter, the keys and how to
-    pick one class. ``name``: the parameter's name, ``plot``: the plot function's name."""
+    pick one class. ``name``: the parameter's name, ``plot``: the plot function's name. A ``shap.Explanation`` is
+    a TypeError too (its rows, values and base values are laid out otherwise: a single row was read as rows)."""
+    if type(result).__module__.split(".")[0] == "shap":
+        raise TypeError(f"{name}: got a shap.{type(result).__name__}; interplay's plots draw interplay's results "
+                        f"(ip.Explainer(model, background).shapley(X) gives an Explanation); draw shap's with "
+                        f"shap.plots")
     if not isinstance(result, Mapping):
         return result
     keys = [k.item() if isinstance(k, np.generic) else k for k in result]

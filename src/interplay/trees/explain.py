@@ -240,7 +240,9 @@ def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | N
     if kind not in ("shapley", "banzhaf"):
         raise ValueError(f"method='tree' supports shapley, banzhaf, interactions and bivariate, not {kind!r}")
     if tree_path_dependent and kind != "shapley":
-        raise ValueError("tree_path_dependent=True: only Shapley values (path-dependent TreeSHAP)")
+        raise ValueError(f"tree_path_dependent=True: path-dependent TreeSHAP gives Shapley values (shapley) and SHAP "
+                         f"interaction values (interactions, index='sii'), not {kind}; drop it to explain the "
+                         "interventional game")
     inputs = _checked_inputs(explainer, y)
     rows = _rows(explainer, X, "X")
     background = rows[:1] if tree_path_dependent else _background(explainer)
@@ -299,7 +301,8 @@ def explain_interactions(explainer, x: Any, index: str, order: int, y: Any = Non
                          tree_path_dependent: bool = False, std_errors: bool = True, **options):
     """``Explainer.interactions(x, index="sii"|"bii", order=1|2, method="tree")``: exact, closed forms.
 
-    With ``index="sii"``, ``result.info["shap_interaction_values"]`` is the ``(d, d)`` matrix in shap's format
+    With ``index="sii"``, ``result.info["shap_interaction_values"]`` is the ``(d, d)`` matrix (a nested list, as
+    ``info`` stores it: ``np.asarray`` makes it the array) in shap's format
     (``SII / 2`` off the diagonal, the rest of each Shapley value on it; rows sum to the Shapley values):
     of the interventional game by default (which shap does not compute), and with
     ``tree_path_dependent=True`` of the path-dependent game, equal to
@@ -342,6 +345,11 @@ def explain_interactions(explainer, x: Any, index: str, order: int, y: Any = Non
 def explain_bivariate(explainer, x: Any, y: Any = None, *, budget: int | None = None, std_errors: bool = True,
                       **options):
     """``Explainer.bivariate(x, method="tree")``: the exact Bivariate Shapley matrix from closed forms."""
+    if options.get("tree_path_dependent"):
+        raise ValueError("tree_path_dependent=True: path-dependent TreeSHAP gives Shapley values (shapley) and SHAP "
+                         "interaction values (interactions, index='sii'), not the Bivariate Shapley matrix; drop it "
+                         "to explain the interventional game")
+    options.pop("tree_path_dependent", None)
     if options:
         raise TypeError(f"method='tree' takes no options {sorted(options)}")
 
