@@ -76,9 +76,12 @@ class TorchModel(ModelFunction):
         return torch.device("cpu")
 
     def _tensor(self, rows: Any) -> Any:
+        """The rows as a new tensor (a copy, never a view of ``rows``): a module that changes its input in place
+        (``x.mul_(2)``, ``nn.ReLU(inplace=True)`` first) changed the caller's X and the hybrid rows other
+        coalitions reuse (wrong values), and a read-only array (a DataFrame's) made torch warn."""
         import torch
 
-        return torch.as_tensor(np.asarray(rows, dtype=float), dtype=self.dtype, device=self.device)
+        return torch.tensor(np.asarray(rows, dtype=float), dtype=self.dtype, device=self.device)
 
     def _forward(self, rows: Any) -> np.ndarray:
         import torch

