@@ -53,3 +53,43 @@ def test_float64_model_on_dataframe_rows_does_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ex.shapley(X.iloc[20:21], method="exact")
+
+
+def _saturated_classifier(d: int = 6):
+    """A float32 sigmoid classifier whose probability is exactly 1.0 in float32 at every row."""
+    core = _tanh_net(d, torch.float32).train(False)
+    with torch.no_grad():
+        core[2].weight.mul_(10)
+        core[2].bias.fill_(20.0)
+    return torch.nn.Sequential(core, torch.nn.Sigmoid()).eval()
+
+
+def test_saturated_float32_sigmoid_log_odds_cross_contribution_is_finite():
+    X = _data(6)
+    ex = ip.Explainer(TorchModel(_saturated_classifier(), classifier=True), X[:10], output="log-odds")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the clip and the zero Hessian warn
+        eta = ex.cross_contribution(X[20])
+        assert np.isfinite(eta).all()
+        result = ex.shapley(X[20:21], method="shear", budget=100, random_state=0)
+    assert np.isfinite(result.values).all()
+
+
+class _Root(torch.nn.Module):
+    """``sqrt|x0| * x1 + x2``: not twice differentiable where ``x0 = 0`` (NaN second derivatives there)."""
+
+    def forward(self, x):
+        return torch.sqrt(x[:, :1].abs()) * x[:, 1:2] + x[:, 2:3]
+
+
+def test_non_finite_hessian_names_its_cause_and_the_way_out():
+    X = _data(3)
+    x = X[20].copy()
+    x[0] = 0.0
+    ex = ip.Explainer(_Root(), X[:10])
+    with pytest.raises(ValueError, match=r"second derivatives \(autograd Hessian.*NaN or inf.*cross_contribution=None"):
+        ex.cross_contribution(x)
+    with pytest.raises(ValueError, match="autograd Hessian"):
+        ex.shapley(x[None], method="shear", budget=40, random_state=0)
+    result = ex.shapley(x[None], method="shear", budget=40, random_state=0, cross_contribution=None)
+    assert np.isfinite(result.values).all()

@@ -588,14 +588,21 @@ class Explainer:
             raise ValueError("target: cross_contribution explains one output; pass target= one output")
         transform = next(iter(transforms.values()))
         hess = self.model.hessian(x.astype(float), _torch_utility(transform))
+        if not np.isfinite(hess).all():  # NaN eta made SHEAR refuse "cross_contribution", never passed
+            raise ValueError(f"cross_contribution: the model's second derivatives (autograd Hessian of the "
+                             f"output={self.output!r} explained) are NaN or inf at this row, so SHEAR's exact "
+                             "cross-contribution (Eq. 11) is undefined (the module is not twice differentiable "
+                             "there, or overflows); pass cross_contribution=None to use the game's second-order "
+                             "differences, or use another method")
         eta = np.abs(hess + hess.T)
         if not np.any(eta - np.diag(np.diag(eta))):
             import warnings
 
             warnings.warn("cross_contribution: the model's second derivatives between features are all 0 at this "
-                          "row (a piecewise-linear network, e.g. ReLU, has a zero Hessian almost everywhere), so "
-                          "SHEAR's cooperators would be chosen by ties; pass cross_contribution= the game's second "
-                          "differences (ip.shapley(game, method='shear') computes them) or use another method",
+                          "row (a piecewise-linear network, e.g. ReLU, has a zero Hessian almost everywhere, and so "
+                          "has a log-odds clipped at a probability of exactly 0 or 1), so SHEAR's cooperators would "
+                          "be chosen by ties; pass cross_contribution= the game's second differences "
+                          "(ip.shapley(game, method='shear') computes them) or use another method",
                           UserWarning, stacklevel=2)
         if scaled:
             if self.reference is not None:
@@ -933,18 +940,22 @@ def _widened(dtypes: tuple) -> tuple:
 
 
 def _torch_utility(transform: OutputTransform):
-    """The output transform written with torch operations (differentiable), for :meth:`Explainer.cross_contribution`."""
+    """The output transform written with torch operations (differentiable), for :meth:`Explainer.cross_contribution`.
+
+    Computed in float64, as the NumPy transforms are: in a float32 module's dtype the log-odds clip
+    ``1 - 1e-12`` is 1.0, so a saturated sigmoid (p = 1) gave ``log1p(-1) = -inf`` and a NaN Hessian."""
     import torch
 
     def utility(out):
+        column = out[:, transform.column].to(torch.float64)
         if transform.output in ("prediction", "probability"):
-            return out[:, transform.column]
+            return column
         if transform.output == "log-odds":
-            p = out[:, transform.column].clamp(1e-12, 1 - 1e-12)
+            p = column.clamp(1e-12, 1 - 1e-12)
             return torch.log(p) - torch.log1p(-p)
         if transform.regression:
-            return -(out[:, transform.column] - float(transform.label)) ** 2
-        return torch.log(out[:, transform.column].clamp(1e-12, 1.0))
+            return -(column - float(transform.label)) ** 2
+        return torch.log(column.clamp(1e-12, 1.0))
 
     return utility
 
