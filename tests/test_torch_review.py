@@ -10,7 +10,7 @@ import pytest
 import interplay as ip
 
 torch = pytest.importorskip("torch")
-from interplay.models.torch import TorchModel  # noqa: E402
+from interplay.models.torch import TorchModel
 
 
 def _data(d: int = 4, n: int = 30) -> np.ndarray:
@@ -93,3 +93,14 @@ def test_non_finite_hessian_names_its_cause_and_the_way_out():
         ex.shapley(x[None], method="shear", budget=40, random_state=0)
     result = ex.shapley(x[None], method="shear", budget=40, random_state=0, cross_contribution=None)
     assert np.isfinite(result.values).all()
+
+
+def test_shear_info_names_the_autograd_cross_contribution():
+    X = _data(6)
+    ex = ip.Explainer(_tanh_net(6), X[:10])
+    result = ex.shapley(X[20:22], method="shear", budget=100, random_state=0)
+    assert result.info["estimators"][0]["cross_contribution"] == "autograd Hessian (SHEAR Eq. 11)"
+    given = ex.shapley(X[20:21], method="shear", budget=100, random_state=0,
+                       cross_contribution=ex.cross_contribution(X[20]))
+    assert given.info["estimators"][0]["cross_contribution"] == "user matrix"
+    np.testing.assert_array_equal(given.values[0], result.values[0])

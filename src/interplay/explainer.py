@@ -58,6 +58,9 @@ from .removal.conditional import refuse_missing
 from .results import Attribution, BivariateExplanation, Explanation, Interactions, group_data, rows_std_errors
 
 
+# info["cross_contribution"] of SHEAR's values when the Explainer computed it (Explainer.cross_contribution)
+AUTOGRAD_SOURCE = "autograd Hessian (SHEAR Eq. 11)"
+
 # why a call refused several rows, and what takes them
 ONE_ROW_HINT = ("; game(), interactions() and bivariate() explain one row at a time (loop over the rows), "
                 "shapley(X) and banzhaf(X) take many, and ip.run(explainer, X, kind='bivariate', out=folder) "
@@ -634,10 +637,17 @@ class Explainer:
     # ------------------------------------------------------------------ explanations
     def _row_options(self, kind: str, method: str, row: np.ndarray, label: Any, target: Any,
                      options: dict) -> dict:
-        """Per-row options: SHEAR gets exact cross-contributions from a PyTorch model (only method='shear')."""
+        """Per-row options: SHEAR gets exact cross-contributions from a PyTorch model (only method='shear'), as a
+        callable whose ``source`` names them in ``info["cross_contribution"]`` (a matrix read "user matrix")."""
         if (kind == "shapley" and method == "shear" and "cross_contribution" not in options
                 and self.model.supports_hessian and not self.raw):
-            return {**options, "cross_contribution": self.cross_contribution(row, label, target=target)}
+            eta = self.cross_contribution(row, label, target=target)
+
+            def exact(game: Game) -> np.ndarray:
+                return eta
+
+            exact.source = AUTOGRAD_SOURCE
+            return {**options, "cross_contribution": exact}
         return options
 
     def _reference_info(self) -> dict:
