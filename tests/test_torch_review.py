@@ -104,3 +104,13 @@ def test_shear_info_names_the_autograd_cross_contribution():
                        cross_contribution=ex.cross_contribution(X[20]))
     assert given.info["estimators"][0]["cross_contribution"] == "user matrix"
     np.testing.assert_array_equal(given.values[0], result.values[0])
+
+
+def test_run_gives_the_explainers_shear_values(tmp_path):
+    X = _data(8)
+    ex = ip.Explainer(_tanh_net(8), X[:10])
+    direct = ex.shapley(X[20:23], method="shear", budget=100, random_state=0)
+    ip.run(ex, X[20:23], "shear", budget=100, random_state=0, out=tmp_path / "run", n_jobs=1)
+    batch = ip.load_run(tmp_path / "run")
+    np.testing.assert_array_equal(batch.values, direct.values)
+    np.testing.assert_array_equal(batch.n_evaluations, direct.n_evaluations)

@@ -2,7 +2,8 @@
 
 Row ``i`` (global index) is explained exactly as :meth:`interplay.Explainer.shapley` explains it:
 ``api.<kind>(explainer.game(x_i, y_i), method, budget, random_state=row_seed(entropy, i), **options)``, with the
-row's null players (:mod:`interplay.fixed_players`) as exact zeros and the rest a smaller game.
+row's null players (:mod:`interplay.fixed_players`) as exact zeros and the rest a smaller game, and the
+Explainer's per-row options (``method="shear"`` on a PyTorch model: the row's autograd cross-contribution).
 Cost per row: that of the method on one game (``2**d`` coalitions for ``method="exact"``).
 """
 
@@ -120,10 +121,12 @@ def _sampled_results(explainer: Any, task: Task, chunk: Chunk) -> tuple[list, li
     for k, (x, y) in enumerate(zip(chunk.rows, labels)):
         row = explainer._check_row(x)
         ((target, game),) = explainer._games(row, y).items()
-        # as Explainer.shapley: null players (interplay.fixed_players) are exact zeros, the rest a smaller game
+        # as Explainer.shapley: null players (interplay.fixed_players) are exact zeros, the rest a smaller game,
+        # and the same per-row options (SHEAR's autograd cross-contribution of a PyTorch model; the run skipped it)
+        options = explainer._row_options(task.kind, task.method, row, y, None, task.options)
         results.append(explainer._explain_game(task.kind, game, row, method=task.method,
                                                budget=task.budget,
-                                               random_state=row_seed(task.entropy, chunk.start + k), **task.options))
+                                               random_state=row_seed(task.entropy, chunk.start + k), **options))
         targets.append(_plain(target))
     return results, targets
 
