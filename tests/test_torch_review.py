@@ -114,3 +114,15 @@ def test_run_gives_the_explainers_shear_values(tmp_path):
     batch = ip.load_run(tmp_path / "run")
     np.testing.assert_array_equal(batch.values, direct.values)
     np.testing.assert_array_equal(batch.n_evaluations, direct.n_evaluations)
+
+
+def test_tensors_that_require_grad_are_read_as_their_values():
+    X = _data()
+    net = _tanh_net(4)
+    plain = ip.Explainer(net, X[:5]).shapley(X[20:22], method="exact")
+    background = torch.tensor(X[:5], requires_grad=True)
+    rows = torch.tensor(X[20:22], requires_grad=True)
+    ex = ip.Explainer(net, background)
+    np.testing.assert_allclose(ex.shapley(rows, method="exact").values, plain.values, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ex.cross_contribution(rows[0]), ip.Explainer(net, X[:5]).cross_contribution(X[20]),
+                               rtol=1e-12, atol=1e-12)

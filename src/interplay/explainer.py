@@ -139,6 +139,7 @@ class Explainer:
         columns = None
         self.background = None
         if background is not None:
+            background = _detached(background)
             if library(self._model_source()) in BOOSTER_LIBRARIES and _text_columns(background):
                 # a CSV's strings for a LightGBM or XGBoost model fitted on pandas categoricals: the booster's own
                 # categories (no compiled extra needed)
@@ -355,7 +356,7 @@ class Explainer:
     def _rows(self, X: Any, name: str) -> np.ndarray:
         """``X`` as rows of the explainer's columns (float, or object when raw); missing values are kept when
         the model takes them (:meth:`_check_missing`)."""
-        X = self._align_frame(X, name)
+        X = self._align_frame(_detached(X), name)
         rows, _, _ = check_table(X, name, n_columns=self.n_columns, raw=self.raw, allow_missing=True)
         if not self.raw and rows.dtype == object:  # a frame's object columns: numbers now, errors named `name`
             rows, _ = check_numeric_matrix(rows, name, n_columns=self.n_columns, allow_nan=True)
@@ -940,6 +941,14 @@ def _row_seeds(random_state: Any, n_rows: int) -> list[np.random.SeedSequence]:
     """One seed per explained row: ``SeedSequence(entropy).spawn(n_rows)`` with ``entropy`` drawn once from
     ``random_state`` (what :func:`interplay.runs.run` gives row ``i``)."""
     return np.random.SeedSequence(check_random_state(random_state).integers(2**63)).spawn(n_rows)
+
+
+def _detached(data: Any) -> Any:
+    """A torch tensor that requires grad as a detached one (the same values): NumPy cannot read it (torch's
+    "Can't call numpy() on Tensor that requires grad"). Anything else unchanged."""
+    if getattr(data, "requires_grad", False) and callable(getattr(data, "detach", None)):
+        return data.detach()
+    return data
 
 
 def _widened(dtypes: tuple) -> tuple:
