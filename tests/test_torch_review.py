@@ -126,3 +126,12 @@ def test_tensors_that_require_grad_are_read_as_their_values():
     np.testing.assert_allclose(ex.shapley(rows, method="exact").values, plain.values, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(ex.cross_contribution(rows[0]), ip.Explainer(net, X[:5]).cross_contribution(X[20]),
                                rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("output", ["probability", "log-odds"])
+def test_undeclared_torch_classifier_points_to_torch_model(output):
+    X = _data()
+    sig = torch.nn.Sequential(_tanh_net(4), torch.nn.Sigmoid()).eval()
+    with pytest.raises(ValueError, match=r"TorchModel\(module, classifier=True\)"):
+        ip.Explainer(sig, X[:10], output=output)
+    ip.Explainer(TorchModel(sig, classifier=True), X[:10], output=output)  # what the message says works

@@ -123,6 +123,13 @@ class Explainer:
         self.removal = check_choice(removal, "removal", REMOVALS)
         self.output = check_choice(output, "output", OUTPUTS + ("margin",))
         if self.output in ("probability", "log-odds", "margin") and self.model.kind != "classifier":
+            from .models.torch import TorchModel  # (imports no torch)
+
+            if isinstance(self.model, TorchModel) and self.output != "margin":  # a module is never told one
+                raise ValueError(f"output={self.output!r} needs a classifier; the PyTorch module {self.model.name} "
+                                 "is not declared one: if it returns class probabilities, pass TorchModel(module, "
+                                 "classifier=True) (from interplay.models import TorchModel), else use "
+                                 "output='prediction'")
             raise ValueError(f"output={self.output!r} needs a model with predict_proba; "
                              f"{self.model.name} is not a classifier (use output='prediction')")
         if self.output == "margin" and self.model.margin is None:
