@@ -135,3 +135,30 @@ def test_undeclared_torch_classifier_points_to_torch_model(output):
     with pytest.raises(ValueError, match=r"TorchModel\(module, classifier=True\)"):
         ip.Explainer(sig, X[:10], output=output)
     ip.Explainer(TorchModel(sig, classifier=True), X[:10], output=output)  # what the message says works
+
+
+def test_dtype_other_than_the_modules_is_named():
+    X = _data()
+    net = _tanh_net(4, torch.float32)
+    with pytest.raises(RuntimeError, match=r"dtype: the rows are passed as torch\.float64.*are torch\.float32"):
+        ip.Explainer(TorchModel(net, dtype=torch.float64), X[:5]).shapley(X[20:21], method="exact")
+    with pytest.raises(ValueError, match=r"dtype: .*pass dtype=torch\.float32"):
+        TorchModel(net, dtype=torch.float64).hessian(X[20], lambda out: out[:, 0])
+
+
+class _Casting(torch.nn.Module):
+    """Converts its input to its own float32 layers: takes float64 rows."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.net = _tanh_net(4, torch.float32)
+
+    def forward(self, x):
+        return self.net(x.float())
+
+
+def test_dtype_other_than_the_modules_works_when_the_module_converts():
+    X = _data()
+    values = ip.Explainer(TorchModel(_Casting().eval(), dtype=torch.float64), X[:5]).shapley(X[20:21],
+                                                                                                method="exact")
+    assert np.isfinite(values.values).all()

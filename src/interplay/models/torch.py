@@ -3,7 +3,9 @@
 Rows arrive as a NumPy ``(N, d)`` array; they are converted once per batch to a tensor of ``dtype`` (default:
 the module's parameter dtype, ``float32`` for an ordinary network) on the device of the module's first
 parameter (so a model on a GPU runs there), passed through the module in batches of at most ``batch_size``
-rows, and returned as a float64 ``(N, K)`` array.
+rows, and returned as a float64 ``(N, K)`` array. Each batch is a new tensor (a module may change its input in
+place). A ``dtype`` other than the parameters' works only for a module that converts its input itself; else the
+first call's error names ``dtype`` and the parameters' dtype.
 The module is not switched to ``eval()`` (that would change the caller's object): do it before explaining a
 model with dropout or batch norm.
 
@@ -59,8 +61,7 @@ class TorchModel(ModelFunction):
 
         self.module = module
         if dtype is None:  # the module's own floating-point dtype (float32 for a module without parameters)
-            floats = [p.dtype for p in module.parameters() if p.is_floating_point()]
-            dtype = floats[0] if floats else torch.float32
+            dtype = self._parameter_dtype() or torch.float32
         self.dtype = dtype
         self.batch_size = batch_size
         _warn_if_training(module)
@@ -74,6 +75,26 @@ class TorchModel(ModelFunction):
         for tensor in list(self.module.parameters()) + list(self.module.buffers()):
             return tensor.device
         return torch.device("cpu")
+
+    def _parameter_dtype(self) -> Any:
+        """The dtype of the module's first floating-point parameter (None without one)."""
+        floats = [p.dtype for p in self.module.parameters() if p.is_floating_point()]
+        return floats[0] if floats else None
+
+    def _run(self, inputs: Any) -> Any:
+        """``module(inputs)``; when it fails and ``dtype`` differs from the module's parameters' (``float64``
+        rows into ``float32`` layers: torch's "mat1 and mat2 must have the same dtype"), an error naming both.
+        Checked on failure only: a module that converts its input itself may take another dtype."""
+        try:
+            return self.module(inputs)
+        except RuntimeError as error:
+            own = self._parameter_dtype()
+            if own is None or own == self.dtype:
+                raise
+            raise ValueError(f"dtype: the rows are passed as {self.dtype} tensors, but the parameters of "
+                             f"{type(self.module).__name__} are {own}, and its forward pass failed ({error}); pass "
+                             f"dtype={own} (the default: the module's own), or convert the module "
+                             f"(module.to({self.dtype})) first") from error
 
     def _tensor(self, rows: Any) -> Any:
         """The rows as a new tensor (a copy, never a view of ``rows``): a module that changes its input in place
@@ -89,7 +110,7 @@ class TorchModel(ModelFunction):
         inputs = self._tensor(rows)
         step = self.batch_size or max(len(inputs), 1)
         with torch.no_grad():
-            outs = [self._classes(self.module(inputs[start:start + step]))
+            outs = [self._classes(self._run(inputs[start:start + step]))
                     for start in range(0, len(inputs), step)]
         out = torch.cat(outs) if outs else torch.zeros(0)
         return out.detach().to("cpu", torch.float64).numpy()
@@ -120,7 +141,7 @@ class TorchModel(ModelFunction):
         point = self._tensor(np.asarray(x, dtype=float)[None, :])[0]
 
         def scalar(z):
-            return utility(self._classes(self.module(z[None, :]))).reshape(())
+            return utility(self._classes(self._run(z[None, :]))).reshape(())
 
         hess = None
         if len(point) > VECTORIZE_ABOVE:  # vmap pays off for many inputs (measured: slower below ~100 on CPU)
