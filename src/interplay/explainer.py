@@ -58,9 +58,6 @@ from .removal.conditional import refuse_missing
 from .results import Attribution, BivariateExplanation, Explanation, Interactions, group_data, rows_std_errors
 
 
-# info["cross_contribution"] of SHEAR's values when the Explainer computed it (Explainer.cross_contribution)
-AUTOGRAD_SOURCE = "autograd Hessian (SHEAR Eq. 11)"
-
 # why a call refused several rows, and what takes them
 ONE_ROW_HINT = ("; game(), interactions() and bivariate() explain one row at a time (loop over the rows), "
                 "shapley(X) and banzhaf(X) take many, and ip.run(explainer, X, kind='bivariate', out=folder) "
@@ -646,16 +643,11 @@ class Explainer:
     def _row_options(self, kind: str, method: str, row: np.ndarray, label: Any, target: Any,
                      options: dict) -> dict:
         """Per-row options: SHEAR gets exact cross-contributions from a PyTorch model (only method='shear'), as a
-        callable whose ``source`` names them in ``info["cross_contribution"]`` (a matrix read "user matrix")."""
+        matrix whose ``source`` names them in ``info["cross_contribution"]`` (:class:`_AutogradMatrix`)."""
         if (kind == "shapley" and method == "shear" and "cross_contribution" not in options
                 and self.model.supports_hessian and not self.raw):
             eta = self.cross_contribution(row, label, target=target)
-
-            def exact(game: Game) -> np.ndarray:
-                return eta
-
-            exact.source = AUTOGRAD_SOURCE
-            return {**options, "cross_contribution": exact}
+            return {**options, "cross_contribution": eta.view(_AutogradMatrix)}
         return options
 
     def _reference_info(self) -> dict:
@@ -948,6 +940,13 @@ def _row_seeds(random_state: Any, n_rows: int) -> list[np.random.SeedSequence]:
     """One seed per explained row: ``SeedSequence(entropy).spawn(n_rows)`` with ``entropy`` drawn once from
     ``random_state`` (what :func:`interplay.runs.run` gives row ``i``)."""
     return np.random.SeedSequence(check_random_state(random_state).integers(2**63)).spawn(n_rows)
+
+
+class _AutogradMatrix(np.ndarray):
+    """SHEAR's cross-contribution computed by :meth:`Explainer.cross_contribution`: an ordinary matrix whose
+    ``source`` SHEAR records in ``info["cross_contribution"]`` (a plain matrix reads "user matrix")."""
+
+    source = "autograd Hessian (SHEAR Eq. 11)"
 
 
 def _detached(data: Any) -> Any:

@@ -9,8 +9,8 @@ For each feature ``i``:
    PyTorch model's exact Hessian). Without it, the game's own second-order difference at the full coalition
    ``eta[i, j] = |v(N) - v(N-i) - v(N-j) + v(N-i-j)|`` is used: the finite-difference analogue of Eq. 11 (equal
    to it up to a factor 2 for a quadratic model); it costs ``n(n-1)/2 + n + 1`` evaluations, charged to the
-   budget. ``info["cross_contribution"]`` says which was used; a callable with a ``source`` attribute (a string)
-   is recorded under that name (:meth:`interplay.Explainer.shapley` records its autograd Hessians so).
+   budget. ``info["cross_contribution"]`` says which was used; a matrix or callable with a ``source`` attribute
+   (a string) is recorded under that name (:meth:`interplay.Explainer.shapley` names its autograd Hessians so).
 2. Cooperators (Eq. 12): the ``K = floor(log2 N) - 1`` features (at most ``n - 1``) with the largest
    ``|eta[i, j]|`` (ties broken by the lower index), ``N`` = evaluations per feature.
 3. Estimate (Eq. 14): the Shapley value of ``i`` in the game of ``i`` and its ``K`` cooperators,
@@ -93,9 +93,9 @@ def _cross_contribution(game: Game, cross_contribution) -> tuple[np.ndarray, int
     if cross_contribution is None:
         D, used = second_order_differences(game)
         return np.abs(D), used, "second-order differences at the full coalition"
-    source = "user matrix"
+    source = str(getattr(cross_contribution, "source", "user callable" if callable(cross_contribution)
+                         else "user matrix"))
     if callable(cross_contribution):
-        source = str(getattr(cross_contribution, "source", "user callable"))
         cross_contribution = cross_contribution(game)
     try:
         eta = np.asarray(cross_contribution, dtype=float)
