@@ -190,3 +190,40 @@ def test_tree_path_dependent_outside_shapley_and_sii_says_what_it_gives():
     with pytest.raises(ValueError, match=expected + r".*not the Bivariate Shapley matrix"):
         explainer.bivariate(X[:1], method="tree", tree_path_dependent=True)
     assert explainer.bivariate(X[:1], method="tree", tree_path_dependent=False).adjacency.shape == (4, 4)
+
+
+@pytest.mark.parametrize("library", ["xgboost", "lightgbm"])
+def test_a_boosted_regressor_with_a_link_is_explained_exactly_on_its_raw_score(library):
+    """A Poisson booster (prediction = exp(raw score)): output='margin' gives the trees' exact values of the raw
+    score, what shap's TreeExplainer explains (it was refused: 'needs a model with predict_proba')."""
+    module = pytest.importorskip(library)
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(300, 4)), columns=list("abcd"))
+    y = rng.poisson(np.exp(0.5 * X.a - 0.3 * X.b))
+    model = (module.XGBRegressor(n_estimators=20, max_depth=3, objective="count:poisson") if library == "xgboost"
+             else module.LGBMRegressor(n_estimators=20, objective="poisson", verbose=-1)).fit(X, y)
+    explainer = ip.Explainer(model, X[:30], output="margin")
+    tree = explainer.shapley(X[:3])
+    assert tree.method == "tree" and tree.info["model_kind"] == "regressor"
+    exact = explainer.shapley(X[:3], method="exact")
+    np.testing.assert_allclose(tree.values, exact.values, atol=1e-6)  # XGBoost adds its trees in float32
+    raw = model.predict(X[:3], **({"output_margin": True} if library == "xgboost" else {"raw_score": True}))
+    np.testing.assert_allclose(tree.values.sum(axis=1) + tree.base_values, raw, atol=1e-5)
+    from interplay.plot._common import explained
+
+    assert explained(tree.info) == "raw score (before the link)"  # not "margin of class 0"
+    with pytest.raises(ValueError, match=r"pass output='margin' for exact tree values of the raw score"):
+        ip.Explainer(model, X[:30]).shapley(X[:1], method="tree")  # the prediction has a link: sampled
+
+
+def test_margin_without_a_raw_score_names_what_to_use():
+    from sklearn.linear_model import LinearRegression
+
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    model = LinearRegression().fit(X, X.sum(axis=1))
+    with pytest.raises(ValueError, match=r"output='margin' needs a booster's raw score .*use output='prediction'"):
+        ip.Explainer(model, X[:10], output="margin")
+    refused = r"output='log-odds' needs a model with predict_proba \(a classifier\); LinearRegression\.predict is not"
+    with pytest.raises(ValueError, match=refused):
+        ip.Explainer(model, X[:10], output="log-odds")

@@ -119,7 +119,7 @@ class Explainer:
         self._renamed_ok = renames_columns(self.model.source)  # LightGBM: 'a b' fitted as 'a_b'
         self.removal = check_choice(removal, "removal", REMOVALS)
         self.output = check_choice(output, "output", OUTPUTS + ("margin",))
-        if self.output in ("probability", "log-odds", "margin") and self.model.kind != "classifier":
+        if self.output in ("probability", "log-odds") and self.model.kind != "classifier":
             from .models.torch import TorchModel  # (imports no torch)
 
             if isinstance(self.model, TorchModel) and self.output != "margin":  # a module is never told one
@@ -127,11 +127,13 @@ class Explainer:
                                  "is not declared one: if it returns class probabilities, pass TorchModel(module, "
                                  "classifier=True) (from interplay.models import TorchModel), else use "
                                  "output='prediction'")
-            raise ValueError(f"output={self.output!r} needs a model with predict_proba; "
+            raise ValueError(f"output={self.output!r} needs a model with predict_proba (a classifier); "
                              f"{self.model.name} is not a classifier (use output='prediction')")
         if self.output == "margin" and self.model.margin is None:
-            raise ValueError(f"output='margin' needs a boosted classifier's raw score (XGBoost, LightGBM, "
-                             f"scikit-learn gradient boosting); {self.model.name} has none (use output='log-odds')")
+            instead = "output='log-odds'" if self.model.kind == "classifier" else "output='prediction'"
+            raise ValueError(f"output='margin' needs a booster's raw score (an XGBoost or LightGBM model, or "
+                             f"scikit-learn gradient boosting for classifiers); {self.model.name} has none (use "
+                             f"{instead})")
         self.target = target
         if self._multi_target and self.output == "loss":
             raise ValueError("target: output='loss' explains the loss of the row's label; it takes one target")
@@ -651,11 +653,14 @@ class Explainer:
         return options
 
     def _reference_info(self) -> dict:
-        """``{"reference": [...]}`` under baseline removal (the row whose output is the base value: ``baseline=``
-        as given, or the background's mean/median/mode per column), else nothing."""
+        """What every result of this explainer records besides its unit and target: ``{"reference": [...]}``
+        under baseline removal (the row whose output is the base value: ``baseline=`` as given, or the
+        background's mean/median/mode per column), and ``{"model_kind": "regressor"}`` for a regressor's raw
+        score (``output="margin"``: a margin, but of no class)."""
+        out = {"model_kind": "regressor"} if self.output == "margin" and self.model.kind != "classifier" else {}
         if self.reference is None:
-            return {}
-        return {"reference": [v.item() if isinstance(v, np.generic) else v for v in np.ravel(self.reference)]}
+            return out
+        return {**out, "reference": [v.item() if isinstance(v, np.generic) else v for v in np.ravel(self.reference)]}
 
     def _auto_tree(self, method: str, y: Any, options: dict) -> str | None:
         """With ``method="auto"``: the reason to use ``method="tree"`` (exact, same unit), else None. Options
@@ -896,7 +901,7 @@ class Explainer:
 # a result's info entries the Explainer records itself (or per row under their own keys), not copied into
 # info["estimators"]
 _EXPLAINER_INFO = frozenset({"auto", "null_players", "null_players_note", "kind", "target", "removal", "output",
-                             "reference", "seed"})
+                             "reference", "seed", "model_kind"})
 
 
 def _text_columns(frame: Any) -> bool:

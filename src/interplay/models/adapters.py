@@ -55,7 +55,8 @@ of another width is refused when the explainer is built; ``n_calls``/``n_rows`` 
         so column ``k`` is the log-odds of class ``k``); ``None`` when the model has no raw score."""
         if self.margin is None:
             return None
-        return ModelFunction(_Columns(self.margin), self.kind, f"{self.name.rsplit('.', 1)[0]} raw score",
+        return ModelFunction(_Columns(self.margin, binary=self.kind == "classifier"), self.kind,
+                             f"{self.name.rsplit('.', 1)[0]} raw score",
                              classes=self.classes, columns=self.columns, dtypes=self.dtypes, source=self.source,
                              n_inputs=self.n_inputs)
 
@@ -134,15 +135,16 @@ of another width is refused when the explainer is built; ``n_calls``/``n_rows`` 
 
 
 class _Columns:
-    """``fn``'s raw scores as ``(N, K)`` columns; one binary margin ``m`` becomes ``[-m, m]`` (picklable)."""
+    """``fn``'s raw scores as ``(N, K)`` columns; a classifier's one binary margin ``m`` becomes ``[-m, m]``
+    (``binary``; a regressor's raw score stays one column) (picklable)."""
 
-    def __init__(self, fn: Callable[[Any], Any]) -> None:
-        self.fn = fn
+    def __init__(self, fn: Callable[[Any], Any], binary: bool = True) -> None:
+        self.fn, self.binary = fn, binary
 
     def __call__(self, rows: Any) -> np.ndarray:
         out = np.asarray(self.fn(rows), dtype=float)
         out = out.reshape(len(out), -1)
-        return np.hstack([-out, out]) if out.shape[1] == 1 else out
+        return np.hstack([-out, out]) if self.binary and out.shape[1] == 1 else out
 
 
 class _Margin:
@@ -165,10 +167,16 @@ def _final_step(model: Any) -> Any:
 
 def margin_function(model: Any) -> Callable[[Any], Any] | None:
     """The raw-score function of a boosted classifier (XGBoost, LightGBM, scikit-learn gradient boosting,
-    or a Pipeline ending in one): what shap's TreeExplainer explains by default; ``None`` otherwise."""
+    or a Pipeline ending in one), or of an XGBoost or LightGBM regressor (its score before the link: the log of
+    a Poisson, gamma or Tweedie model's prediction): what shap's TreeExplainer explains by default; ``None``
+    otherwise."""
     last = _final_step(model)
     module = type(last).__module__.split(".")[0]
     if not hasattr(last, "predict_proba"):
+        if module == "xgboost" and hasattr(last, "predict"):
+            return _Margin(model, "predict", output_margin=True)
+        if module == "lightgbm" and hasattr(last, "predict"):
+            return _Margin(model, "predict", raw_score=True)
         return None
     if module == "xgboost":
         return _Margin(model, "predict", output_margin=True)
@@ -224,7 +232,7 @@ def as_model(model: Any, *, classifier: bool | None = None) -> ModelFunction:
                              margin=margin_function(model), n_inputs=n_inputs)
     if hasattr(model, "predict"):
         return ModelFunction(model.predict, "regressor", f"{type(model).__name__}.predict", columns=columns,
-                             source=model, n_inputs=n_inputs)
+                             source=model, n_inputs=n_inputs, margin=margin_function(model))
     if callable(model):
         return ModelFunction(model, "classifier" if classifier else "regressor",
                              getattr(model, "__name__", type(model).__name__), source=model,

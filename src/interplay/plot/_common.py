@@ -132,6 +132,8 @@ def explained(info) -> str | None:
         return None
     if unit == "loss":
         return "minus the loss"
+    if unit == "margin" and info.get("model_kind") == "regressor":
+        return "raw score (before the link)"
     mixed, classes = target_classes(info)
     if mixed:
         return f"{unit} of each row's predicted class"

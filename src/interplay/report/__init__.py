@@ -221,6 +221,8 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
                 entry.setdefault("data", result.data[k])
                 if unit is not None:
                     entry.setdefault("output", unit)
+                if "model_kind" in result.info:  # a regressor's raw score: a margin of no class
+                    entry.setdefault("model_kind", result.info["model_kind"])
                 if k < len(predictions) and predictions[k] is not None:
                     entry.setdefault("prediction", predictions[k])
                 if k < len(outputs) and outputs[k] is not None:
@@ -250,6 +252,8 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
                 entry.setdefault(key, result.info[key])
         if unit is not None:
             entry.setdefault("output", unit)
+        if "model_kind" in result.info:
+            entry.setdefault("model_kind", result.info["model_kind"])
         if isinstance(result.info.get("prediction"), (int, float)):
             entry.setdefault("prediction", result.info["prediction"])
     if names is None:
@@ -311,7 +315,7 @@ def _row_payload(key: Any, entry: dict, names: list[str], several_targets: bool 
         key = key[0]
     payload: dict[str, Any] = {"label": key if isinstance(key, str) else f"row {key}"}
     target = entry.get("target")
-    class_unit = entry.get("output") in _CLASS_UNITS
+    class_unit = entry.get("output") in _CLASS_UNITS and entry.get("model_kind") != "regressor"
     if several_targets and target is not None:  # which class (or output) this entry explains, in its label
         payload["label"] += f" ({'class' if class_unit else 'output'} {target})"
     if target is not None:

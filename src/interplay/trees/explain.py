@@ -57,7 +57,9 @@ def _unit_problem(explainer, ensemble: TreeEnsemble) -> str | None:
             score = "raw score (log-odds)" if ensemble.n_outputs == 1 else "raw per-class scores (margins)"
             return (f"{ensemble.source}'s trees add up to its {score}, not the {output} this "
                     f"Explainer explains; pass {can} (the default) for exact tree values, or use a sampling method")
-        return None if output == "prediction" else f"{ensemble.source}'s trees add up to its prediction"
+        if output in ("prediction", "margin"):  # the prediction: checked below (a link function is not)
+            return None
+        return f"{ensemble.source}'s trees add up to its prediction"
     if output != ensemble.output:
         return (f"{ensemble.source}'s trees average to its {ensemble.output}, not the {output} this Explainer "
                 f"explains; pass output={ensemble.output!r} (the default) or use a sampling method")
@@ -116,13 +118,15 @@ def _checked_inputs(explainer, y: Any, *, verify: bool = False) -> TreeInputs:
     setting = (explainer.removal, explainer.output, str(explainer.target))
     verify = verify or setting not in verified
     problem = _unit_problem(explainer, inputs.ensemble)
-    link = inputs.ensemble.output == "margin" and explainer.model.kind != "classifier"
+    link = (inputs.ensemble.output == "margin" and explainer.model.kind != "classifier"
+            and explainer.output != "margin")
     gap = None
     if problem is None and (verify or link or inputs.owner is not None):
         gap = output_gap(explainer, inputs)
     if gap is not None and link:  # e.g. a Poisson booster: prediction = exp(margin)
         problem = (f"{inputs.ensemble.source}'s trees add up to its raw score, which is not its prediction "
-                   f"(a link function?): {gap}; use a sampling method")
+                   f"(a link function?): {gap}; pass output='margin' for exact tree values of the raw score (what "
+                   "shap's TreeExplainer explains), or use a sampling method for the prediction")
     elif gap is not None and inputs.owner is not None:
         problem = (f"the trees of {inputs.ensemble.source} read through the Pipeline's steps do not reproduce the "
                    f"Pipeline's output: {gap}; use a sampling method")
