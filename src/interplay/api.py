@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ._scaled import ScaledGame, unscaled
 from ._threads import one_thread_suits, own_work
 from ._validation import check_int, check_random_state
 from .estimators import get_estimator
@@ -250,8 +251,10 @@ def _dispatch(kind: str, method: str, game, options: dict, **fixed):
     if enumerate_instead:
         exact = get_estimator(kind, "exact")(game, **fixed)
         return replace(exact, method=method, info={**exact.info, "enumerated": True, "budget": fixed.get("budget")})
+    scaled = ScaledGame(game) if method != "exact" else None  # values near 1e154 overflow the algebra (_scaled)
     try:
-        result = estimator(game, **fixed, **options)
+        result = estimator(game if scaled is None else scaled, **fixed, **options)
+        result = unscaled(result, None if scaled is None else scaled.scale)
     except ValueError as exc:  # a method built on another (odd_gp on odd, proxy on msr) names the one called
         text, named = str(exc), f"budget: method={method!r}"
         if text.startswith("budget: method='") and not text.startswith(named):
