@@ -352,7 +352,7 @@ def proxy_banzhaf(game: Game, *, budget: int | None = None, rng: np.random.Gener
     players = np.arange(n)[:, None]
     plain, plain_se, counts = pattern_stats(Z, values[1:], players)
     warn_unsampled(int((counts < 2).sum()), "players")
-    info = {"budget": budget, "n_samples": m, "base": base, "folds": folds, "surrogate_used": False,
+    info = {"budget": m + 1, "n_samples": m, "base": base, "folds": folds, "surrogate_used": False,
             "surrogate": kind if isinstance(kind, str) or kind is None else type(kind).__name__}
     folds = check_int(folds, "folds", minimum=1)
     if kind is None or folds < 2 or m < 2 * folds:
@@ -390,7 +390,7 @@ def surrogate_sii(game: Game, *, index: str = "sii", order: int = 2, budget: int
     enough to correct it: the permutation sampler's correction added more variance than it removed), so the
     pairs carry the surrogate's bias; their standard errors are the delete-a-fold jackknife spread of the tree
     part, which ignores that bias. Singletons (Shapley values): the polynomial's values plus Leverage SHAP on its
-    residual, exact at ``budget >= 2**n``. In ``benchmarks/results/sota.md`` the pairs' error is 1.2-108x below
+    residual. At ``budget >= 2**n`` (every coalition sampled) the exact SII of the sampled values, errors 0. In ``benchmarks/results/sota.md`` the pairs' error is 1.2-108x below
     the permutation sampler's at budgets 10n-80n on five games, except 0.7x on boosting at 10n.
 
     Cost: the leverage sample, ``<= budget`` evaluations; the fits cost none (``info["surrogate_seconds"]``).
@@ -416,7 +416,14 @@ def surrogate_sii(game: Game, *, index: str = "sii", order: int = 2, budget: int
     pair_std = np.full((n, n), np.nan)  # no trees (numba missing): no spread to report
     phi = poly.shapley()
     enumerated = sample.n_enumerated == len(sample.coalitions)
-    if kind is not None and not enumerated and n >= 2:
+    if enumerated:  # every coalition evaluated: the exact SII from them (cached: no further evaluations)
+        from ._registry import get_estimator
+
+        exact = get_estimator("interactions", "exact")(game, index="sii", order=2)
+        zeros = {k: 0.0 for k in exact.values}
+        return Interactions(exact.values, "sii", 2, values[0], game.feature_names, used, "surrogate",
+                            zeros if std_errors else None, {**info, "enumerated": True})
+    if kind is not None and n >= 2:
         fold = rng.permutation(len(rows)) % folds
         parts = []
         for k in range(folds):
@@ -429,6 +436,11 @@ def surrogate_sii(game: Game, *, index: str = "sii", order: int = 2, budget: int
     solution = kernel_solve(sample, residual[2:] - residual[0], np.array([residual[1] - residual[0]]),
                             std_errors=bool(std_errors))
     phi = phi + solution.phi[:, 0]
+    missing = ([] if solution.std_errors is not None else
+               ["singletons: as many distinct sampled units as unknowns, no residual to measure"]) + (
+        [] if kind is not None and n >= 2 else ["pairs: no tree surrogate, no spread to measure"])
+    if std_errors and missing:
+        info["std_errors"] = "NaN for " + "; ".join(missing)
     out, se = {}, {}
     for i in range(n):
         out[(i,)] = float(phi[i])

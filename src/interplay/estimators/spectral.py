@@ -327,6 +327,8 @@ def fit_spectrum(game: Game, budget: int, rng: np.random.Generator, *, surrogate
             "n_terms": len(terms), "max_size": max(len(T) for T in terms), "ridge_penalty": alpha,
             "surrogate_seconds": time.perf_counter() - start, "energy": energy, "terms_ratio": terms_ratio,
             "sampling": sampling, "candidate_sizes": sizes, "fit": fit, "cv_errors": cv_errors}
+    if fit == "surrogate":  # said where the errors are read (NaN), as gp says why it has none
+        info["std_errors"] = "NaN: the cross-validation chose the surrogate's own read, which has no sampling error"
     return SpectralFit(coefficients, terms, X, linear, coef, values, info)
 
 
