@@ -136,7 +136,7 @@ def msr_banzhaf(game: Game, *, budget: int | None = None, rng: np.random.Generat
     est, se, counts = pattern_stats(Z, values[1:], np.arange(n)[:, None])
     warn_unsampled(int((counts < 2).sum()), "players")
     return Attribution(est, values[0], game.feature_names, used, "msr", std_errors=se,
-                       info={"budget": budget, "n_samples": m})
+                       info={"budget": m + 1, "n_samples": m})  # the resolved budget (budget=None: the default)
 
 
 @register("banzhaf", "sampling")
@@ -161,4 +161,4 @@ def sampled_banzhaf(game: Game, *, budget: int | None = None, rng: np.random.Gen
     diffs = (values[1 + n * m:] - values[1:1 + n * m]).reshape(n, m)
     return Attribution(diffs.mean(axis=1), values[0], game.feature_names, used, "sampling",
                        std_errors=diffs.std(axis=1, ddof=1) / np.sqrt(m),
-                       info={"budget": budget, "samples_per_player": m})
+                       info={"budget": total, "samples_per_player": m})

@@ -60,12 +60,44 @@ from math import comb
 import numpy as np
 
 from .._validation import check_choice, check_int
-from ..games import Game
+from ..games import Game, _packed_keys
 from ..results import Attribution
 from ._registry import register
 from .banzhaf_sampling import evaluate_distinct
 
 DEFAULT_PER_FEATURE = 64
+
+
+class _Asked(Game):
+    """``game``, asked for each coalition once in a SHEAR run: one asked again (by two features' subsets, or by
+    the second-order differences and a feature) is answered from this run's own values, so the game (even one
+    without a cache) evaluates it once and the run counts it once (it was counted each time it was asked). A
+    view: ``game``'s cache and counters."""
+
+    def __init__(self, game: Game) -> None:  # no Game.__init__
+        self._game, self.memo = game, {}
+        self.n_players, self.feature_names = game.n_players, game.feature_names
+        self.cache, self.batch_size = game.cache, game.batch_size
+
+    @property
+    def n_evaluations(self) -> int:
+        return self._game.n_evaluations
+
+    @property
+    def n_calls(self) -> int:
+        return self._game.n_calls
+
+    @property
+    def _value_fn(self):
+        return self._game._value_fn
+
+    def __call__(self, coalitions) -> np.ndarray:
+        rows = np.asarray(coalitions, dtype=bool).reshape(-1, self.n_players)
+        keys = _packed_keys(rows).tolist()
+        new = [k for k, key in enumerate(keys) if key not in self.memo]
+        if new:
+            self.memo.update(zip([keys[k] for k in new], self._game(rows[new]).tolist()))
+        return np.array([self.memo[key] for key in keys], dtype=float)
 
 
 def second_order_cost(n: int) -> int:
@@ -156,7 +188,8 @@ def shear_shapley(game: Game, *, budget: int | None = None, rng: np.random.Gener
         raise ValueError(f"budget: method='shear' with n_per_feature={n_per_feature} needs {required} evaluations "
                          f"for {n} players, got {budget}")
 
-    eta, used, source = _cross_contribution(game, cross_contribution)
+    asked = _Asked(game)
+    eta, _, source = _cross_contribution(asked, cross_contribution)
     coop = select_cooperators(eta, K)                       # (n, K)
     bits = ((np.arange(n_sub)[:, None] >> np.arange(K)) & 1).astype(bool)   # (2^K, K): subset m of C_i
     sizes = bits.sum(axis=1)
@@ -164,8 +197,7 @@ def shear_shapley(game: Game, *, budget: int | None = None, rng: np.random.Gener
     n_free = max(n_sub // 2, 1)                             # subsets drawn freely; the rest are complements
     mirror = (n_sub - 1) - np.arange(n_sub)                 # complement of subset m within the cooperators
 
-    empty_value, n_empty = evaluate_distinct(game, np.zeros((1, n), dtype=bool))
-    used += n_empty
+    empty_value, _ = evaluate_distinct(asked, np.zeros((1, n), dtype=bool))
     phi = np.zeros(n)
     step = max(1, chunk_cells // (2 * n_sub * n))
     for start in range(0, n, step):
@@ -189,10 +221,9 @@ def shear_shapley(game: Game, *, budget: int | None = None, rng: np.random.Gener
         masks[np.arange(c), :, feats] = False
         with_i = masks.copy()
         with_i[np.arange(c), :, feats] = True
-        values, n_used = evaluate_distinct(game, np.concatenate([masks.reshape(-1, n), with_i.reshape(-1, n)]))
-        used += n_used
+        values, _ = evaluate_distinct(asked, np.concatenate([masks.reshape(-1, n), with_i.reshape(-1, n)]))
         diffs = (values[c * n_sub:] - values[:c * n_sub]).reshape(c, n_sub)
         phi[feats] = diffs @ weights
-    info = {"budget": budget, "n_per_feature": 2 * n_sub, "n_cooperators": K, "cooperators": coop,
+    info = {"budget": required if budget is None else budget, "n_per_feature": 2 * n_sub, "n_cooperators": K, "cooperators": coop,
             "cross_contribution": source, "noncooperators": noncooperators}
-    return Attribution(phi, empty_value[0], game.feature_names, used, "shear", info=info)
+    return Attribution(phi, empty_value[0], game.feature_names, len(asked.memo), "shear", info=info)
