@@ -227,3 +227,70 @@ def test_margin_without_a_raw_score_names_what_to_use():
     refused = r"output='log-odds' needs a model with predict_proba \(a classifier\); LinearRegression\.predict is not"
     with pytest.raises(ValueError, match=refused):
         ip.Explainer(model, X[:10], output="log-odds")
+
+
+@pytest.mark.parametrize("scale", [1e160, 1e300, 1e-160, 1e-300])
+def test_games_of_huge_or_tiny_values_are_explained_as_in_their_own_scale(scale):
+    """Values about 1e154 overflowed the estimators' squares: OddGP (auto) raised 'Eigenvalues did not converge',
+    the tree-based Banzhaf estimate came out wrong silently, standard errors were NaN. The game is now explained
+    in rescaled units (a power of two) and the result scaled back; at scale 1 nothing changes."""
+    w = np.arange(1.0, 13.0)
+
+    def base(C):
+        return C @ w + 0.1 * C[:, 0] * C[:, 1]
+
+    for call in (lambda g: ip.shapley(g, budget=200, random_state=0).values,
+                 lambda g: ip.banzhaf(g, budget=200, random_state=0).values,
+                 lambda g: ip.interactions(g, index="sii", budget=300, random_state=0).matrix,
+                 lambda g: ip.bivariate(g, budget=300, random_state=0).adjacency):
+        plain = call(ip.Game(base, 12))
+        scaled = call(ip.Game(lambda C: scale * base(C), 12))
+        np.testing.assert_allclose(scaled / scale, plain, rtol=1e-9, atol=1e-9)
+    leverage = ip.shapley(ip.Game(lambda C: scale * base(C), 12), method="leverage", budget=200, random_state=0)
+    assert np.all(np.isfinite(leverage.std_errors)) and "rescaled_by" in leverage.info
+    assert "rescaled_by" not in ip.shapley(ip.Game(base, 12), method="leverage", budget=200, random_state=0).info
+
+
+def test_surrogate_sii_is_exact_once_every_coalition_is_sampled():
+    T = np.random.default_rng(3).normal(size=32)
+
+    def table(C):
+        return T[(C.astype(np.int64) << np.arange(5)).sum(1)]
+
+    exact = ip.interactions(ip.Game(table, 5), index="sii", order=2, method="exact").values
+    for budget in (32, 64):
+        game = ip.Game(table, 5)
+        result = ip.interactions(game, index="sii", order=2, method="surrogate", budget=budget, random_state=0,
+                                 exact_if_affordable=False)
+        assert max(abs(exact[k] - result.values[k]) for k in exact) < 1e-12  # pairs were 0.46-0.77 off
+        assert result.std_errors[(0, 1)] == 0.0 and game.n_evaluations == 32
+
+
+def test_nan_standard_errors_say_why():
+    T = np.random.default_rng(23).normal(size=8)
+    three = ip.Game(lambda C: T[(C.astype(np.int64) << np.arange(3)).sum(1)], 3)
+    result = ip.interactions(three, index="sii", order=2, method="surrogate", budget=7, random_state=0)
+    assert np.isnan(result.std_errors[(0,)]) and "singletons" in result.info["std_errors"]
+    zero = ip.interactions(ip.Game(lambda C: np.zeros(len(C)), 8), index="sii", method="spectral", budget=60,
+                           random_state=0)
+    assert zero.info["fit"] == "surrogate" and "no sampling error" in zero.info["std_errors"]
+
+
+def test_shear_asks_for_each_coalition_once_and_counts_it_once():
+    for n, budget in ((3, 14), (5, None), (8, 200)):
+        calls = []
+
+        def value(C, n=n):
+            calls.append(len(C))
+            return (C * np.arange(1, n + 1)).sum(1) ** 1.5
+
+        game = ip.Game(value, n, cache=False)
+        result = ip.shapley(game, method="shear", budget=budget, random_state=0)
+        assert result.n_evaluations == sum(calls) <= 2 ** n  # 14 reported where 8 coalitions exist, before
+
+
+@pytest.mark.parametrize("kind, method", [("banzhaf", "msr"), ("banzhaf", "sampling"), ("banzhaf", "proxy"),
+                                          ("shapley", "shear")])
+def test_info_budget_is_the_resolved_one_without_a_budget(kind, method):
+    result = getattr(ip, kind)(ip.Game(lambda C: C.sum(1) ** 1.5, 5), method=method, random_state=0)
+    assert isinstance(result.info["budget"], int) and result.info["budget"] >= result.n_evaluations
