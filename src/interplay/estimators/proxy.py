@@ -390,8 +390,9 @@ def surrogate_sii(game: Game, *, index: str = "sii", order: int = 2, budget: int
     enough to correct it: the permutation sampler's correction added more variance than it removed), so the
     pairs carry the surrogate's bias; their standard errors are the delete-a-fold jackknife spread of the tree
     part, which ignores that bias. Singletons (Shapley values): the polynomial's values plus Leverage SHAP on its
-    residual. At ``budget >= 2**n`` (every coalition sampled) the exact SII of the sampled values, errors 0. In ``benchmarks/results/sota.md`` the pairs' error is 1.2-108x below
-    the permutation sampler's at budgets 10n-80n on five games, except 0.7x on boosting at 10n.
+    residual. At ``budget >= 2**n`` (every coalition sampled) the exact SII of the sampled values, errors 0. In
+    ``benchmarks/results/sota.md`` the pairs' error is 1.2-108x below the permutation sampler's at budgets
+    10n-80n on five games, except 0.7x on boosting at 10n.
 
     Cost: the leverage sample, ``<= budget`` evaluations; the fits cost none (``info["surrogate_seconds"]``).
     """

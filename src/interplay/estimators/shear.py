@@ -224,6 +224,6 @@ def shear_shapley(game: Game, *, budget: int | None = None, rng: np.random.Gener
         values, _ = evaluate_distinct(asked, np.concatenate([masks.reshape(-1, n), with_i.reshape(-1, n)]))
         diffs = (values[c * n_sub:] - values[:c * n_sub]).reshape(c, n_sub)
         phi[feats] = diffs @ weights
-    info = {"budget": required if budget is None else budget, "n_per_feature": 2 * n_sub, "n_cooperators": K, "cooperators": coop,
-            "cross_contribution": source, "noncooperators": noncooperators}
+    info = {"budget": required if budget is None else budget, "n_per_feature": 2 * n_sub, "n_cooperators": K,
+            "cooperators": coop, "cross_contribution": source, "noncooperators": noncooperators}
     return Attribution(phi, empty_value[0], game.feature_names, len(asked.memo), "shear", info=info)
