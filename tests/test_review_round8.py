@@ -294,3 +294,30 @@ def test_shear_asks_for_each_coalition_once_and_counts_it_once():
 def test_info_budget_is_the_resolved_one_without_a_budget(kind, method):
     result = getattr(ip, kind)(ip.Game(lambda C: C.sum(1) ** 1.5, 5), method=method, random_state=0)
     assert isinstance(result.info["budget"], int) and result.info["budget"] >= result.n_evaluations
+
+
+def test_conditional_removal_sends_the_model_large_calls_of_whole_coalitions():
+    """Calls were sized as if every coalition sent all m background rows (only the empty coalition does): one
+    coalition of k rows per call, 16x slower for a forest. They are sized by k now; ties past max_rows split."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3010, 6))
+    X[:, 3] = np.round(X[:, 3])  # ties
+    w = rng.normal(size=6)
+    sizes = []
+
+    def model(A):
+        sizes.append(len(A))
+        return np.tanh(A @ w)
+
+    explainer = ip.Explainer(model, X[:3000], removal="conditional")  # k = 55
+    reference = ip.Explainer(lambda A: np.tanh(A @ w), X[:3000], removal="conditional", max_rows=1)
+    result = explainer.shapley(X[3000:3001], method="permutation", budget=200, random_state=0, progress=False)
+    assert len(sizes) <= 12  # about 200 before
+    np.testing.assert_allclose(result.values, reference.shapley(X[3000:3001], method="permutation", budget=200,
+                                                                random_state=0, progress=False).values, atol=1e-12)
+    sizes.clear()
+    ip.Explainer(model, X[:3000], removal="conditional", max_rows=500).shapley(
+        X[3000:3001], method="permutation", budget=200, random_state=0, progress=False)
+    # whole coalitions: a call past max_rows holds one coalition with that many tied neighbours (the empty one:
+    # all 3000; here one more, 1110 rows tied on the rounded column)
+    assert max(sizes) <= 3000 and sum(size > 500 for size in sizes) <= 2

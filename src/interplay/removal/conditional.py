@@ -32,6 +32,9 @@ def default_n_neighbors(n_background: int) -> int:
     return max(1, int(np.ceil(np.sqrt(n_background))))
 
 
+DISTANCE_CELLS = 2**22  # (coalition x background row) distances held at once: 32 MiB
+
+
 def conditional_value_function(predict: Callable[[np.ndarray], np.ndarray], x: np.ndarray, background: np.ndarray,
                                *, n_neighbors: int | None = None, max_rows: int = 65536,
                                sizer: CallSizer | None = None) -> Callable[[np.ndarray], np.ndarray]:
@@ -51,14 +54,31 @@ def conditional_value_function(predict: Callable[[np.ndarray], np.ndarray], x: n
                       stacklevel=4)
     sizer = CallSizer(max_rows) if sizer is None else sizer
 
-    def chunk_values(chunk: np.ndarray) -> np.ndarray:  # the kept (coalition x neighbour) rows in one model call
-        distances = chunk.astype(float) @ squared.T  # (c, m)
-        kth = np.partition(distances, k - 1, axis=1)[:, k - 1]
-        keep = distances <= kth[:, None] * (1 + 1e-12) + 1e-15
-        coalition_idx, row_idx = np.nonzero(keep)
-        rows = np.where(chunk[coalition_idx], x, background[row_idx])
-        preds = np.asarray(predict(rows))
-        counts = keep.sum(axis=1)
+    step = max(1, DISTANCE_CELLS // m)  # coalitions whose distances to every background row are held at once
+
+    def chunk_values(chunk: np.ndarray) -> np.ndarray:  # the kept (coalition x neighbour) rows, few model calls
+        kept = []
+        for lo in range(0, len(chunk), step):
+            distances = chunk[lo:lo + step].astype(float) @ squared.T  # (c, m)
+            kth = np.partition(distances, k - 1, axis=1)[:, k - 1]
+            coalition_idx, row_idx = np.nonzero(distances <= kth[:, None] * (1 + 1e-12) + 1e-15)
+            kept.append((coalition_idx + lo, row_idx))
+        coalition_idx = np.concatenate([c for c, _ in kept])
+        row_idx = np.concatenate([r for _, r in kept])
+        counts = np.bincount(coalition_idx, minlength=len(chunk))
+        # model calls of whole coalitions, at most max_rows rows each unless one coalition has more (ties)
+        ends = np.cumsum(counts)
+        cuts, start = [0], 0
+        while start < len(chunk):
+            stop = max(int(np.searchsorted(ends, (ends[start - 1] if start else 0) + max_rows, side="right")),
+                       start + 1)
+            cuts.append(min(stop, len(chunk)))
+            start = cuts[-1]
+        preds = []
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            lo, hi = (ends[a - 1] if a else 0), ends[b - 1]
+            preds.append(np.asarray(predict(np.where(chunk[coalition_idx[lo:hi]], x, background[row_idx[lo:hi]]))))
+        preds = np.concatenate(preds)
         if preds.ndim == 1:
             return np.bincount(coalition_idx, weights=preds, minlength=len(chunk)) / counts
         # several outputs: one weighted count per output column
@@ -66,7 +86,9 @@ def conditional_value_function(predict: Callable[[np.ndarray], np.ndarray], x: n
                          for t in range(preds.shape[1])], axis=1) / counts[:, None]
 
     def value_fn(coalitions: np.ndarray) -> np.ndarray:
-        return sizer.map(chunk_values, coalitions, rows_each=m, width=d)
+        # a coalition sends its k nearest rows (all m only when they tie, as for the empty coalition): calls are
+        # sized by k; ties beyond max_rows split the chunk's model calls (whole coalitions each)
+        return sizer.map(chunk_values, coalitions, rows_each=k, width=d)
 
     return value_fn
 
