@@ -321,3 +321,12 @@ def test_conditional_removal_sends_the_model_large_calls_of_whole_coalitions():
     # whole coalitions: a call past max_rows holds one coalition with that many tied neighbours (the empty one:
     # all 3000; here one more, 1110 rows tied on the rounded column)
     assert max(sizes) <= 3000 and sum(size > 500 for size in sizes) <= 2
+
+
+def test_auto_says_oddshap_where_oddgp_would_run_it():
+    game = ip.Game(lambda C: C.sum(1) ** 1.5, 20)
+    result = ip.shapley(game, budget=9000, random_state=0)  # 4,500 pairs: over OddGP's 4,096
+    assert result.method == "odd" and "over 4096 sampled pairs" in result.info["auto"]["reason"]
+    assert ip.shapley(ip.Game(lambda C: C.sum(1) ** 1.5, 20), budget=8000, random_state=0).method == "odd_gp"
+    wide = ip.shapley(ip.Game(lambda C: C.sum(1) ** 1.5, 600), random_state=0)
+    assert wide.method == "odd" and "over 510 players" in wide.info["auto"]["reason"]

@@ -127,6 +127,15 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
                              f"budget={resolved}; {hint}")
     else:
         choice = _AUTO_SAMPLERS[kind]
+        if kind == "shapley":
+            from .estimators.odd_gp import MAX_PLAYERS, MAX_UNITS
+
+            pairs = (resolved - 2) // 2 + 1
+            if n > MAX_PLAYERS or pairs > MAX_UNITS:  # where OddGP itself runs OddSHAP: said here, not only there
+                why = (f"over {MAX_PLAYERS} players (OddGP's model choice grows as n^3)" if n > MAX_PLAYERS else
+                       f"over {MAX_UNITS} sampled pairs (OddGP's factorisation grows as their cube)")
+                choice = ("odd", f"{why}: OddSHAP (leverage sample; the odd part fitted by the singletons and a tree "
+                                 "surrogate's largest odd terms)")
         if kind == "bivariate":
             from .estimators._surrogate import resolve_surrogate
 
