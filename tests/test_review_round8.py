@@ -330,3 +330,18 @@ def test_auto_says_oddshap_where_oddgp_would_run_it():
     assert ip.shapley(ip.Game(lambda C: C.sum(1) ** 1.5, 20), budget=8000, random_state=0).method == "odd_gp"
     wide = ip.shapley(ip.Game(lambda C: C.sum(1) ** 1.5, 600), random_state=0)
     assert wide.method == "odd" and "over 510 players" in wide.info["auto"]["reason"]
+
+
+def test_the_tree_path_shows_progress_when_asked(capsys):
+    """progress=True was ignored by method='tree', auto's choice for every forest and booster."""
+    from sklearn.ensemble import RandomForestRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 5))
+    forest = RandomForestRegressor(n_estimators=20, max_depth=4, random_state=0).fit(X[:300], X[:300, 0])
+    explainer = ip.Explainer(forest, X[:50])
+    shown = explainer.shapley(X[300:600], progress=True)
+    assert "explaining (shapley, tree)" in capsys.readouterr().err
+    quiet = explainer.shapley(X[300:600], progress=False)
+    assert "explaining" not in capsys.readouterr().err
+    np.testing.assert_array_equal(shown.values, quiet.values)  # batches do not change the values

@@ -718,7 +718,7 @@ class Explainer:
             from .trees.explain import explain_rows
             rows = self._rows(X, "X")  # checked as on the sampling path (missing values: against the model)
             with self._checked_rows():
-                result = explain_rows(self, kind, rows, y, budget=budget, **options)
+                result = explain_rows(self, kind, rows, y, budget=budget, progress=show, **options)
             return self._noted(result, reason) if reason else result
         rows = self._rows(X, "X")
         if self.removal == "conditional":
