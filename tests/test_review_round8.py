@@ -345,3 +345,11 @@ def test_the_tree_path_shows_progress_when_asked(capsys):
     quiet = explainer.shapley(X[300:600], progress=False)
     assert "explaining" not in capsys.readouterr().err
     np.testing.assert_array_equal(shown.values, quiet.values)  # batches do not change the values
+
+
+def test_n_jobs_to_an_explainer_points_to_ip_run():
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    explainer = ip.Explainer(lambda A: A.sum(1), X[:10])
+    for method in ("auto", "permutation"):
+        with pytest.raises(TypeError, match=r"in parallel by ip\.run\(explainer, X, method, n_jobs=\.\.\.\)"):
+            explainer.shapley(X[10:12], method=method, n_jobs=2)

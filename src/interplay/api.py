@@ -172,6 +172,14 @@ def _pair_gp_fits(n: int, budget: int, index: str = "sii") -> bool:
             and n <= (MAX_PLAYERS if index == "bii" else _GP_MAX_PLAYERS))
 
 
+def _parallel_hint(unknown: list) -> str:
+    """Where parallelism lives, for an option that asks for it (``n_jobs=`` to ``explainer.shapley``)."""
+    if not {"n_jobs", "jobs", "workers", "parallel", "backend"} & set(unknown):
+        return ""
+    return ("; rows are explained in parallel by ip.run(explainer, X, method, n_jobs=...) (the CLI: --n-jobs), "
+            "with the same values as explainer.shapley(X)")
+
+
 def _resolve_auto(kind: str, method: str, game, options: dict, fixed: dict) -> tuple[str, dict, dict | None]:
     """Swap ``method="auto"`` for the chosen method; drop options the chosen method does not take."""
     if method != "auto":
@@ -184,7 +192,7 @@ def _resolve_auto(kind: str, method: str, game, options: dict, fixed: dict) -> t
     unknown = sorted(set(options) - known - {"exact_if_affordable", "std_errors"})
     if unknown:
         raise TypeError(f"options: method='auto' for {kind} passes options on to the method it chooses; no "
-                        f"{kind} method accepts {unknown}")
+                        f"{kind} method accepts {unknown}{_parallel_hint(unknown)}")
     parameters = _parameters(get_estimator(kind, name))
     takes_any = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
     kept = {k: v for k, v in options.items()
@@ -256,7 +264,8 @@ def _dispatch(kind: str, method: str, game, options: dict, **fixed):
                           if p.kind is p.KEYWORD_ONLY and name not in ("budget", "rng", "index", "order"))
         unknown = sorted(set(options) - set(accepted))
         if unknown:
-            raise TypeError(f"options: method={method!r} for {kind} accepts {accepted}; got unknown {unknown}")
+            raise TypeError(f"options: method={method!r} for {kind} accepts {accepted}; got unknown "
+                            f"{unknown}{_parallel_hint(unknown)}")
     if enumerate_instead:
         exact = get_estimator(kind, "exact")(game, **fixed)
         return replace(exact, method=method, info={**exact.info, "enumerated": True, "budget": fixed.get("budget")})
