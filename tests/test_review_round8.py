@@ -353,3 +353,19 @@ def test_n_jobs_to_an_explainer_points_to_ip_run():
     for method in ("auto", "permutation"):
         with pytest.raises(TypeError, match=r"in parallel by ip\.run\(explainer, X, method, n_jobs=\.\.\.\)"):
             explainer.shapley(X[10:12], method=method, n_jobs=2)
+
+
+def test_report_header_names_each_kind_where_kinds_differ_not_rows():
+    import re
+    from dataclasses import replace
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 16))
+    w = rng.normal(size=16)
+    explainer = ip.Explainer(lambda A: np.tanh(A @ w), X[:30])
+    values, graph = explainer.shapley(X[30:33]), explainer.bivariate(X[[30]])
+    assert values.info["budget"] == graph.info["budget"] == 2048 + 2 * 16  # the Explanation recorded None
+    html = ip.build_report([replace(values, info={**values.info, "method": values.method}),
+                            replace(graph, info={**graph.info, "method": graph.method})])
+    assert re.findall(r'\["method","[^"]*"\]', html) == ['["method","shapley: odd_gp; bivariate: gp"]']
+    assert re.findall(r'\["budget","[^"]*"\]', html) == ['["budget","2080"]']  # "varies by row: None; 2080"

@@ -779,6 +779,9 @@ class Explainer:
         if all(r.std_errors is not None for r in results):
             std = np.array([r.std_errors for r in results])
         targets = [t.item() if isinstance(t, np.generic) else t for t in targets]
+        if budget is None:  # the rows' resolved budget (the default), when they agree: as single-row results say
+            resolved = {r.info.get("budget") for r in results if isinstance(r.info.get("budget"), (int, np.integer))}
+            budget = int(resolved.pop()) if len(resolved) == 1 else None
         info = {"removal": self.removal, "output": self.output, "budget": budget, "kind": kind,
                 # the loss: of each row's label (listed in targets; one_target read mixed labels as "predicted")
                 "target": "label" if self.output == "loss" else one_target(targets), "targets": targets,

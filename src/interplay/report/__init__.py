@@ -206,6 +206,9 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
                 seen = info.setdefault(key, [])
                 if not any(_same(value, v) for v in seen):
                     seen.append(value)
+                kind_seen = info.setdefault(("by kind", key), {}).setdefault(_kind_label(result), [])
+                if not any(_same(value, v) for v in kind_seen):
+                    kind_seen.append(value)
         unit = result.info.get("output")
         if isinstance(result, Explanation):
             summary = result if summary is None or len(result) > len(summary) else summary
@@ -390,6 +393,26 @@ def _row_counts(methods: list) -> str:
     return ", ".join(f"{m}: {c} row{'s' if c != 1 else ''}" for m, c in counts.most_common())
 
 
+def _kind_label(result) -> str:
+    """What a result explains, for the header's lines: "shapley", "bivariate", "interactions (sii)"..."""
+    if isinstance(result, BivariateExplanation):
+        return "bivariate"
+    if isinstance(result, Interactions):
+        return f"interactions ({result.index})"
+    return str(result.info.get("kind") or "attributions")
+
+
+def _meta_line(values: list, by_kind: dict) -> Any:
+    """One header line: the value; where results of different kinds (the Shapley values, the graph, the
+    interactions) differ but each kind is uniform, each kind's value ("shapley: odd_gp; bivariate: gp"); else
+    "varies by row" and the values (it named the kinds' differences row-to-row)."""
+    if len(values) == 1:
+        return values[0]
+    if by_kind and all(len(v) == 1 for v in by_kind.values()):
+        return "; ".join(f"{kind}: {v[0]}" for kind, v in by_kind.items())
+    return "varies by row: " + "; ".join(map(str, values))
+
+
 def build_report(results: Iterable[Any], *, title: str = "interplay report",
                  meta: Mapping[str, Any] | None = None) -> str:
     """The report's HTML text. ``results``: result objects or paths of saved results; ``meta``: extra
@@ -398,8 +421,7 @@ def build_report(results: Iterable[Any], *, title: str = "interplay report",
 
     results = _load_all(results)
     names, rows, summary, info = _collect(results)
-    lines = {k: info[k][0] if len(info[k]) == 1 else "varies by row: " + "; ".join(map(str, info[k]))
-             for k in _META_KEYS if k in info}
+    lines = {k: _meta_line(info[k], info.get(("by kind", k), {})) for k in _META_KEYS if k in info}
     targets = _target_line(info.get("target", []), rows)
     if targets is not None:
         lines["target"] = targets
