@@ -369,3 +369,22 @@ def test_report_header_names_each_kind_where_kinds_differ_not_rows():
                             replace(graph, info={**graph.info, "method": graph.method})])
     assert re.findall(r'\["method","[^"]*"\]', html) == ['["method","shapley: odd_gp; bivariate: gp"]']
     assert re.findall(r'\["budget","[^"]*"\]', html) == ['["budget","2080"]']  # "varies by row: None; 2080"
+
+
+def test_describe_merges_the_features_that_make_the_same_ones_redundant_and_counts_what_it_leaves_out():
+    from interplay.graph import ExplanationGraph
+
+    names = ["duration", "month", "day", "housing", "contact", "balance", "job"]
+    w = np.ones((7, 7)) - np.eye(7)
+    w[:6, 6] = 0.0  # job adds nothing once any of the six is known (three sentences, then silence, before)
+    graph = ExplanationGraph(w, names, univariate=[3.0, 2.5, 2.0, 1.5, 1.2, 1.1, 0.8])
+    text = graph.describe(0.0)
+    assert "Once any of duration, month, day, housing, contact or balance is known, job adds nothing." in text
+    assert "left out" not in text
+    # a chain a -> b -> c -> d -> e of one-way redundancies: four statements, one told (top=1), three counted
+    chain = np.ones((5, 5)) - np.eye(5)
+    for i in range(4):
+        chain[i, i + 1] = 0.0
+    many = ExplanationGraph(chain, list("abcde"), univariate=[5.0, 4.0, 3.0, 2.0, 1.0]).describe(0.0, top=1)
+    assert "Once a is known, b adds nothing." in many
+    assert "3 more such statements left out here (graph.redundancy() lists every redundant pair)." in many

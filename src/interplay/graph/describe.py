@@ -144,22 +144,31 @@ def _is_exact(graph, h, gamma, cohort: bool) -> bool:
 
 def _once_sentences(graph, h, order, aside, top, limit, little, cohort) -> list[str]:
     """Up to ``top`` "Once i is known, j and k add little" (out-edges of ``H_gamma``), drivers first, leaving out
-    features of i's own group and the features with no effect."""
+    features of i's own group and the features with no effect. Features that make the same features redundant
+    share one sentence ("Once any of a, b or c is known, j adds little"); when more statements exist than
+    ``top``, a last sentence says how many were left out and where they are."""
     names = graph.feature_names
     adjacency = np.asarray(h.adjacency)
     component = {name: k for k, members in enumerate(h.components()) for name in members}
-    sentences = []
+    statements: dict[tuple, list] = {}  # targets -> the features that make them redundant, in order
     for i in order:
-        if len(sentences) >= top:
-            break
         if i in aside:
             continue
-        targets = [j for j in order if adjacency[i, j] and j not in aside
-                   and component[names[j]] != component[names[i]]]
+        targets = tuple(j for j in order if adjacency[i, j] and j not in aside
+                        and component[names[j]] != component[names[i]])
         if targets:
-            sentences.append(f"Once {names[i]} is known, {join([names[j] for j in targets], limit)} "
-                             f"{_verb(targets, 'adds', 'add')} {little}"
-                             + (" in at least half the rows." if cohort else "."))
+            statements.setdefault(targets, []).append(i)
+    sentences = []
+    rows = " in at least half the rows" if cohort else ""
+    for targets, sources in list(statements.items())[:top]:
+        known = (f"Once {names[sources[0]]} is known" if len(sources) == 1 else
+                 f"Once any of {join([names[i] for i in sources], limit).replace(' and ', ' or ')} is known")
+        sentences.append(f"{known}, {join([names[j] for j in targets], limit)} "
+                         f"{_verb(list(targets), 'adds', 'add')} {little}{rows}.")
+    left = len(statements) - len(sentences)
+    if left > 0:
+        sentences.append(f"{left} more such statement{'s' if left > 1 else ''} left out here "
+                         "(graph.redundancy() lists every redundant pair).")
     return sentences
 
 
