@@ -388,3 +388,30 @@ def test_describe_merges_the_features_that_make_the_same_ones_redundant_and_coun
     many = ExplanationGraph(chain, list("abcde"), univariate=[5.0, 4.0, 3.0, 2.0, 1.0]).describe(0.0, top=1)
     assert "Once a is known, b adds nothing." in many
     assert "3 more such statements left out here (graph.redundancy() lists every redundant pair)." in many
+
+
+def test_graph_picture_marks_arrows_into_part_of_a_group_and_counts_arrows_left_out():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from interplay.graph import ExplanationGraph
+
+    # A -> C only, B and C interchangeable: the arrow into the box {B, C} is dashed (not "once A is known, B
+    # and C add little"), and no coloured arc joins A to the box beside it ("B raises the output given A")
+    w = np.array([[0, 1.0, 0.0], [1.0, 0, 0.0], [1.0, 0.0, 0]])
+    ax = ip.plot.graph(ExplanationGraph(w, list("ABC"), univariate=[1.0, 1.0, 0.5]))
+    edges = [(p.get_gid(), a, b) for p, a, b in ax._interplay_edges]
+    assert ("partial-redundancy-edge", ["A"], ["B", "C"]) in edges
+    assert not any(gid == "strong-edge" and a == ["A"] for gid, a, _ in edges)
+    labels = [h.get_label() for h in ax.get_legend().legend_handles]
+    assert any(label.startswith("dashed: into a group, only some") for label in labels)
+    matplotlib.pyplot.close(ax.figure)
+    # 7 x 7 redundancies: 49 arrows, 28 drawn (max_edges = 2n): the legend says 21 were left out
+    n = 14
+    big = np.ones((n, n)) - np.eye(n)
+    big[:7, 7:] = 0.0
+    ax = ip.plot.graph(ExplanationGraph(big, [f"A{i}" for i in range(7)] + [f"B{i}" for i in range(7)],
+                                        univariate=np.r_[np.ones(7), 0.5 * np.ones(7)]))
+    labels = [h.get_label() for h in ax.get_legend().legend_handles]
+    assert any(label.startswith("21 more redundancy arrows not drawn") for label in labels)
+    matplotlib.pyplot.close(ax.figure)

@@ -778,10 +778,24 @@ def _draw_nodes(ax, g, s, nodes: dict[int, _Node], magnitudes: bool, f: float):
     return patches, labels
 
 
-def _strong_edges(g, s, limit: int, symmetric: bool = False) -> list[tuple[int, int]]:
+def _whole_edge(s, sources: np.ndarray, targets: np.ndarray) -> bool:
+    """Whether every member of the target class is redundant given some member of the source class (an arrow
+    into a group's box then means the whole group; else it is drawn dashed: only some members, which the text
+    names)."""
+    return bool(np.all(np.asarray(s.adjacency)[np.ix_(sources, targets)].any(axis=0)))
+
+
+def _partial_edges(s, max_edges: int) -> int:
+    """How many of the drawn redundancy arrows reach only some of their target group's members."""
+    members = {int(c): np.flatnonzero(s.component == c) for c in np.unique(s.component)}
+    return sum(not _whole_edge(s, members[a], members[b]) for a, b in s.class_edges[:max(0, max_edges)])
+
+
+def _strong_edges(g, s, limit: int, symmetric: bool = False, skip: set = frozenset()) -> list[tuple[int, int]]:
     """The ``limit`` edges of G with the largest ``|W|`` that are no redundancy edge and join two classes, one
-    per ordered pair of classes (the strongest; a group's members would otherwise repeat the same arc); one per
-    pair of features when the weights are ``symmetric``."""
+    per ordered pair of classes (the strongest; a group's members would otherwise repeat the same arc), none
+    between classes in ``skip`` (joined by a redundancy arrow: "B raises the output given A" beside "once A is
+    known, B adds little"); one per pair of features when the weights are ``symmetric``."""
     w = np.abs(np.asarray(g.weights))
     comp = s.component
     n = len(w)
@@ -792,7 +806,7 @@ def _strong_edges(g, s, limit: int, symmetric: bool = False) -> list[tuple[int, 
     for i, j in candidates:
         if len(chosen) >= limit:
             break
-        if (comp[i], comp[j]) not in pairs:
+        if (comp[i], comp[j]) not in pairs and (int(comp[i]), int(comp[j])) not in skip:
             pairs.add((comp[i], comp[j]))
             chosen.append((i, j))
     return chosen
@@ -816,12 +830,16 @@ def _draw_edges(ax, g, s, router: _Router, strongest: int, max_edges: int, magni
         ax.add_patch(patch)
         drawn.append((patch, a, b))
 
+    members = {int(c): np.flatnonzero(s.component == c) for c in np.unique(s.component)}
     for a, b in s.class_edges[:max(0, max_edges)]:
-        arrow(a, b, "redundancy-edge", False, mutation_scale=15 * f, lw=1.5 * f, color=REDUNDANCY_EDGE, zorder=2)
+        whole = _whole_edge(s, members[a], members[b])  # else dashed: only some of the group's members
+        arrow(a, b, "redundancy-edge" if whole else "partial-redundancy-edge", False, mutation_scale=15 * f,
+              lw=1.5 * f, color=REDUNDANCY_EDGE, zorder=2, linestyle="-" if whole else (0, (4, 2)))
     w = np.asarray(g.weights)
     strength = np.abs(w)
     top = float(strength.max()) or 1.0
-    for i, j in _strong_edges(g, s, min(strongest, max_edges - len(drawn)), symmetric):
+    joined = {(a, b) for _, a, b in drawn}  # an arc there would contradict (or repeat) the arrow
+    for i, j in _strong_edges(g, s, min(strongest, max_edges - len(drawn)), symmetric, skip=joined):
         colour = MAGNITUDE if magnitudes else POSITIVE if w[i, j] > 0 else NEGATIVE
         arrow(int(s.component[i]), int(s.component[j]), "strong-edge", True, head="-" if symmetric else "-|>",
               mutation_scale=13 * f, lw=(0.8 + 2.4 * strength[i, j] / top) * f, color=colour, alpha=0.7,
@@ -855,14 +873,22 @@ def _interaction_summary(g) -> _analysis.GraphSummary:
 
 
 def _legend_handles(layered: bool, magnitudes: bool, has_values: bool, left_out: int, shown: int,
-                    no_effect: str | None = None):
+                    no_effect: str | None = None, partial: int = 0, arrows_left_out: int = 0):
     """What the legend explains, as matplotlib handles (``no_effect``: the caption of the grey dots, when some
-    feature has no effect)."""
+    feature has no effect; ``partial``: dashed arrows drawn; ``arrows_left_out``: redundancy arrows past
+    ``max_edges``)."""
     from matplotlib.patches import Patch
 
     m = plt()
     handles = [m.Line2D([], [], color=REDUNDANCY_EDGE, lw=1.5, marker=">", markevery=[1],
                         label="A \u2192 B: once A is known, B adds little")]
+    if partial:
+        handles.append(m.Line2D([], [], color=REDUNDANCY_EDGE, lw=1.5, ls=(0, (4, 2)),
+                                label="dashed: into a group, only some of\nits members (the text says which)"))
+    if arrows_left_out:
+        handles.append(m.Line2D([], [], ls="", label=f"{arrows_left_out} more redundancy arrow"
+                                f"{'s' if arrows_left_out > 1 else ''} not drawn\n(max_edges; "
+                                "graph.redundancy() has them)"))
     if magnitudes:
         handles.append(m.Line2D([], [], color=MAGNITUDE, lw=2,
                                 label="A \u2192 B: B matters given A\n(width: mean |W|)"))
@@ -876,7 +902,8 @@ def _legend_handles(layered: bool, magnitudes: bool, has_values: bool, left_out:
                             label="interchangeable group: its members" + ("\nand their values" if has_values
                                                                            else "")))
     area = ("mean |value|" if magnitudes else "|value|") if has_values else "ranking score"
-    handles.append(m.Line2D([], [], marker="o", ls="", mfc="#888", mec="none", ms=9, label="area: " + area))
+    handles.append(m.Line2D([], [], marker="o", ls="", mfc="#888", mec="none", ms=9,
+                            label=f"size grows with {area}\n(smaller scale inside group boxes)"))
     if no_effect:
         handles.append(m.Line2D([], [], marker="o", ls="", mfc=NO_VALUE, mec="none", ms=9,
                                 label=f"grey: {no_effect}"))
@@ -992,7 +1019,9 @@ def _title(g, s, gamma, index) -> str:
     if index:
         return f"{index} interaction graph: the strongest pairs"
     if g.redundancy_share is not None and gamma is None:
-        return f"explanation graph of {g.info.get('n_rows', 'the')} rows; redundant: in at least half of them"
+        signed = "signed mean " if g.kind == "mean" else ""
+        return (f"{signed}explanation graph of {g.info.get('n_rows', 'the')} rows; redundant: in at least half of "
+                "them")
     if g.kind == "mean":
         return f"signed mean explanation graph of {g.info.get('n_rows') or 'the'} rows, gamma = {s.gamma:.3g}"
     return f"explanation graph, gamma = {s.gamma:.3g}"
@@ -1083,7 +1112,9 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
     show_summary = summary if summary is not None else ax is None
     no_effect = NO_EFFECT_CAPTION[cohort] if s.no_effect else None
     handles = (_interaction_handles(index, g.univariate is not None, left_out, n) if index else
-               _legend_handles(layout == "layered", magnitudes, g.univariate is not None, left_out, n, no_effect))
+               _legend_handles(layout == "layered", magnitudes, g.univariate is not None, left_out, n, no_effect,
+                               partial=_partial_edges(s, max_edges),
+                               arrows_left_out=max(0, len(s.class_edges) - max(0, max_edges))))
     ax, scale, paragraph, legend = _figure(ax, xlim, ylim, whole.describe(gamma) if show_summary else "", handles)
     f = min(1.0, scale)
     _draw_bands(ax, bands, f)
@@ -1120,7 +1151,7 @@ def gamma_sweep(result, *, gammas=None, feature_names=None, ax=None, title: str 
     # a step function of gamma (it changes where gamma reaches an edge's |W|): drawn as steps, not ramps
     ax.step(sweep["gamma"], sweep["density"], where="post", color="#333", lw=2, label="density of H")
     ax.set_xlabel("gamma (edges with |W| <= gamma are redundant)")
-    ax.set_ylabel("density of H_gamma")
+    ax.set_ylabel("density of H_gamma (every edge: also those\ninto features the graph sets aside)")
     ax.set_ylim(-0.02, 1.02)
     twin = ax.twinx()
     n = g.n_features
