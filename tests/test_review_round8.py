@@ -415,3 +415,26 @@ def test_graph_picture_marks_arrows_into_part_of_a_group_and_counts_arrows_left_
     labels = [h.get_label() for h in ax.get_legend().legend_handles]
     assert any(label.startswith("21 more redundancy arrows not drawn") for label in labels)
     matplotlib.pyplot.close(ax.figure)
+
+
+def test_small_review_fixes_of_the_diff():
+    """Subnormal game values, native regressor boosters' raw score, feature names holding ' and '."""
+    w = np.linspace(1, 2, 6)
+    tiny = ip.shapley(ip.Game(lambda S: (S @ w) * 1e-312, 6), method="kernel", budget=64, random_state=0)
+    np.testing.assert_allclose(tiny.values / 1e-312, w, rtol=1e-3)  # the scale overflowed to inf before
+    from interplay.graph import ExplanationGraph
+
+    names = ["rock and roll", "b", "c", "d"]
+    weights = np.ones((4, 4)) - np.eye(4)
+    weights[0, 2] = weights[1, 2] = 0.0
+    text = ExplanationGraph(weights, names, univariate=[2.0, 1.5, 1.0, 0.5]).describe(0.0)
+    assert "Once any of rock and roll or b is known, c adds nothing." in text
+    xgb = pytest.importorskip("xgboost")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    booster = xgb.train({"objective": "count:poisson", "max_depth": 3}, xgb.DMatrix(X, label=rng.poisson(
+        np.exp(0.5 * X[:, 0]))), 10)
+    result = ip.Explainer(booster, X[:50], output="margin").shapley(X[50:52])  # it was refused
+    assert result.method == "tree"
+    raw = booster.predict(xgb.DMatrix(X[50:52]), output_margin=True)
+    np.testing.assert_allclose(result.values.sum(axis=1) + result.base_values, raw, atol=1e-5)

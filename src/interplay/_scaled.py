@@ -52,8 +52,9 @@ class ScaledGame(Game):
         values = self._game(coalitions)
         if self.scale is None and len(values):
             top = float(np.max(np.abs(values)))
-            if top > 0:
-                self.scale = float(2.0 ** -np.floor(np.log2(top))) if (top > HUGE or top < TINY) else 1.0
+            if top > 0:  # the exponent bounded so that the scale stays finite (subnormal values: 2**1000)
+                exponent = float(np.clip(-np.floor(np.log2(top)), -1000.0, 1000.0))
+                self.scale = float(2.0 ** exponent) if (top > HUGE or top < TINY) else 1.0
         return values * self.scale if self.scale not in (None, 1.0) else values
 
 

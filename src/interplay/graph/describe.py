@@ -38,16 +38,16 @@ INDEX_NAMES = {"sii": "SII", "bii": "BII", "stii": "Shapley-Taylor", "fsii": "Fa
                "ksii": "k-SII", "k-sii": "k-SII", "excess": "Shapley excess", "moebius": "Moebius"}
 
 
-def join(names: Sequence[str], limit: int = 6) -> str:
+def join(names: Sequence[str], limit: int = 6, word: str = "and") -> str:
     """``a``, ``a and b``, ``a, b and c``; beyond ``limit`` names: ``a, b, ... and 4 more`` (at least one name is
-    always written: ``limit=1`` gives ``a and 4 more``)."""
+    always written: ``limit=1`` gives ``a and 4 more``); ``word="or"``: ``a, b or c``."""
     names = list(names)
     if len(names) > limit:
         shown = names[:max(limit - 1, 1)]
-        return ", ".join(shown) + f" and {len(names) - len(shown)} more"
+        return ", ".join(shown) + f" {word} {len(names) - len(shown)} more"
     if len(names) <= 2:
-        return " and ".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+        return f" {word} ".join(names)
+    return ", ".join(names[:-1]) + f" {word} " + names[-1]
 
 
 def _number(x: float) -> str:
@@ -162,7 +162,7 @@ def _once_sentences(graph, h, order, aside, top, limit, little, cohort) -> list[
     rows = " in at least half the rows" if cohort else ""
     for targets, sources in list(statements.items())[:top]:
         known = (f"Once {names[sources[0]]} is known" if len(sources) == 1 else
-                 f"Once any of {join([names[i] for i in sources], limit).replace(' and ', ' or ')} is known")
+                 f"Once any of {join([names[i] for i in sources], limit, 'or')} is known")
         sentences.append(f"{known}, {join([names[j] for j in targets], limit)} "
                          f"{_verb(list(targets), 'adds', 'add')} {little}{rows}.")
     left = len(statements) - len(sentences)

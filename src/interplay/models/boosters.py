@@ -58,7 +58,7 @@ def _xgboost(booster: Any) -> ModelFunction:
     if objective in ("binary:logistic", "multi:softprob"):
         return ModelFunction(_Probabilities(_XGBPredict(booster)), "classifier", name, columns=None,
                              margin=_XGBPredict(booster, output_margin=True))
-    return ModelFunction(_XGBPredict(booster), "regressor", name)
+    return ModelFunction(_XGBPredict(booster), "regressor", name, margin=_XGBPredict(booster, output_margin=True))
 
 
 def _lightgbm(booster: Any) -> ModelFunction:
@@ -68,7 +68,7 @@ def _lightgbm(booster: Any) -> ModelFunction:
     if objective in ("binary", "multiclass", "multiclassova", "cross_entropy"):
         return ModelFunction(_Probabilities(_LGBPredict(booster)), "classifier", name,
                              margin=_LGBPredict(booster, raw_score=True))
-    return ModelFunction(_LGBPredict(booster), "regressor", name)
+    return ModelFunction(_LGBPredict(booster), "regressor", name, margin=_LGBPredict(booster, raw_score=True))
 
 
 def booster_model(booster: Any) -> ModelFunction:
