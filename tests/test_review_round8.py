@@ -91,6 +91,8 @@ def test_dropping_the_only_thing_between_two_words_leaves_a_space():
     game = TextExplainer(lambda t: np.zeros(len(t)), tokenizer=r"\w+|[^\w\s]").game("good,bad!")
     texts = game.texts(np.array([[1, 0, 1, 1], [0, 1, 1, 1], [1, 1, 0, 1], [1, 0, 0, 1]], dtype=bool))
     assert texts == ["good bad!", ",bad!", "good,!", "good!"]  # "goodbad!" before
+    subwords = TextExplainer(lambda t: np.zeros(len(t)), tokenizer=lambda s: ["un", "believ", "able"])
+    assert subwords.game("unbelievable").texts(np.array([[1, 0, 1]], dtype=bool)) == ["unable"]  # one word
     readme = TextExplainer(lambda t: np.zeros(len(t)), tokenizer=r"\w+|[^\w\s]").game("Not bad, really!")
     assert readme.texts(np.array([[1, 0, 1, 1, 1], [1, 1, 0, 1, 1]], dtype=bool)) == ["Not , really!",
                                                                                        "Not bad really!"]

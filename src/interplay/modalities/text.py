@@ -12,8 +12,8 @@ as it was. A masked token's span is replaced by ``mask``, all separators kept. A
 with it the separators on both of its sides but one: between the kept tokens on either side of a run of
 dropped tokens goes the longest of the separators that were between them (the first when they tie), so two
 words never run together (dropping "bad" from ``"Not bad, really!"`` gives ``"Not , really!"``, dropping ","
-gives ``"Not bad really!"``; where the dropped tokens were the only thing between two words, a space goes
-there: dropping "," from ``"good,bad!"`` gives ``"good bad!"``). Text before the first and after the last token
+gives ``"Not bad really!"``; where dropped punctuation was the only thing between two words, a space goes
+there: dropping "," from ``"good,bad!"`` gives ``"good bad!"``, while subwords of one word stay joined). Text before the first and after the last token
 is always kept; dropping the first (last) tokens drops the separators after (before) them. Tokens given as a
 list (``tokens=``), or from a callable tokenizer whose tokens are not found in the text in order, are joined
 with ``separator`` (a warning says so when that is not the input text). A callable tokenizer's tokens are
@@ -171,9 +171,10 @@ def _rebuilt(tokens: Sequence[str], gaps: Sequence[str], keep: np.ndarray, mask:
             separator = ""  # the text before the first token is kept; the separators after dropped tokens go
         else:
             separator = max(gaps[previous + 1:i + 1], key=len)  # the longest separator of the dropped run
-        dropped = i > (0 if previous is None else previous + 1)
-        if dropped and not separator and parts[-1] and _wordy(parts[-1][-1]) and _wordy(tokens[i][0]):
-            separator = " "  # words that were apart (no separator but the dropped tokens) never run together
+        run = tokens[(0 if previous is None else previous + 1):i]  # the dropped tokens before this one
+        apart = any(not (_wordy(t[0]) and _wordy(t[-1])) for t in run)  # punctuation kept the words apart
+        if apart and not separator and parts[-1] and _wordy(parts[-1][-1]) and _wordy(tokens[i][0]):
+            separator = " "  # words that only dropped punctuation kept apart ("good,bad!") never run together
         parts.append(separator)
         parts.append(tokens[i])
         previous = i
