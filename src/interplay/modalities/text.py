@@ -13,10 +13,11 @@ with it the separators on both of its sides but one: between the kept tokens on 
 dropped tokens goes the longest of the separators that were between them (the first when they tie), so two
 words never run together (dropping "bad" from ``"Not bad, really!"`` gives ``"Not , really!"``, dropping ","
 gives ``"Not bad really!"``; where dropped punctuation was the only thing between two words, a space goes
-there: dropping "," from ``"good,bad!"`` gives ``"good bad!"``, while subwords of one word stay joined). Text before the first and after the last token
-is always kept; dropping the first (last) tokens drops the separators after (before) them. Tokens given as a
-list (``tokens=``), or from a callable tokenizer whose tokens are not found in the text in order, are joined
-with ``separator`` (a warning says so when that is not the input text). A callable tokenizer's tokens are
+there: dropping "," from ``"good,bad!"`` gives ``"good bad!"``, while subwords of one word stay joined). Text
+before the first and after the last token is always kept; dropping the first (last) tokens drops the
+separators after (before) them. Tokens given as a list (``tokens=``), or from a callable tokenizer whose
+tokens are not found in the text in order, are joined with ``separator`` (a warning says so when that is not
+the input text). A callable tokenizer's tokens are
 found in order, each where it first occurs unless that is inside a word whose start no token covers (a
 tokenizer that leaves words out; :func:`_find_spans`).
 """
