@@ -440,3 +440,37 @@ def test_small_review_fixes_of_the_diff():
     assert result.method == "tree"
     raw = booster.predict(xgb.DMatrix(X[50:52]), output_margin=True)
     np.testing.assert_allclose(result.values.sum(axis=1) + result.base_values, raw, atol=1e-5)
+
+
+def test_ctrl_c_on_the_tree_path_keeps_the_finished_batches(monkeypatch):
+    """A SIGINT while the compiled tree kernels ran came out as a SystemError, or crashed the process; it now
+    stops the run after its batch, the finished rows in ExplanationInterrupted.partial."""
+    import os
+    import signal
+
+    from sklearn.ensemble import RandomForestRegressor
+
+    import interplay.trees.explain as tree_explain
+
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        pytest.skip("SIGINT has another handler here")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(700, 5))
+    forest = RandomForestRegressor(n_estimators=10, max_depth=4, random_state=0).fit(X[:300], X[:300, 0])
+    explainer = ip.Explainer(forest, X[:50])
+    whole = explainer.shapley(X[200:700], progress=False)
+    original, calls = tree_explain.interventional_shapley, []
+
+    def interrupted(*args, **kwargs):  # Ctrl-C arrives while the first batch runs
+        calls.append(1)
+        if len(calls) == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(tree_explain, "interventional_shapley", interrupted)
+    with pytest.raises(ip.ExplanationInterrupted) as stop:
+        explainer.shapley(X[200:700], progress=False)
+    partial = stop.value.partial
+    assert len(partial) == tree_explain.PROBE_ROWS and partial.info["auto"]["chosen"] == "tree"
+    np.testing.assert_array_equal(partial.values, whole.values[:len(partial)])
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored

@@ -718,7 +718,13 @@ class Explainer:
             from .trees.explain import explain_rows
             rows = self._rows(X, "X")  # checked as on the sampling path (missing values: against the model)
             with self._checked_rows():
-                result = explain_rows(self, kind, rows, y, budget=budget, progress=show, **options)
+                try:
+                    result = explain_rows(self, kind, rows, y, budget=budget, progress=show, **options)
+                except ExplanationInterrupted as stop:  # Ctrl-C: the finished batches' rows, as the sampling path
+                    partial = self._noted(stop.partial, reason) if reason else stop.partial
+                    done = len(next(iter(partial.values())) if isinstance(partial, dict) else partial)
+                    raise ExplanationInterrupted(str(stop), _row_index(
+                        partial, X.iloc[:done] if hasattr(X, "iloc") else None, random_state)) from None
             return self._noted(result, reason) if reason else result
         rows = self._rows(X, "X")
         if self.removal == "conditional":

@@ -21,7 +21,7 @@ sampler. ``info["output"]`` and ``info["target"]`` record the unit and target, a
 from __future__ import annotations
 
 import time
-
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -259,7 +259,9 @@ def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | N
                  tree_path_dependent: bool = False, std_errors: bool = True, progress: bool | None = None,
                  **options):
     """``Explainer.shapley``/``banzhaf`` with ``method="tree"`` (no sampling, ``budget`` unused); ``progress`` as
-    for the sampling path (:mod:`interplay._progress`: shown once the rows take a few seconds).
+    for the sampling path (:mod:`interplay._progress`: shown once the rows take a few seconds). The rows go in
+    batches of a few seconds (:func:`_batches`); Ctrl-C stops after the current one and raises
+    :class:`~interplay.ExplanationInterrupted` with the finished rows (a plain KeyboardInterrupt before any).
 
     Returns an :class:`Explanation` (a dict of them, keyed by target, for a list of targets or ``"all"``)."""
     if options:
@@ -273,12 +275,14 @@ def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | N
                          "interventional game")
     inputs = _checked_inputs(explainer, y)
     rows = _rows(explainer, X, "X")
+    total = len(rows)
     background = rows[:1] if tree_path_dependent else _background(explainer)
     from .._progress import progress as shown
 
     per_target: dict = {}
-    with shown(len(rows), f"explaining ({kind}, tree)", enabled=progress) as bar:
-        for part, ensemble, Xp, B in _batches(inputs, rows, background, timed=progress is not False):
+    done, stopped = 0, False
+    with shown(len(rows), f"explaining ({kind}, tree)", enabled=progress) as bar, _deferred_interrupt() as hit:
+        for part, ensemble, Xp, B in _batches(inputs, rows, background, timed=True):
             multi, sets = _target_sets(explainer, ensemble, Xp)
             for key, columns, signs, labels in sets:
                 if tree_path_dependent:
@@ -291,6 +295,13 @@ def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | N
                 got[1].append(base)
                 got[2].extend(labels)
             bar.update(len(Xp))
+            done += len(Xp)
+            if hit():  # Ctrl-C during the batch: the finished batches travel with the exception
+                stopped = done < len(rows)
+                break
+    if stopped and done == 0:
+        raise KeyboardInterrupt
+    rows = rows[:done]
     tree = "path-dependent" if tree_path_dependent else "interventional"
     extra = {}
     if rows.dtype == object:  # raw rows, as the sampling path keeps them
@@ -300,7 +311,35 @@ def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | N
                                 n_evaluations=np.zeros(len(rows), dtype=np.int64),
                                 info={**_info(explainer, inputs, kind, tree, labels), **extra})
                for key, (v, b, labels) in per_target.items()}
-    return results if multi else next(iter(results.values()))
+    results = results if multi else next(iter(results.values()))
+    if stopped:
+        from ..explainer import ExplanationInterrupted
+
+        raise ExplanationInterrupted(f"interrupted after {done} of {total} rows (the exact tree path stops between "
+                                     "its batches of a few seconds): the finished rows are in this exception's "
+                                     ".partial", results)
+    return results
+
+
+@contextmanager
+def _deferred_interrupt():
+    """Ctrl-C (SIGINT) recorded, not raised, while the compiled tree kernels run (a KeyboardInterrupt raised inside
+    them came out as a SystemError, or the process crashed): yields ``hit()``, whether one came; the caller stops
+    after the batch. The previous handler is restored after. Outside the main thread (where no handler can be set)
+    or with a handler not Python's own, nothing changes."""
+    import signal
+    import threading
+
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield lambda: False
+        return
+    came: list = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
+    try:
+        yield lambda: bool(came)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _per_target(explainer, x, y, make, *, path_dependent: bool = False):
