@@ -474,3 +474,28 @@ def test_ctrl_c_on_the_tree_path_keeps_the_finished_batches(monkeypatch):
     assert len(partial) == tree_explain.PROBE_ROWS and partial.info["auto"]["chosen"] == "tree"
     np.testing.assert_array_equal(partial.values, whole.values[:len(partial)])
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
+def test_interactions_that_are_mostly_noise_say_so():
+    rng = np.random.default_rng(0)
+    n = 14
+    W, b = rng.normal(size=(n, n)), rng.normal(size=n)
+
+    def value(Z):
+        Z, m = Z.astype(float), Z.shape[1]
+        return np.tanh(0.3 * Z @ b[:m] + 0.05 * np.einsum("ki,ij,kj->k", Z, W[:m, :m], Z))
+
+    with pytest.warns(UserWarning, match=r"excess: the standard errors of the interactions are as large as their "
+                                         r"values on average .*budget=16384 or method='exact'"):
+        ip.interactions(ip.Game(value, n), index="excess", random_state=0)  # auto: permutation, 13 permutations
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ip.interactions(ip.Game(value, 6), index="excess", method="exact")  # exact: nothing to say
+
+
+def test_top_refuses_a_negative_count():
+    result = ip.interactions(ip.Game(lambda C: C.sum(1) ** 2.0, 4), method="exact")
+    assert result.top(0) == [] and len(result.top(2)) == 2
+    for k in (-1, 2.5, True):
+        with pytest.raises(ValueError, match=r"^k: expected a number of subsets"):
+            result.top(k)  # k=-1 returned every pair but the smallest

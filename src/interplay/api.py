@@ -118,11 +118,12 @@ def auto_method(kind: str, game, budget: int | None, index: str | None = None,
         if choice is not None and index == "bii" and order <= 2 and n > MAX_PLAYERS:  # the GP was not taken
             choice = (choice[0], f"over {MAX_PLAYERS} players (the GP's model choice grows as n^3): {choice[1]}")
         if choice is None:
-            hint = f"give budget >= 2**{n} for exact enumeration"
+            hint = f"give budget >= 2**{n} (or method='exact') for exact enumeration"
             if _AUTO_INTERACTIONS.get(index, ("",))[0] == "regression":
                 from .estimators.interaction_regression import _minimum
 
-                hint = f"give budget >= {_minimum(n, order)} (method='regression'), or >= 2**{n} for exact enumeration"
+                hint = (f"give budget >= {_minimum(n, order)} (method='regression'), or >= 2**{n} (or method='exact') "
+                        "for exact enumeration")
             raise ValueError(f"method='auto': no sampler estimates index={index!r} for {n} players with "
                              f"budget={resolved}; {hint}")
     else:
@@ -329,7 +330,9 @@ def interactions(game, index: str = "sii", order: int = 2, method: str = "auto",
     """Interaction index ``index`` of every subset of size ``1..order``.
 
     ``index``: ``"sii"`` (Shapley interaction index), ``"bii"`` (Banzhaf interaction index), ``"stii"``
-    (Shapley-Taylor), ``"moebius"`` (Harsanyi dividends), ``"excess"`` (Shapley excess of pairs).
+    (Shapley-Taylor), ``"ksii"`` (k-SII), ``"fsii"`` / ``"fbii"`` (Faithful Shapley / Banzhaf interactions),
+    ``"moebius"`` (Harsanyi dividends), ``"excess"`` (Shapley excess of pairs). A sampled result whose standard
+    errors are, on average, as large as its values says so in a warning.
     """
     game, budget, rng = _common(game, budget, random_state)
     result = _call("interactions", method, game, options, index=index, order=order, budget=budget, rng=rng)
@@ -338,6 +341,7 @@ def interactions(game, index: str = "sii", order: int = 2, method: str = "auto",
     n = game.n_players
     _warn_thin(result, sum(comb(n, k) for k in range(2, min(int(order), n) + 1)), f"order-2..{order} subsets"
                if order > 2 else "pairs")
+    _warn_noisy(result, n)
     return result
 
 
@@ -348,6 +352,27 @@ def bivariate(game, method: str = "auto", budget: int | None = None, random_stat
     result = _call("bivariate", method, game, options, budget=budget, rng=rng)
     _warn_thin(result, game.n_players * (game.n_players - 1), "matrix entries")
     return result
+
+
+def _warn_noisy(result, n: int) -> None:
+    """A UserWarning when a sampled interaction result's standard errors are, on average, as large as its
+    values (over the subsets of two or more players): the numbers are then mostly noise (auto's excess on 14
+    features at the default budget: pairs near 0 came out at -0.38 with errors of 0.3, nothing said)."""
+    if result.method in ("exact", "tree") or result.info.get("enumerated") or result.std_errors is None:
+        return
+    keys = [k for k in result.values if len(k) >= 2]
+    se = np.array([result.std_errors.get(k, np.nan) for k in keys], dtype=float)
+    values = np.array([result.values[k] for k in keys], dtype=float)
+    ok = np.isfinite(se)
+    if ok.sum() < 2 or not np.mean(se[ok] ** 2) >= np.mean(values[ok] ** 2) > 0:
+        return
+    import warnings
+
+    exact = f", or exact enumeration: budget={2**n} or method='exact'" if n <= 20 else ""
+    noise, signal = np.sqrt(np.mean(se[ok] ** 2)), np.sqrt(np.mean(values[ok] ** 2))
+    warnings.warn(f"{result.index}: the standard errors of the interactions are as large as their values on average "
+                  f"(root mean square {noise:.3g} against {signal:.3g}): these estimates are mostly noise; a larger "
+                  f"budget= gives better ones{exact}", UserWarning, stacklevel=3)
 
 
 THIN = 10  # more estimated subsets than this many times the evaluations: said in a warning

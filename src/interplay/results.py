@@ -226,6 +226,8 @@ class Interactions:
         """The ``k`` subsets of the given size with the largest absolute values, with feature names."""
         if not 1 <= size <= self.order:
             raise ValueError(f"size: this result holds subsets of 1 to {self.order} features, got size={size}")
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+            raise ValueError(f"k: expected a number of subsets (an integer >= 0), got {k!r}")
         items = [(key, v) for key, v in self.values.items() if len(key) == size]
         items.sort(key=lambda kv: -abs(kv[1]))
         return [(tuple(self.feature_names[i] for i in key), v) for key, v in items[:k]]
