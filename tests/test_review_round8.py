@@ -346,7 +346,16 @@ def test_the_tree_path_shows_progress_when_asked(capsys):
     assert "explaining (shapley, tree)" in capsys.readouterr().err
     quiet = explainer.shapley(X[300:600], progress=False)
     assert "explaining" not in capsys.readouterr().err
-    np.testing.assert_array_equal(shown.values, quiet.values)  # batches do not change the values
+    import interplay.trees.explain as tree_explain
+
+    one = tree_explain.PROBE_ABOVE
+    try:  # the same rows in one batch: the batches (at least a probe and the rest) change nothing
+        tree_explain.PROBE_ABOVE = 10**9
+        whole = explainer.shapley(X[300:600], progress=False)
+    finally:
+        tree_explain.PROBE_ABOVE = one
+    np.testing.assert_array_equal(shown.values, whole.values)
+    np.testing.assert_array_equal(quiet.values, whole.values)
 
 
 def test_n_jobs_to_an_explainer_points_to_ip_run():
@@ -390,6 +399,13 @@ def test_describe_merges_the_features_that_make_the_same_ones_redundant_and_coun
     many = ExplanationGraph(chain, list("abcde"), univariate=[5.0, 4.0, 3.0, 2.0, 1.0]).describe(0.0, top=1)
     assert "Once a is known, b adds nothing." in many
     assert "3 more such statements left out here (graph.redundancy() lists every redundant pair)." in many
+    none = ExplanationGraph(chain, list("abcde"), univariate=[5.0, 4.0, 3.0, 2.0, 1.0]).describe(0.0, top=0)
+    assert "left out" not in none  # top=0: no lists, and no count of them
+    # two interchangeable pairs, top=1: the second pair is counted
+    pairs = np.ones((4, 4)) - np.eye(4)
+    pairs[0, 1] = pairs[1, 0] = pairs[2, 3] = pairs[3, 2] = 0.0
+    text = ExplanationGraph(pairs, list("abcd"), univariate=[4.0, 3.0, 2.0, 1.0]).describe(0.0, top=1)
+    assert "1 more group of mutually redundant features left out here" in text
 
 
 def test_graph_picture_marks_arrows_into_part_of_a_group_and_counts_arrows_left_out():
@@ -474,6 +490,10 @@ def test_ctrl_c_on_the_tree_path_keeps_the_finished_batches(monkeypatch):
     assert len(partial) == tree_explain.PROBE_ROWS and partial.info["auto"]["chosen"] == "tree"
     np.testing.assert_array_equal(partial.values, whole.values[:len(partial)])
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+    calls.clear()  # Ctrl-C in the only (hence last) batch of 100 rows: still an interrupt, all rows kept
+    with pytest.raises(ip.ExplanationInterrupted) as stop:  # it was swallowed: the call returned normally
+        explainer.shapley(X[200:300], progress=False)
+    np.testing.assert_array_equal(stop.value.partial.values, whole.values[:100])
 
 
 def test_interactions_that_are_mostly_noise_say_so():

@@ -166,7 +166,7 @@ def _once_sentences(graph, h, order, aside, top, limit, little, cohort) -> list[
         sentences.append(f"{known}, {join([names[j] for j in targets], limit)} "
                          f"{_verb(list(targets), 'adds', 'add')} {little}{rows}.")
     left = len(statements) - len(sentences)
-    if left > 0:
+    if top > 0 and left > 0:  # top=0: no lists at all
         sentences.append(f"{left} more such statement{'s' if left > 1 else ''} left out here "
                          "(graph.redundancy() lists every redundant pair).")
     return sentences
@@ -193,6 +193,10 @@ def _group_sentences(graph, h, order, top, limit, little, cohort) -> list[str]:
                else f"{j} still matters given {i}")
         sentences.append(f"{join(group, limit)} make one another redundant, directly or through one another: "
                          f"each adds {little} once another of them is known{rows}, but {gap}.")
+    left = len(groups) - len(sentences)
+    if top > 0 and left > 0:  # counted, not dropped (top=0: no lists at all)
+        sentences.append(f"{left} more group{'s' if left > 1 else ''} of mutually redundant features left out here "
+                         "(graph.redundancy().groups() lists them).")
     return sentences
 
 

@@ -57,28 +57,47 @@ def conditional_value_function(predict: Callable[[np.ndarray], np.ndarray], x: n
     step = max(1, DISTANCE_CELLS // m)  # coalitions whose distances to every background row are held at once
 
     def chunk_values(chunk: np.ndarray) -> np.ndarray:  # the kept (coalition x neighbour) rows, few model calls
-        kept = []
+        # calls of whole coalitions, at most `limit` rows each unless one coalition has more (ties): the sizer's
+        # rows, max_rows and the sizer's cells bound alike
+        limit = max(1, min(max_rows, sizer.rows, CallSizer.MAX_CELLS // max(d, 1)))
+        counts = np.zeros(len(chunk))
+        sums: list = []  # per model call: (coalition indices, predictions)
+        pending: list = []  # (coalition indices, row indices) not yet sent
+        held = 0
+
+        def flush() -> None:
+            nonlocal pending, held
+            if pending:
+                coalition_idx = np.concatenate([c for c, _ in pending])
+                row_idx = np.concatenate([r for _, r in pending])
+                preds = np.asarray(predict(np.where(chunk[coalition_idx], x, background[row_idx])))
+                sums.append((coalition_idx, preds))
+            pending, held = [], 0
+
         for lo in range(0, len(chunk), step):
             distances = chunk[lo:lo + step].astype(float) @ squared.T  # (c, m)
             kth = np.partition(distances, k - 1, axis=1)[:, k - 1]
             coalition_idx, row_idx = np.nonzero(distances <= kth[:, None] * (1 + 1e-12) + 1e-15)
-            kept.append((coalition_idx + lo, row_idx))
-        coalition_idx = np.concatenate([c for c, _ in kept])
-        row_idx = np.concatenate([r for _, r in kept])
-        counts = np.bincount(coalition_idx, minlength=len(chunk))
-        # model calls of whole coalitions, at most max_rows rows each unless one coalition has more (ties)
-        ends = np.cumsum(counts)
-        cuts, start = [0], 0
-        while start < len(chunk):
-            stop = max(int(np.searchsorted(ends, (ends[start - 1] if start else 0) + max_rows, side="right")),
-                       start + 1)
-            cuts.append(min(stop, len(chunk)))
-            start = cuts[-1]
-        preds = []
-        for a, b in zip(cuts[:-1], cuts[1:]):
-            lo, hi = (ends[a - 1] if a else 0), ends[b - 1]
-            preds.append(np.asarray(predict(np.where(chunk[coalition_idx[lo:hi]], x, background[row_idx[lo:hi]]))))
-        preds = np.concatenate(preds)
+            coalition_idx = coalition_idx + lo
+            per = np.bincount(coalition_idx - lo, minlength=len(distances))
+            counts[lo:lo + len(per)] = per
+            ends = np.cumsum(per)
+            a = 0
+            while a < len(per):  # whole coalitions a..b-1 of this block, filling the pending call up to `limit`
+                base = ends[a - 1] if a else 0
+                b = max(int(np.searchsorted(ends, base + max(limit - held, 0), side="right")), a + 1)
+                if held and ends[b - 1] - base > limit - held:  # the next coalition does not fit: send first
+                    flush()
+                    continue
+                b = min(b, len(per))
+                pending.append((coalition_idx[base:ends[b - 1]], row_idx[base:ends[b - 1]]))
+                held += int(ends[b - 1] - base)
+                if held >= limit:
+                    flush()
+                a = b
+        flush()
+        coalition_idx = np.concatenate([c for c, _ in sums])
+        preds = np.concatenate([p for _, p in sums])
         if preds.ndim == 1:
             return np.bincount(coalition_idx, weights=preds, minlength=len(chunk)) / counts
         # several outputs: one weighted count per output column

@@ -217,33 +217,37 @@ def _names(explainer, n: int) -> tuple:
     return explainer.feature_names or tuple(f"x{i}" for i in range(n))
 
 
-PROBE_ROWS = 64  # rows of the first batch, timed to size the others when progress may be shown
-BATCH_SECONDS = 5.0  # CPU seconds a later batch should take (each batch repeats the background's set-up)
-QUICK_SECONDS = 8.0  # below this much estimated work the rest goes in one batch
+PROBE_ROWS = 64  # rows of the first batch, timed to size the others
+PROBE_ABOVE = 256  # jobs of more rows are batched (fewer: one batch, no extra background set-up)
+BATCH_SECONDS = 10.0  # CPU seconds a later batch should take (each batch repeats the background's set-up)
+QUICK_SECONDS = 15.0  # below this much estimated work the rest goes in one batch
 
 
 def _batches(inputs: TreeInputs, rows: np.ndarray, background: np.ndarray, timed: bool):
     """``(slice, ensemble, X, B)`` per batch of rows: one batch (a coded Pipeline ensemble: ``CHUNK`` rows a
-    batch), or with ``timed`` a first batch of :data:`PROBE_ROWS` whose CPU time sizes the others to about
-    :data:`BATCH_SECONDS` each, so progress can be shown (its lines come every 30 s) while the background's
-    set-up, repeated by each batch (0.14 s for 1,000 background rows and 300 trees, against 6 ms a row), costs
-    a few percent (the rest in one batch when it is quick). Values do not depend on the batches (rows are
+    batch), or with ``timed`` and more than :data:`PROBE_ABOVE` rows a first batch of :data:`PROBE_ROWS` whose CPU
+    time sizes the others to about :data:`BATCH_SECONDS` each (a tail under half a batch joins the last one), so
+    progress can be shown (its lines come every 30 s) and Ctrl-C stops between batches, while the background's
+    set-up, repeated by each batch (0.14 s for 1,000 background rows and 300 trees, against 6 ms a row), costs a
+    few percent (the rest in one batch when it is quick). Values do not depend on the batches (rows are
     independent)."""
     cap = len(rows) if inputs.owner is None else CHUNK
-    step = min(PROBE_ROWS, cap) if timed and len(rows) > 2 * PROBE_ROWS else cap
+    step = min(PROBE_ROWS, cap) if timed and len(rows) > PROBE_ABOVE else cap
     start = 0
     while start < len(rows):
-        part = slice(start, start + max(step, 1))
+        stop = min(start + max(step, 1), len(rows))
+        if len(rows) - stop < max(step, 1) // 2 and start > 0:  # a small tail: in this batch, not a set-up of its own
+            stop = min(len(rows), start + cap)
+        part = slice(start, stop)
         began = time.process_time()
         ensemble, X, B = inputs.prepared(rows[part], background)
         yield part, ensemble, X, B  # the caller computes the batch before asking for the next
-        done = min(start + max(step, 1), len(rows))
-        if timed and start == 0 and done < len(rows):
-            per_row = (time.process_time() - began) / done
-            left = len(rows) - done
+        if timed and start == 0 and stop < len(rows):
+            per_row = (time.process_time() - began) / stop
+            left = len(rows) - stop
             step = left if per_row * left < QUICK_SECONDS else max(PROBE_ROWS, int(BATCH_SECONDS / max(per_row, 1e-9)))
             step = min(step, cap)
-        start = done
+        start = stop
 
 
 def _info(explainer, inputs: TreeInputs, kind: str, tree: str, labels: list) -> dict:
@@ -261,12 +265,14 @@ def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | N
     """``Explainer.shapley``/``banzhaf`` with ``method="tree"`` (no sampling, ``budget`` unused); ``progress`` as
     for the sampling path (:mod:`interplay._progress`: shown once the rows take a few seconds). The rows go in
     batches of a few seconds (:func:`_batches`); Ctrl-C stops after the current one and raises
-    :class:`~interplay.ExplanationInterrupted` with the finished rows (a plain KeyboardInterrupt before any).
+    :class:`~interplay.ExplanationInterrupted` with the finished rows (all of them when it came in the last).
 
     Returns an :class:`Explanation` (a dict of them, keyed by target, for a list of targets or ``"all"``)."""
     if options:
+        from ..api import _parallel_hint
+
         raise TypeError(f"method='tree' takes no options {sorted(options)} (only tree_path_dependent= and "
-                        "std_errors=, which it ignores: its values are exact)")
+                        f"std_errors=, which it ignores: its values are exact){_parallel_hint(sorted(options))}")
     if kind not in ("shapley", "banzhaf"):
         raise ValueError(f"method='tree' supports shapley, banzhaf, interactions and bivariate, not {kind!r}")
     if tree_path_dependent and kind != "shapley":
@@ -296,11 +302,9 @@ def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | N
                 got[2].extend(labels)
             bar.update(len(Xp))
             done += len(Xp)
-            if hit():  # Ctrl-C during the batch: the finished batches travel with the exception
-                stopped = done < len(rows)
+            if hit():  # Ctrl-C during the batch (the last one too): the finished batches travel with the exception
+                stopped = True
                 break
-    if stopped and done == 0:
-        raise KeyboardInterrupt
     rows = rows[:done]
     tree = "path-dependent" if tree_path_dependent else "interventional"
     extra = {}
@@ -325,8 +329,8 @@ def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | N
 def _deferred_interrupt():
     """Ctrl-C (SIGINT) recorded, not raised, while the compiled tree kernels run (a KeyboardInterrupt raised inside
     them came out as a SystemError, or the process crashed): yields ``hit()``, whether one came; the caller stops
-    after the batch. The previous handler is restored after. Outside the main thread (where no handler can be set)
-    or with a handler not Python's own, nothing changes."""
+    after the batch. A second Ctrl-C raises at once. The previous handler is restored after. Outside the main
+    thread (where no handler can be set) or with a handler not Python's own, nothing changes."""
     import signal
     import threading
 
@@ -335,7 +339,13 @@ def _deferred_interrupt():
         yield lambda: False
         return
     came: list = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
+
+    def record(signum, frame):
+        came.append(signum)
+        if len(came) > 1:  # a second Ctrl-C: at once (where the kernels run, as before: a SystemError or worse)
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, record)
     try:
         yield lambda: bool(came)
     finally:
