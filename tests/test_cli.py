@@ -218,7 +218,7 @@ def test_regression_model_and_budget_recorded(tmp_path):
     # a regressor's one output is target 0 in every file and row, as the library's Explainer records it
     library = ip.Explainer(model, X, removal="baseline").shapley(X.iloc[:2], method="permutation", budget=64)
     assert library.info["target"] == 0 and library.info["targets"] == [0, 0]
-    assert expl.info["targets"] == [0] * 40
+    assert expl.info["targets"] == [0] * 40 and expl.info["target"] == 0  # the batch's too (it was None)
     assert io.load(tmp_path / "o" / "row-0-bivariate.json").info["target"] == 0
 
 

@@ -519,3 +519,30 @@ def test_top_refuses_a_negative_count():
     for k in (-1, 2.5, True):
         with pytest.raises(ValueError, match=r"^k: expected a number of subsets"):
             result.top(k)  # k=-1 returned every pair but the smallest
+
+
+def test_a_run_records_what_the_explainer_records(tmp_path):
+    """load_run dropped model_kind (a Poisson booster's raw score read 'margin of class 0'), called a loss run's
+    target 'predicted' (the Explainer: 'label'), and kept info['method'] 'auto' beside the rows' one choice."""
+    from sklearn.linear_model import LogisticRegression
+
+    from interplay.plot._common import explained
+
+    xgb = pytest.importorskip("xgboost")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    booster = xgb.XGBRegressor(n_estimators=10, max_depth=3, objective="count:poisson").fit(
+        X, rng.poisson(np.exp(0.5 * X[:, 0])))
+    ip.run(ip.Explainer(booster, X[:30], output="margin"), X[30:40], out=tmp_path / "margin", n_jobs=1)
+    margin = ip.load_run(tmp_path / "margin")
+    assert margin.info["model_kind"] == "regressor" and explained(margin.info) == "raw score (before the link)"
+    labels = (X[:, 0] > 0).astype(int)
+    explainer = ip.Explainer(LogisticRegression().fit(X, labels), X[:30], output="loss")
+    ip.run(explainer, X[30:40], "permutation", y=labels[30:40], budget=64, out=tmp_path / "loss", n_jobs=1)
+    loss = ip.load_run(tmp_path / "loss")
+    assert loss.info["target"] == "label" == explainer.shapley(X[30:40], y=labels[30:40], method="permutation",
+                                                               budget=64).info["target"]
+    ip.run(ip.Explainer(lambda A: np.tanh(A @ [1.0, -1.0, 0.5, 0.0]), X[:30]), X[30:34], out=tmp_path / "auto",
+           n_jobs=1)
+    auto = ip.load_run(tmp_path / "auto")
+    assert auto.method == auto.info["method"] == "exact"  # 4 features: every row enumerated

@@ -21,6 +21,7 @@ from typing import Any, Iterator
 import click
 import numpy as np
 
+from ._validation import one_target
 from .estimators._registry import NOT_EFFICIENT  # Shapley methods whose values need not sum up
 
 DATA_SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
@@ -941,6 +942,8 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
               "explained_outputs": outputs + [_explained_output(explainer, t) for t in targets[len(outputs):]],
               "detail_rows": detail,
               "targets": targets,
+              # the one they share, as the library records it (a regressor's: 0; the loss: each row's label)
+              "target": "label" if explainer.output == "loss" else one_target(targets),
               "run": RUN_DIR_NOTE, "chunk_size": chunk_size})
     big = explanation.values.size > 20000
     try:  # every file is written atomically: a full disk leaves no half-written one

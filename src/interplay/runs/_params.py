@@ -209,6 +209,8 @@ def run_parameters(explainer: Any, *, kind: str, method: str, budget: int | None
                and options.get("univariate") not in WHOLE_GAME_METHODS)
     return {
         **({"null_players": NULL_PLAYER_RULE} if reduced else {}),
+        # a regressor's raw score (output="margin"): as every result of the explainer says (a new key: only there)
+        **{k: v for k, v in explainer._reference_info().items() if k == "model_kind"},
         "kind": kind,
         "method": method,
         "budget": budget,

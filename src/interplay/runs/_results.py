@@ -113,7 +113,8 @@ class Run:
         targets = self._labels(table.column(TARGET).to_pylist()) if TARGET in table.column_names else None
         if targets is not None:
             info["targets"] = targets
-            info["target"] = one_target(targets)
+            # the loss: of each row's label (listed in targets), as Explainer.shapley records it
+            info["target"] = "label" if self.params.get("output") == "loss" else one_target(targets)
         index = self._labels(table.column(INDEX).to_pylist()) if INDEX in table.column_names else None
         if index is not None:  # the input rows' labels: .to_pandas() is indexed like X
             info["index"] = index
@@ -130,6 +131,7 @@ class Run:
             chosen = set(methods)
             if len(chosen) == 1 and None not in chosen:
                 method = methods[0]
+                info["method"] = method  # the rows' choice (the run's parameter stays "auto")
             else:
                 info["methods"] = methods
         data = data_matrix(table, value_columns(data_names, "data")) if stored else None
