@@ -942,8 +942,9 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
               "explained_outputs": outputs + [_explained_output(explainer, t) for t in targets[len(outputs):]],
               "detail_rows": detail,
               "targets": targets,
-              # the one they share, as the library records it (a regressor's: 0; the loss: each row's label)
-              "target": "label" if explainer.output == "loss" else one_target(targets),
+              # the --target asked for; without one, the one the rows share (a regressor's: 0, as the library)
+              "target": ("label" if explainer.output == "loss" else common["target"] if common["target"] is not None
+                         else one_target(targets)),
               "run": RUN_DIR_NOTE, "chunk_size": chunk_size})
     big = explanation.values.size > 20000
     try:  # every file is written atomically: a full disk leaves no half-written one
