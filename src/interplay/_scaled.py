@@ -16,37 +16,19 @@ from typing import Any
 
 import numpy as np
 
-from .games import Game
+from .games import Game, GameView
 
 HUGE, TINY = 1e100, 1e-100  # magnitudes outside this range are rescaled
 
 
-class ScaledGame(Game):
+class ScaledGame(GameView):
     """``game`` with its values multiplied by :attr:`scale` (a power of two, decided on the first call that
     returns a nonzero value; zeros before that are zeros in any scale). Evaluations, the cache and the counts
     are ``game``'s own: asking the view costs what asking ``game`` costs. Cost: one multiplication per value."""
 
-    def __init__(self, game: Game) -> None:  # no Game.__init__: a view, not a second cache
-        self._game = game
-        self.n_players, self.feature_names = game.n_players, game.feature_names
-        self.cache, self.batch_size = game.cache, game.batch_size
+    def __init__(self, game: Game) -> None:
+        super().__init__(game)
         self.scale: float | None = None
-
-    @property
-    def n_evaluations(self) -> int:
-        return self._game.n_evaluations
-
-    @property
-    def n_calls(self) -> int:
-        return self._game.n_calls
-
-    @property
-    def n_cached(self) -> int:
-        return self._game.n_cached
-
-    @property
-    def _value_fn(self):
-        return self._game._value_fn
 
     def __call__(self, coalitions) -> np.ndarray:
         values = self._game(coalitions)

@@ -192,6 +192,32 @@ class Game:
         return f"Game(n_players={self.n_players}, n_evaluations={self.n_evaluations}, cached={self.n_cached})"
 
 
+class GameView(Game):
+    """A view of ``game`` that changes what a call returns (a subclass's ``__call__``), not what is evaluated:
+    ``game``'s cache and counters stay the only ones (no ``Game.__init__``, no second cache)."""
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+        self.n_players, self.feature_names = game.n_players, game.feature_names
+        self.cache, self.batch_size = game.cache, game.batch_size
+
+    @property
+    def n_evaluations(self) -> int:
+        return self._game.n_evaluations
+
+    @property
+    def n_calls(self) -> int:
+        return self._game.n_calls
+
+    @property
+    def n_cached(self) -> int:
+        return self._game.n_cached
+
+    @property
+    def _value_fn(self):
+        return self._game._value_fn
+
+
 def as_game(game, feature_names: Sequence[str] | None = None) -> Game:
     """Return ``game`` if it is a :class:`Game`; raise a clear error otherwise."""
     if isinstance(game, Game):

@@ -60,7 +60,7 @@ from math import comb
 import numpy as np
 
 from .._validation import check_choice, check_int
-from ..games import Game, _packed_keys
+from ..games import Game, GameView, _packed_keys
 from ..results import Attribution
 from ._registry import register
 from .banzhaf_sampling import evaluate_distinct
@@ -68,28 +68,15 @@ from .banzhaf_sampling import evaluate_distinct
 DEFAULT_PER_FEATURE = 64
 
 
-class _Asked(Game):
+class _Asked(GameView):
     """``game``, asked for each coalition once in a SHEAR run: one asked again (by two features' subsets, or by
     the second-order differences and a feature) is answered from this run's own values, so the game (even one
     without a cache) evaluates it once and the run counts it once (it was counted each time it was asked). A
     view: ``game``'s cache and counters."""
 
-    def __init__(self, game: Game) -> None:  # no Game.__init__
-        self._game, self.memo = game, {}
-        self.n_players, self.feature_names = game.n_players, game.feature_names
-        self.cache, self.batch_size = game.cache, game.batch_size
-
-    @property
-    def n_evaluations(self) -> int:
-        return self._game.n_evaluations
-
-    @property
-    def n_calls(self) -> int:
-        return self._game.n_calls
-
-    @property
-    def _value_fn(self):
-        return self._game._value_fn
+    def __init__(self, game: Game) -> None:
+        super().__init__(game)
+        self.memo: dict = {}
 
     def __call__(self, coalitions) -> np.ndarray:
         rows = np.asarray(coalitions, dtype=bool).reshape(-1, self.n_players)
