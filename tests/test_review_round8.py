@@ -546,3 +546,26 @@ def test_a_run_records_what_the_explainer_records(tmp_path):
            n_jobs=1)
     auto = ip.load_run(tmp_path / "auto")
     assert auto.method == auto.info["method"] == "exact"  # 4 features: every row enumerated
+
+
+def test_report_says_which_result_a_seed_belongs_to_and_progress_ends_once(capsys):
+    import re
+
+    import interplay._progress as progress
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 6))
+    w = rng.normal(size=6)
+    explainer = ip.Explainer(lambda A: np.tanh(A @ w), X[:30])
+    unseeded = explainer.shapley(X[30:33], method="permutation", budget=64)
+    graph = explainer.bivariate(X[[30]], random_state=0)
+    html = ip.build_report([unseeded, graph])
+    assert re.findall(r'\["seed","[^"]*"\]', html) == ['["seed","bivariate: 0"]']  # it said "seed 0" for all
+    delay = progress.DELAY
+    try:
+        progress.DELAY = 0.0
+        with progress.progress(2, "x", enabled=None) as bar:
+            bar.update(2)
+    finally:
+        progress.DELAY = delay
+    assert capsys.readouterr().err.count("2/2 rows") == 1  # the last line was written twice

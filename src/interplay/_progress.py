@@ -86,7 +86,10 @@ class Progress:
         elif self.mode is not False:
             now = _clock()
             due = self.start + DELAY if self.last_line is None else self.last_line + INTERVAL
-            if now >= due:
+            if now >= due and self.total is not None and self.n >= self.total:  # the end, said once (not again
+                self._line(now, final=True)                                     # by close())
+                self.last_line, self.mode = None, False
+            elif now >= due:
                 self._line(now)
 
     def _line(self, now: float | None = None, final: bool = False) -> None:

@@ -743,6 +743,10 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         pool = rest if len(rest) else pool
     take = rng.choice(pool, size=min(n_background, len(pool)), replace=False)
     background = frame.iloc[np.sort(take)]
+    if len(take) < n_background:  # said: the results record it, but a reader of the console would not know
+        click.echo(f"Note: --background {n_background} asked for more rows than {data_file.name} offers; the "
+                   f"background is its {len(take)} rows" + (" (the explained rows among them)"
+                                                             if removal != "conditional" else ""), err=True)
     target_value: Any = target
     classes = getattr(model, "classes_", None)
     if target is not None and classes is not None:

@@ -207,6 +207,9 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
                 if not any(_same(value, v) for v in seen):
                     seen.append(value)
                 kind_seen = info.setdefault(("by kind", key), {}).setdefault(_kind_label(result), [])
+                kinds = info.setdefault(("kinds",), [])
+                if _kind_label(result) not in kinds:
+                    kinds.append(_kind_label(result))
                 if not any(_same(value, v) for v in kind_seen):
                     kind_seen.append(value)
         unit = result.info.get("output")
@@ -402,11 +405,13 @@ def _kind_label(result) -> str:
     return str(result.info.get("kind") or "attributions")
 
 
-def _meta_line(values: list, by_kind: dict) -> Any:
+def _meta_line(values: list, by_kind: dict, kinds: set | None = None) -> Any:
     """One header line: the value; where results of different kinds (the Shapley values, the graph, the
-    interactions) differ but each kind is uniform, each kind's value ("shapley: odd_gp; bivariate: gp"); else
-    "varies by row" and the values (it named the kinds' differences row-to-row)."""
-    if len(values) == 1:
+    interactions) differ but each kind is uniform, each kind's value ("shapley: odd_gp; bivariate: gp"), also
+    where only some kinds record it ("bivariate: 0" for the one seeded result, not "0" for all); else "varies by
+    row" and the values (it named the kinds' differences row-to-row)."""
+    partial = kinds is not None and by_kind and set(by_kind) != set(kinds)
+    if len(values) == 1 and not (partial and all(len(v) == 1 for v in by_kind.values())):
         return values[0]
     if by_kind and all(len(v) == 1 for v in by_kind.values()):
         return "; ".join(f"{kind}: {v[0]}" for kind, v in by_kind.items())
@@ -421,7 +426,9 @@ def build_report(results: Iterable[Any], *, title: str = "interplay report",
 
     results = _load_all(results)
     names, rows, summary, info = _collect(results)
-    lines = {k: _meta_line(info[k], info.get(("by kind", k), {})) for k in _META_KEYS if k in info}
+    kinds = {_kind_label(r) for r in results}
+    lines = {k: _meta_line(info[k], info.get(("by kind", k), {}), None if k == "index" else kinds)  # (only
+             for k in _META_KEYS if k in info}                                                       # Interactions)
     targets = _target_line(info.get("target", []), rows)
     if targets is not None:
         lines["target"] = targets
