@@ -569,3 +569,23 @@ def test_report_says_which_result_a_seed_belongs_to_and_progress_ends_once(capsy
     finally:
         progress.DELAY = delay
     assert capsys.readouterr().err.count("2/2 rows") == 1  # the last line was written twice
+
+
+def test_a_run_whose_model_fails_says_what_is_kept_and_writes_a_compact_manifest(tmp_path):
+    calls = []
+
+    def model(A):
+        calls.append(len(A))
+        if np.any(A[:, 0] > 2.5):
+            raise ValueError("model exploded on a big value")
+        return A.sum(1)
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    X[100, 0] = 3.0
+    explainer = ip.Explainer(model, X[:10], removal="baseline")
+    with pytest.raises(RuntimeError, match=r"model exploded on a big value\. \d+ of the 120 rows are finished and "
+                                           r"kept in .*\(after fixing the cause\)"):
+        ip.run(explainer, X, "permutation", budget=16, out=tmp_path / "r", chunk_size=10, n_jobs=1)
+    manifest = (tmp_path / "r" / "run-manifest.json").read_text()
+    assert "\n" not in manifest.strip()  # compact (json's C encoder): it was rewritten with indent after every chunk

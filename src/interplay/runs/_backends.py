@@ -113,6 +113,7 @@ class LocalBackend:
 
         chunks = iter(chunks)
         running: dict = {}
+        self._running = running  # close() cancels what is still queued (a model error leaves chunks in flight)
         retry: deque = deque()
         while True:
             results: list = []
@@ -149,6 +150,8 @@ class LocalBackend:
             yield from results
 
     def close(self) -> None:
+        for future in list(getattr(self, "_running", {})):
+            future.cancel()
         self.executor.shutdown(wait=True, kill_workers=True)
 
 
@@ -201,9 +204,11 @@ class RayBackend:
         cpus = int(ray.cluster_resources().get("CPU", 0))
         if n_jobs is None or n_jobs < 0:
             n_jobs = max(1, cpus)
-        elif n_jobs > cpus:
-            warnings.warn(f"n_jobs={n_jobs} actors need {n_jobs} CPUs, the Ray cluster has {cpus}; chunks queued on "
-                          "actors that cannot be placed wait until the cluster grows", RuntimeWarning, stacklevel=4)
+        elif n_jobs > cpus >= 1:  # an actor that cannot be placed would hold its queued chunks for ever
+            warnings.warn(f"n_jobs={n_jobs} actors need {n_jobs} CPUs, the Ray cluster has {cpus}: {cpus} actors are "
+                          "used (chunks queued on an actor that cannot be placed never ran: the run hung)",
+                          RuntimeWarning, stacklevel=4)
+            n_jobs = cpus
         self.n_jobs = n_jobs
         self.payload_ref = ray.put(payload)  # the model and background go to the object store once
         self.task = task

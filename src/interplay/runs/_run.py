@@ -122,6 +122,13 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
     check_random_state(random_state)  # a bad seed is refused before anything is written (a Generator is not drawn from)
 
     payload = dumps_explainer(explainer)  # picklability checked before anything is written
+    if backend == "ray" and ray_address is None:  # a Ray connection that fails leaves no half-created run
+        from ._backends import _import_ray
+
+        if not _import_ray().is_initialized():
+            raise RuntimeError("backend='ray': Ray is not initialised. Connect first with ray.init() (a local "
+                               "instance) or ray.init(address='auto' | 'ray://<head>:10001') (a cluster), or pass "
+                               "ray_address='auto' | 'ray://<head>:10001' to ip.run")
     # X has the explainer's input columns; with groups= the values are per group (fewer, other names)
     columns = getattr(explainer, "column_names", None) or explainer.feature_names
     n_columns = getattr(explainer, "n_columns", None) or explainer.n_features
@@ -251,6 +258,15 @@ def _execute(explainer, payload, chunks, manifest, store, *, backend, n_jobs, ta
             bar.update(len(chunk.rows))
     except WorkersDied as exc:
         raise WorkersDied(f"{exc}. {_kept(manifest, store)}") from None
+    except OSError:  # a write that failed (a full disk): its own error says what is kept and how to resume
+        raise
+    except Exception as exc:  # the model failed on some chunk's rows: said with what is kept and how to finish
+        message = f"{exc}. {_kept(manifest, store)} (after fixing the cause)"
+        try:
+            raised = type(exc)(message)
+        except Exception:  # noqa: BLE001  (an exception type that takes other arguments: a RuntimeError)
+            raised = RuntimeError(f"{type(exc).__name__}: {message}")
+        raise raised from exc
     finally:
         engine.close()
         bar.close()
