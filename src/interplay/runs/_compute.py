@@ -119,14 +119,19 @@ def _sampled_results(explainer: Any, task: Task, chunk: Chunk) -> tuple[list, li
     labels = chunk.labels if chunk.labels is not None else [None] * len(chunk.rows)
     results, targets = [], []
     for k, (x, y) in enumerate(zip(chunk.rows, labels)):
-        row = explainer._check_row(x)
-        ((target, game),) = explainer._games(row, y).items()
-        # as Explainer.shapley: null players (interplay.fixed_players) are exact zeros, the rest a smaller game,
-        # and the same per-row options (SHEAR's autograd cross-contribution of a PyTorch model; the run skipped it)
-        options = explainer._row_options(task.kind, task.method, row, y, None, task.options)
-        results.append(explainer._explain_game(task.kind, game, row, method=task.method,
-                                               budget=task.budget,
-                                               random_state=row_seed(task.entropy, chunk.start + k), **options))
+        try:
+            row = explainer._check_row(x)
+            ((target, game),) = explainer._games(row, y).items()
+            # as Explainer.shapley: null players (interplay.fixed_players) are exact zeros, the rest a smaller
+            # game, and the same per-row options (SHEAR's autograd cross-contribution of a PyTorch model)
+            options = explainer._row_options(task.kind, task.method, row, y, None, task.options)
+            results.append(explainer._explain_game(task.kind, game, row, method=task.method,
+                                                   budget=task.budget,
+                                                   random_state=row_seed(task.entropy, chunk.start + k), **options))
+        except (ValueError, TypeError) as exc:  # a row's own error names "x": here it is a row of X
+            if not str(exc).startswith("x: "):
+                raise
+            raise type(exc)(f"X: row {chunk.start + k}: {str(exc)[3:]}") from None
         targets.append(_plain(target))
     return results, targets
 
