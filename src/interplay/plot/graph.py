@@ -785,9 +785,14 @@ def _whole_edge(s, sources: np.ndarray, targets: np.ndarray) -> bool:
     return bool(np.all(np.asarray(s.adjacency)[np.ix_(sources, targets)].any(axis=0)))
 
 
+def _class_members(s) -> dict[int, np.ndarray]:
+    """Each class of the condensation (component id) and its features."""
+    return {int(c): np.flatnonzero(s.component == c) for c in np.unique(s.component)}
+
+
 def _partial_edges(s, max_edges: int) -> int:
     """How many of the drawn redundancy arrows reach only some of their target group's members."""
-    members = {int(c): np.flatnonzero(s.component == c) for c in np.unique(s.component)}
+    members = _class_members(s)
     return sum(not _whole_edge(s, members[a], members[b]) for a, b in s.class_edges[:max(0, max_edges)])
 
 
@@ -830,7 +835,7 @@ def _draw_edges(ax, g, s, router: _Router, strongest: int, max_edges: int, magni
         ax.add_patch(patch)
         drawn.append((patch, a, b))
 
-    members = {int(c): np.flatnonzero(s.component == c) for c in np.unique(s.component)}
+    members = _class_members(s)
     for a, b in s.class_edges[:max(0, max_edges)]:
         whole = _whole_edge(s, members[a], members[b])  # else dashed: only some of the group's members
         arrow(a, b, "redundancy-edge" if whole else "partial-redundancy-edge", False, mutation_scale=15 * f,

@@ -223,16 +223,16 @@ BATCH_SECONDS = 10.0  # CPU seconds a later batch should take (each batch repeat
 QUICK_SECONDS = 15.0  # below this much estimated work the rest goes in one batch
 
 
-def _batches(inputs: TreeInputs, rows: np.ndarray, background: np.ndarray, timed: bool):
+def _batches(inputs: TreeInputs, rows: np.ndarray, background: np.ndarray):
     """``(slice, ensemble, X, B)`` per batch of rows: one batch (a coded Pipeline ensemble: ``CHUNK`` rows a
-    batch), or with ``timed`` and more than :data:`PROBE_ABOVE` rows a first batch of :data:`PROBE_ROWS` whose CPU
+    batch), or with more than :data:`PROBE_ABOVE` rows a first batch of :data:`PROBE_ROWS` whose CPU
     time sizes the others to about :data:`BATCH_SECONDS` each (a tail under half a batch joins the last one), so
     progress can be shown (its lines come every 30 s) and Ctrl-C stops between batches, while the background's
     set-up, repeated by each batch (0.14 s for 1,000 background rows and 300 trees, against 6 ms a row), costs a
     few percent (the rest in one batch when it is quick). Values do not depend on the batches (rows are
     independent)."""
     cap = len(rows) if inputs.owner is None else CHUNK
-    step = min(PROBE_ROWS, cap) if timed and len(rows) > PROBE_ABOVE else cap
+    step = min(PROBE_ROWS, cap) if len(rows) > PROBE_ABOVE else cap
     start = 0
     while start < len(rows):
         stop = min(start + max(step, 1), len(rows))
@@ -242,7 +242,7 @@ def _batches(inputs: TreeInputs, rows: np.ndarray, background: np.ndarray, timed
         began = time.process_time()
         ensemble, X, B = inputs.prepared(rows[part], background)
         yield part, ensemble, X, B  # the caller computes the batch before asking for the next
-        if timed and start == 0 and stop < len(rows):
+        if start == 0 and stop < len(rows):
             per_row = (time.process_time() - began) / stop
             left = len(rows) - stop
             step = left if per_row * left < QUICK_SECONDS else max(PROBE_ROWS, int(BATCH_SECONDS / max(per_row, 1e-9)))
@@ -288,7 +288,7 @@ def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | N
     per_target: dict = {}
     done, stopped = 0, False
     with shown(len(rows), f"explaining ({kind}, tree)", enabled=progress) as bar, _deferred_interrupt() as hit:
-        for part, ensemble, Xp, B in _batches(inputs, rows, background, timed=True):
+        for part, ensemble, Xp, B in _batches(inputs, rows, background):
             multi, sets = _target_sets(explainer, ensemble, Xp)
             for key, columns, signs, labels in sets:
                 if tree_path_dependent:
