@@ -290,12 +290,17 @@ def _identified(X: np.ndarray) -> bool:
     return bool(np.all(leverage < 1.0 - 1e-8))
 
 
-def _inverse_at(scaled_K: np.ndarray, lam: float):
+def _inverse_at(scaled_K: np.ndarray, lam: float, out: np.ndarray | None = None):
     """The lower triangle of ``(scaled_K + lam I)^-1`` (LAPACK ``potrf`` and ``potri``; None where the
-    factorisation fails): one noise of :func:`_loo` for about a sixth of an eigendecomposition's time."""
+    factorisation fails): one noise of :func:`_loo` for about a sixth of an eigendecomposition's time. ``out``: a
+    Fortran-ordered array of the same shape to write it in (a fresh one page-faults: about 2 us a page here)."""
     import scipy.linalg
 
-    A = np.array(scaled_K, order="F")
+    if out is None:
+        A = np.array(scaled_K, order="F")
+    else:
+        A = out
+        A[...] = scaled_K
     A.flat[::len(A) + 1] += lam
     factor, info = scipy.linalg.lapack.dpotrf(A, lower=1, clean=0, overwrite_a=1)
     if info != 0:
@@ -401,6 +406,7 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
     powers = RELEVANCE_POWERS if relevance is not None and relevance.max() > 0 else (0.0,)
     ys = root_w * y
     kernels, inverses, scored = {}, {}, {}
+    spare = []  # the arrays of inverses no longer kept (only the best (gamma, rho)'s are reused), written over
     noise_at = None  # the index in NOISES of the best model's noise, once one is scored
     best = Choice(candidates[0][0] if candidates else None, powers[0], DECAYS[0], float(NOISES[0]), np.inf, len(S))
 
@@ -417,8 +423,16 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
         """The score at noise NOISES[j] (one Cholesky factorisation per (gamma, rho, noise), kept)."""
         scaled_K, at_zero = kernel(gamma, rho)
         if (gamma, rho, j) not in inverses:
-            inverses[gamma, rho, j] = _inverse_at(scaled_K, NOISES[j] * at_zero)
+            inverses[gamma, rho, j] = _inverse_at(scaled_K, NOISES[j] * at_zero, spare.pop() if spare else None)
         return _loo_inverse(inverses[gamma, rho, j], root_w[:, None] * X, ys, root_w)
+
+    def release() -> None:
+        """Hand the inverses of every (gamma, rho) but the best's to ``spare``: only the best's are asked for
+        again (by the other designs; a walk scores each (gamma, rho) once at a noise)."""
+        for key in [key for key in inverses if key[:2] != (best.gamma, best.rho)]:
+            inverse = inverses.pop(key)
+            if inverse is not None:
+                spare.append(inverse)
 
     def consider(key, X: np.ndarray, gamma: float, rho: float, how: str) -> float:
         """Score a model: at every noise while no model has a score (one eigendecomposition), else at the "best"
@@ -453,6 +467,7 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
             best = Choice(key, gamma, rho, float(NOISES[j]), score_j, len(S))
         if np.isfinite(best.score):
             noise_at = int(np.argmin(np.abs(np.log(NOISES / best.noise))))
+        release()
         return score_j
 
     def score(walker: int, gamma: float, rho: float) -> float:
@@ -511,8 +526,11 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
         R = root_w[:, None] * X_extra
         scaled_extra = (R * (at_zero * v)) @ R.T
         noise = best.noise  # the best noise so far (one factorisation per tau)
+        work = spare.pop() if spare else np.empty_like(scaled_K, order="F")
         for tau in EXTRA_TAUS:
-            score_tau = _loo_inverse(_inverse_at(scaled_K + tau * scaled_extra, noise * at_zero), X0, ys, root_w)
+            np.multiply(scaled_extra, tau, out=work)
+            work += scaled_K  # scaled_K + tau * scaled_extra, in a reused array
+            score_tau = _loo_inverse(_inverse_at(work, noise * at_zero, work), X0, ys, root_w)
             if score_tau < best.score:
                 best = Choice(key, gamma, rho, float(noise), float(score_tau), len(S), float(tau))
     best.base = first
