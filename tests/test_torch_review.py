@@ -162,3 +162,27 @@ def test_dtype_other_than_the_modules_works_when_the_module_converts():
     values = ip.Explainer(TorchModel(_Casting().eval(), dtype=torch.float64), X[:5]).shapley(X[20:21],
                                                                                                 method="exact")
     assert np.isfinite(values.values).all()
+
+
+def test_a_model_asking_for_large_calls_gets_them_from_its_first_call():
+    """ModelFunction.call_rows (a torch module on a GPU asks for 16,384 rows) is where the explainer's calls start,
+    instead of its cache-sized ones (about 1,000 rows), within max_rows; the values are the same."""
+    X = _data(14, 30)
+    net = _tanh_net(14)
+    sizes = []
+    net.register_forward_hook(lambda module, inputs, output: sizes.append(len(inputs[0])))
+
+    class LargeCalls(TorchModel):
+        @property
+        def call_rows(self):
+            return 8192
+
+    plain = ip.Explainer(net, X[:10]).shapley(X[20], method="kernel", budget=2048, random_state=0)
+    assert sizes[1] <= 1024, sizes  # sizes[0]: the empty and full coalitions' call
+    sizes.clear()
+    large = ip.Explainer(LargeCalls(net), X[:10]).shapley(X[20], method="kernel", budget=2048, random_state=0)
+    assert sizes[1] >= 8000, sizes
+    np.testing.assert_allclose(large.values, plain.values, rtol=1e-12, atol=1e-12)
+    sizes.clear()
+    ip.Explainer(LargeCalls(net), X[:10], max_rows=3000).shapley(X[20], method="kernel", budget=2048, random_state=0)
+    assert 2000 < sizes[1] <= 3000 and max(sizes) <= 3000, sizes

@@ -152,6 +152,15 @@ def _unique_columns(X: Any, name: str) -> tuple[str, ...]:
     return columns
 
 
+def host_data(data: Any) -> Any:
+    """A torch tensor as a detached tensor in the CPU's memory (the same values), which NumPy can read: it cannot
+    read one that requires grad ("Can't call numpy() on Tensor that requires grad") or one on a GPU ("can't
+    convert cuda:0 device type tensor to numpy"). Anything else unchanged."""
+    if callable(getattr(data, "detach", None)) and callable(getattr(data, "cpu", None)):
+        return data.detach().cpu()
+    return data
+
+
 def as_array(X: Any, name: str) -> np.ndarray:
     """``np.asarray(X)``, with ragged input (rows of different lengths) as an error naming ``name``; a mapping
     (e.g. one row as ``{column: value}``) is refused, saying how to pass it."""

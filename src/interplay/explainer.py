@@ -25,6 +25,7 @@ from ._optional import installed
 from ._progress import tracked
 from ._validation import (
     align_columns,
+    host_data,
     renames_columns,
     check_choice,
     check_feature_names,
@@ -145,7 +146,7 @@ class Explainer:
         columns = None
         self.background = None
         if background is not None:
-            background = _detached(background)
+            background = host_data(background)
             if library(self._model_source()) in BOOSTER_LIBRARIES and _text_columns(background):
                 # a CSV's strings for a LightGBM or XGBoost model fitted on pandas categoricals: the booster's own
                 # categories (no compiled extra needed)
@@ -362,7 +363,7 @@ class Explainer:
     def _rows(self, X: Any, name: str) -> np.ndarray:
         """``X`` as rows of the explainer's columns (float, or object when raw); missing values are kept when
         the model takes them (:meth:`_check_missing`)."""
-        X = self._align_frame(_detached(X), name)
+        X = self._align_frame(host_data(X), name)
         rows, _, _ = check_table(X, name, n_columns=self.n_columns, raw=self.raw, allow_missing=True)
         if not self.raw and rows.dtype == object:  # a frame's object columns: numbers now, errors named `name`
             rows, _ = check_numeric_matrix(rows, name, n_columns=self.n_columns, allow_nan=True)
@@ -523,7 +524,7 @@ class Explainer:
 
         sizer = self.__dict__.get("_call_sizer")  # model rows per call, learned once for all rows
         if sizer is None or sizer.max_rows != self.max_rows:
-            sizer = self._call_sizer = CallSizer(self.max_rows)
+            sizer = self._call_sizer = CallSizer(self.max_rows, start_rows=self.model.call_rows)
         if self.removal == "baseline":
             value_fn = baseline_value_function(predict, x, self.reference, max_rows=self.max_rows, sizer=sizer)
         elif self.removal == "marginal":
@@ -961,14 +962,6 @@ class _AutogradMatrix(np.ndarray):
     ``source`` SHEAR records in ``info["cross_contribution"]`` (a plain matrix reads "user matrix")."""
 
     source = "autograd Hessian (SHEAR Eq. 11)"
-
-
-def _detached(data: Any) -> Any:
-    """A torch tensor that requires grad as a detached one (the same values): NumPy cannot read it (torch's
-    "Can't call numpy() on Tensor that requires grad"). Anything else unchanged."""
-    if getattr(data, "requires_grad", False) and callable(getattr(data, "detach", None)):
-        return data.detach()
-    return data
 
 
 def _widened(dtypes: tuple) -> tuple:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int
+from .._validation import check_int, host_data
 from ..games import Game
 from ..removal._columns import chunked
 from ._common import (
@@ -153,7 +153,7 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
     from ..models import as_model
 
     model = as_model(model, classifier=classifier)
-    image = np.asarray(image, dtype=float)
+    image = np.asarray(host_data(image), dtype=float)  # a tensor on a GPU too
     if image.ndim not in (2, 3):
         raise ValueError(f"image: expected (H, W) or (H, W, C), got shape {image.shape}")
     if min(image.shape[:2]) == 1:  # e.g. a flattened row of a table of images: its patches would be strips

@@ -49,6 +49,12 @@ of another width is refused when the explainer is built; ``n_calls``/``n_rows`` 
     # a callable declared a classifier whose one output is P(class 1): returned as [1 - p, p] (see __call__)
     binary_columns: bool = field(default=False, repr=False)
 
+    @property
+    def call_rows(self) -> int | None:
+        """Rows per call this model wants to start with (None: the explainer's cache-sized calls; a PyTorch
+        module on a GPU wants large ones)."""
+        return None
+
     def margin_model(self) -> "ModelFunction | None":
         """The model's raw score (the margin before the link: log-odds of class 1 for a binary booster,
         per-class scores for a multi-class one) as a model with one column per class (binary: ``[-m, m]``,

@@ -100,6 +100,9 @@ class CallSizer:
     ``learn=False`` keeps the start size (for rows this wide): the calls then depend on the data only, so a model
     whose last bits depend on how many rows a call holds (a BLAS matrix product: MLPs, linear models) gives the
     same bits every time (batch runs use it: two runs, or a run and its resume, agree bit for bit).
+
+    ``start_rows``: the model's own start size (:attr:`ModelFunction.call_rows`, a PyTorch module on a GPU), used
+    instead of the cache-sized one, still within ``max_rows`` and :attr:`MAX_CELLS`, and learned from as usual.
     """
 
     START_ROWS = 1024
@@ -107,10 +110,12 @@ class CallSizer:
     MIN_START_ROWS = 256  # ...but never fewer rows than this (a call has a fixed cost too)
     MAX_CELLS = 2**23  # 64 MiB of float64 hybrid rows per call at most
 
-    def __init__(self, max_rows: int = 65536, *, learn: bool = True, rows: int | None = None) -> None:
+    def __init__(self, max_rows: int = 65536, *, learn: bool = True, rows: int | None = None,
+                 start_rows: int | None = None) -> None:
         self.max_rows = max(1, int(max_rows))
         self.learn = bool(learn)
-        self.start = self.rows = min(self.START_ROWS, self.max_rows)
+        self.start_rows = None if start_rows is None else max(1, int(start_rows))
+        self.start = self.rows = min(self.START_ROWS if self.start_rows is None else self.start_rows, self.max_rows)
         self.best: float | None = None  # CPU seconds per row at the current size
         self.settled = self.rows >= self.max_rows
         self.warm = False
@@ -140,6 +145,10 @@ class CallSizer:
 
     def _start_for(self, width: int) -> None:
         """The start size for rows ``width`` columns wide (at most :attr:`START_CELLS` cells)."""
+        if self.start_rows is not None:  # the model's own: within the cells of a call only
+            wide = max(1, self.MAX_CELLS // max(int(width), 1))
+            self.start = self.rows = min(self.start_rows, wide, self.max_rows)
+            return
         wide = max(self.MIN_START_ROWS, self.START_CELLS // max(int(width), 1))
         self.start = self.rows = min(self.START_ROWS, wide, self.max_rows)
 
