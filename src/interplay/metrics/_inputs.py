@@ -2,7 +2,8 @@
 
 Feature names: an Attribution/Explanation/Game (``feature_names``), a DataFrame (its columns) or a pandas Series
 (its index) carries names; a numpy array does not. When both sides of a comparison carry names, they are matched
-by name (:func:`align_names`); otherwise by position.
+by name (:func:`align_names`); otherwise by position. Pandas labels that are the integers ``0..n-1`` (its default
+labels, in any order, e.g. after ``sort_values()``) are feature positions: the values are put in that order.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ def as_scores(scores: Any, name: str = "scores", *, n: int | None = None) -> np.
 
     Accepts an :class:`~interplay.Attribution`, an :class:`~interplay.Explanation` or anything array-like.
     """
+    positions = _integer_labels(scores)
     if isinstance(scores, (Attribution, Explanation)):
         scores = scores.values
     try:
@@ -32,25 +34,41 @@ def as_scores(scores: Any, name: str = "scores", *, n: int | None = None) -> np.
         raise ValueError(f"{name}: expected {n} values per row (one per feature), got shape {arr.shape}")
     if not np.isfinite(arr).all():
         raise ValueError(f"{name}: contains NaN or inf")
+    if positions is not None and len(positions) == arr.shape[-1]:  # e.g. pd.Series(phi).sort_values()
+        arr = arr[..., np.argsort(positions)]
     return arr
+
+
+def _pandas_labels(obj: Any) -> list | None:
+    """The feature labels of a DataFrame (its columns) or a Series (its index), else None."""
+    if hasattr(obj, "columns") and hasattr(obj, "dtypes") and hasattr(obj, "iloc"):  # DataFrame
+        return list(obj.columns)
+    if hasattr(obj, "index") and hasattr(obj, "dtype") and hasattr(obj, "iloc"):  # Series
+        return list(obj.index)
+    return None
+
+
+def _integer_labels(obj: Any) -> list[int] | None:
+    """Pandas labels that are the integers ``0..n-1`` in any order (pandas' default labels, e.g. reordered by
+    ``sort_values()``): they are feature positions, not names; else None."""
+    labels = _pandas_labels(obj)
+    if labels is None or not all(isinstance(f, (int, np.integer)) and not isinstance(f, bool) for f in labels):
+        return None
+    positions = [int(f) for f in labels]
+    return positions if sorted(positions) == list(range(len(positions))) else None
 
 
 def feature_names_of(obj: Any) -> tuple[str, ...] | None:
     """The feature names ``obj`` carries (see the module docstring), else ``None``. Pandas' default labels
-    ``0..n-1`` are no names."""
+    ``0..n-1`` (in any order) are positions, not names."""
     if isinstance(obj, (Attribution, Explanation, Game)):
         names = obj.feature_names
-    elif hasattr(obj, "columns") and hasattr(obj, "dtypes") and hasattr(obj, "iloc"):  # DataFrame
-        names = list(obj.columns)
-    elif hasattr(obj, "index") and hasattr(obj, "dtype") and hasattr(obj, "iloc"):  # Series
-        names = list(obj.index)
     else:
-        return None
+        names = _pandas_labels(obj)
     if names is None:
         return None
     names = list(names)
-    if all(isinstance(f, (int, np.integer)) and not isinstance(f, bool) for f in names) \
-            and [int(f) for f in names] == list(range(len(names))):
+    if _integer_labels(obj) is not None:  # positions (as_scores puts the values in position order)
         return None
     return tuple(str(f) for f in names)
 

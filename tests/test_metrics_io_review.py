@@ -1,0 +1,33 @@
+"""Regression tests of a review of interplay.metrics and interplay.io (saving/loading results)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import interplay as ip
+from interplay import metrics as m
+from interplay.games import Game
+
+W = np.array([3.0, -1.0, 2.0, 0.5])
+
+
+def _additive(names=None):
+    return Game(lambda S: S.astype(float) @ W, len(W), names)
+
+
+# ---------------------------------------------------------------- 1. pandas' integer labels are positions
+def test_sorted_series_of_scores_keeps_its_features():
+    """``pd.Series(phi).sort_values()`` keeps each value with its label 0..n-1: a metric reads it in position order
+    (it was read in the sorted order, pairing values with the wrong features: a wrong AUC, faithfulness, ACC)."""
+    game = _additive()
+    s = pd.Series(W).sort_values()
+    assert m.insertion_auc(game, s) == m.insertion_auc(game, W)
+    assert m.deletion_auc(game, s) == m.deletion_auc(game, W)
+    assert m.faithfulness(game, s) == pytest.approx(1.0)
+    assert m.ranking_accuracy(s, pd.Series(W)) == 1.0
+    assert m.ranking_accuracy(s, W) == 1.0
+    assert m.absolute_error(s, W) == 0.0
+    frame = pd.DataFrame([W]).iloc[:, [2, 0, 3, 1]]
+    assert m.absolute_error(frame, W[None]) == pytest.approx([0.0])
+    curve = m.posthoc_accuracy_by_ranking([game], frame, fractions=[0.5])
+    assert np.array_equal(curve.accuracy, m.posthoc_accuracy_by_ranking([game], [W], fractions=[0.5]).accuracy)
