@@ -31,3 +31,19 @@ def test_sorted_series_of_scores_keeps_its_features():
     assert m.absolute_error(frame, W[None]) == pytest.approx([0.0])
     curve = m.posthoc_accuracy_by_ranking([game], frame, fractions=[0.5])
     assert np.array_equal(curve.accuracy, m.posthoc_accuracy_by_ranking([game], [W], fractions=[0.5]).accuracy)
+
+
+# ---------------------------------------------------------------- 2. Interactions keyed by numpy integers
+@pytest.mark.parametrize("suffix", [".json", ".npz"])
+def test_interactions_with_numpy_integer_subsets_round_trip(tmp_path, suffix):
+    """Subsets built from numpy indices (``itertools.combinations(np.arange(n), 2)``) are saved as ints (save
+    raised 'Object of type int64 is not JSON serializable')."""
+    import itertools
+
+    pairs = list(itertools.combinations(np.arange(3), 2))
+    result = ip.Interactions({p: float(sum(p)) for p in pairs}, "sii", 2, 0.0, ("a", "b", "c"), 8, "exact",
+                             std_errors={p: 0.1 for p in pairs})
+    loaded = ip.load(ip.save(result, tmp_path / f"r{suffix}"))
+    assert dict(loaded.values) == {(0, 1): 1.0, (0, 2): 2.0, (1, 2): 3.0}
+    assert dict(loaded.std_errors) == {p: 0.1 for p in [(0, 1), (0, 2), (1, 2)]}
+    assert all(type(i) is int for key in loaded.values for i in key)

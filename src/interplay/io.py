@@ -147,7 +147,7 @@ def _hashable(key: Any) -> Any:
 
 def _subsets(mapping, enc: _Encoder) -> dict:
     keys = list(mapping)
-    return {"__subsets__": [list(k) for k in keys], "values": enc.array(np.array([mapping[k] for k in keys],
+    return {"__subsets__": [[int(i) for i in k] for k in keys], "values": enc.array(np.array([mapping[k] for k in keys],
                                                                                 dtype=float))}
 
 
