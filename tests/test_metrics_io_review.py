@@ -47,3 +47,17 @@ def test_interactions_with_numpy_integer_subsets_round_trip(tmp_path, suffix):
     assert dict(loaded.values) == {(0, 1): 1.0, (0, 2): 2.0, (1, 2): 3.0}
     assert dict(loaded.std_errors) == {p: 0.1 for p in [(0, 1), (0, 2), (1, 2)]}
     assert all(type(i) is int for key in loaded.values for i in key)
+
+
+# ---------------------------------------------------------------- 3. a file named .npz that is no zip archive
+@pytest.mark.parametrize("content", [b"not a zip", b'{"format": "interplay-result"}', b""])
+def test_npz_that_is_not_a_zip_says_so_without_suggesting_pickle(tmp_path, content):
+    """numpy reads a non-zip file as a pickle and the error told the user to pass allow_pickle=True (which would
+    run code from the file); it now says the file is not a zip archive."""
+    path = tmp_path / "result.npz"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match="not a zip archive") as info:
+        ip.load(path)
+    assert "pickle" not in str(info.value)
+    with pytest.raises(ValueError, match="not a zip archive"):
+        ip.io.read_header(path)

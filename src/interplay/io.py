@@ -256,6 +256,8 @@ def _read(path: str | Path) -> tuple[dict, Any]:
     try:
         if suffix == ".json":
             return json.loads(path.read_text(encoding="utf-8")), None
+        if not zipfile.is_zipfile(path):  # np.load would read it as a pickle and ask for allow_pickle=True
+            raise ValueError("not a zip archive (an .npz result file is one)")
         with np.load(path, allow_pickle=False) as npz:
             if "__document__" not in npz.files:
                 raise ValueError("no __document__ entry")
