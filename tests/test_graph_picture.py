@@ -103,7 +103,7 @@ def test_a_group_shows_each_members_value_and_sign():
     (box,) = _group_boxes(ax)
     extent = box.get_window_extent(renderer)
     inside = [t.get_text() for t in ax.texts if _inside(t.get_window_extent(renderer), extent)]
-    dots = [p for p in ax.patches if isinstance(p, Circle) and _inside(p.get_window_extent(renderer), extent)]
+    dots = [p for p in ax.patches if p.get_gid() == "member" and _inside(p.get_window_extent(renderer), extent)]
     assert len(dots) == 2
     for i in (2, 5):
         value = graph.univariate[i]

@@ -34,6 +34,7 @@ NAME_WIDTH = 16        # characters per line of a node's name (two lines; three 
 ROW_NAME_WIDTH = 24    # characters of a name in a group's list (one line)
 GROUP_ROWS = 6         # members listed in a group's box; beyond, the largest five and "+k more"
 ROW_H = FONT * 1.5 / 72.0  # inches per row of a group's list
+MEMBER_SIDE = 0.09     # inches: the side of a group member's colour square (one size: colour only)
 GAP_X = 0.3            # inches between neighbouring nodes of a row
 GAP_ROW = 0.4          # inches between the rows of one layer
 GAP_BAND = 0.22        # inches between layers
@@ -117,7 +118,9 @@ def _text_size(lines: list[str], size: float = FONT) -> tuple[float, float]:
 @dataclass
 class _Node:
     """One class of the condensation as drawn (inches): a dot with its label below, or a group's box listing
-    its members with their values. ``x, y``: the centre of the circle or of the box."""
+    its members with their values. ``x, y``: the centre of the circle or of the box. ``strength``: what a dot's
+    size shows (``|value|``, or the ranking score without values), a group's largest member's; nodes placed
+    side by side without parents above are ordered by it, largest first."""
 
     members: list[int]
     strength: float
@@ -207,7 +210,7 @@ def _nodes(g, s, magnitudes: bool) -> dict[int, _Node]:
     nodes = {}
     for c, ids in classes.items():
         ids = sorted(ids, key=lambda i: -size[i])
-        node = _Node(ids, float(max(s.ranking[i] for i in ids)))
+        node = _Node(ids, float(size[ids[0]]))  # the quantity the size shows (ids: largest first)
         geometry = (_group(_group_rows(ids, row_names, phi, magnitudes)) if len(ids) > 1
                     else _dot(ids, dot_names[ids[0]], phi, size, top, magnitudes))
         for key, value in geometry.items():
@@ -269,10 +272,11 @@ def _layers(s, nodes: dict[int, _Node], lone_caption: str, cohort: bool = False)
 
 
 def _pack(ids: list[int], nodes: dict[int, _Node], width: float) -> list[list[int]]:
-    """Classes with no parent in rows of at most ``width`` inches, the strongest first (left, then first row)."""
+    """Classes with no parent in rows of at most ``width`` inches, the largest ``|value|`` (what a dot's size
+    shows; a group: its largest member's) first: left, then first row. Ties keep the class order."""
     rows: list[list[int]] = [[]]
     used = 0.0
-    for c in sorted(ids, key=lambda c: -nodes[c].strength):
+    for c in sorted(ids, key=lambda c: -nodes[c].strength):  # stable: ties in class order
         if rows[-1] and used + nodes[c].w > width + 1e-9:
             rows.append([])
             used = 0.0
@@ -340,8 +344,9 @@ def _hang(row: list[int], nodes: dict[int, _Node], top: float) -> float:
 def _place_layered(s, nodes: dict[int, _Node], lone_caption: str = "no redundancy edge, in or out",
                    max_width: float = MAX_WIDTH, cohort: bool = False) -> list[_Band]:
     """Layers top to bottom, each in a shaded band; a layer wider than ``max_width`` inches continues in further
-    rows of its band. The first layer (and the last, of features with no redundancy edge) in order of strength,
-    the others each under its parents (fewer crossings, shorter arrows)."""
+    rows of its band. A layer whose nodes have no parent above (the first, the features with no redundancy edge,
+    the set-aside ones) reads left to right from the largest ``|value|`` (what the size shows), the others each
+    under its parents (fewer crossings, shorter arrows; ties largest first)."""
     layers = _layers(s, nodes, lone_caption, cohort)
     width = max([min(max_width, _row_width(ids, nodes)) for _, ids in layers]
                 + [node.w for node in nodes.values()]
@@ -740,9 +745,10 @@ def _draw_dot(ax, node: _Node, value, magnitudes: bool, f: float):
 
 
 def _draw_group(ax, node: _Node, phi, size: np.ndarray, top: float, magnitudes: bool, f: float):
-    """A group of interchangeable features: a box listing its members, each with a dot coloured by its value
-    (area ``|value|``) and the value written after the name."""
-    from matplotlib.patches import Circle, FancyBboxPatch
+    """A group of interchangeable features: a box listing its members, each with a small square coloured by its
+    value (all of one size: the box's rows are too low for a dot at the scale of the single features' dots, and
+    a smaller scale read as a smaller value beside them; the value is written after the name)."""
+    from matplotlib.patches import FancyBboxPatch, Rectangle
 
     x0, y0, x1, y1 = node.shape()
     box = FancyBboxPatch((x0, y0), node.w, node.h, boxstyle="round,pad=0,rounding_size=0.08", fc=GROUP_FILL,
@@ -752,9 +758,9 @@ def _draw_group(ax, node: _Node, phi, size: np.ndarray, top: float, magnitudes: 
     for k, (text, i) in enumerate(node.rows):
         y = y1 - 0.07 - (k + 0.5) * ROW_H
         if i is not None:
-            r = 0.025 + 0.045 * np.sqrt(size[i] / top)
-            ax.add_patch(Circle((x0 + 0.16, y), r, fc=_colour(None if phi is None else phi[i], magnitudes),
-                                ec="none", zorder=3.5, gid="member"))
+            ax.add_patch(Rectangle((x0 + 0.16 - MEMBER_SIDE / 2, y - MEMBER_SIDE / 2), MEMBER_SIDE, MEMBER_SIDE,
+                                   fc=_colour(None if phi is None else phi[i], magnitudes), ec="none", zorder=3.5,
+                                   gid="member"))
         texts.append(ax.text(x0 + 0.26, y, _escaped(text), ha="left", va="center", fontsize=FONT * f, zorder=4,
                              color="#222" if i is not None else CAPTION_COLOUR))
     return box, texts
@@ -852,14 +858,16 @@ def _draw_edges(ax, g, s, router: _Router, strongest: int, max_edges: int, magni
     return drawn
 
 
-def _interaction_handles(index: str, has_values: bool, left_out: int, shown: int):
-    """The legend of a symmetric interaction index's graph: its strongest pairs, no redundancy."""
+def _interaction_handles(index: str, has_values: bool, left_out: int, shown: int, layered: bool = True):
+    """The legend of a symmetric interaction index's graph: its strongest pairs, no redundancy (``layered``: the
+    nodes side by side, largest first)."""
     m = plt()
     handles = [m.Line2D([], [], color=POSITIVE, lw=2, label=f"A \u2014 B: the pair adds more together\n"
                         f"than apart ({index}; width: |value|)"),
                m.Line2D([], [], color=NEGATIVE, lw=2, label="\u2026 less together than apart"),
                m.Line2D([], [], marker="o", ls="", mfc="#888", mec="none", ms=9,
-                        label="area: |value|" if has_values else "area: ranking score")]
+                        label=("area: |value|" if has_values else "area: ranking score")
+                        + (";\nleft to right: largest first" if layered else ""))]
     if left_out:
         handles.append(m.Line2D([], [], ls="", label=f"showing {shown} features with the largest\n|value|; "
                                 f"{left_out} more left out (max_features)"))
@@ -904,11 +912,13 @@ def _legend_handles(layered: bool, magnitudes: bool, has_values: bool, left_out:
         handles.append(Patch(fc=BAND_FILL, ec="none", label="shaded band: one layer, read top to\nbottom "
                              "(its caption says which;\na long layer takes several rows)"))
     handles.append(m.Line2D([], [], marker="s", ls="", mfc=GROUP_FILL, mec=GROUP_EDGE, ms=10,
-                            label="interchangeable group: its members" + ("\nand their values" if has_values
-                                                                           else "")))
+                            label="interchangeable group: its members" + ("\nand their values (square: colour "
+                                                                           "only)" if has_values else "")))
     area = ("mean |value|" if magnitudes else "|value|") if has_values else "ranking score"
+    order = ("left to right: largest first\n(in a layer arrows reach: each node\nbelow its sources)" if layered
+             else "")
     handles.append(m.Line2D([], [], marker="o", ls="", mfc="#888", mec="none", ms=9,
-                            label=f"size grows with {area}\n(smaller scale inside group boxes)"))
+                            label=f"size grows with {area}" + (f";\n{order}" if order else "")))
     if no_effect:
         handles.append(m.Line2D([], [], marker="o", ls="", mfc=NO_VALUE, mec="none", ms=9,
                                 label=f"grey: {no_effect}"))
@@ -1074,9 +1084,11 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
     as :meth:`ExplanationGraph.redundancy` does, each kind in a band of its own: "little effect on its own" (``|phi| <=
     2 gamma``, not read as redundant) and "no notable effect on this prediction" (drawn grey, with a legend entry); a
     layer too wide for the page continues in further rows inside its band. Mutually redundant features (a strongly
-    connected component of ``H_gamma``) are one box listing its members, each with its value and a dot coloured like a
-    node. Node area: ``|phi|`` (the univariate value; colour: red raises, blue lowers the output); without univariate
-    values, the ranking. Long names wrap after ``_``, spaces, ``-`` or ``.`` (or between camelCase words) into two
+    connected component of ``H_gamma``) are one box listing its members, each with its value and a small square
+    coloured like a node (all of one size: colour only). Node area: ``|phi|`` (the univariate value; colour: red raises,
+    blue lowers the output); without univariate values, the ranking score. A layer with no arrow into it (the first,
+    the features with no redundancy edge, the set-aside ones) reads left to right from the largest area (a group: its
+    largest member's ``|phi|``); a layer reached by arrows places each node below its sources. Long names wrap after ``_``, spaces, ``-`` or ``.`` (or between camelCase words) into two
     lines, three for a long one (longer ones are cut in the middle, their ends kept); no two features are written alike.
     Edges: dark arrows ``A -> B`` = "once A is known, B adds little" (the condensation's transitive reduction: the
     implied edges are left out), and the ``strongest`` edges of G above gamma as coloured arcs under them (``B`` matters
@@ -1116,7 +1128,7 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
     xlim, ylim = _limits(nodes, bands)
     show_summary = summary if summary is not None else ax is None
     no_effect = NO_EFFECT_CAPTION[cohort] if s.no_effect else None
-    handles = (_interaction_handles(index, g.univariate is not None, left_out, n) if index else
+    handles = (_interaction_handles(index, g.univariate is not None, left_out, n, layout == "layered") if index else
                _legend_handles(layout == "layered", magnitudes, g.univariate is not None, left_out, n, no_effect,
                                partial=_partial_edges(s, max_edges),
                                arrows_left_out=max(0, len(s.class_edges) - max(0, max_edges))))

@@ -1,0 +1,74 @@
+"""What the plots show reads as they say: the graph's layers are ordered by what the node size shows (found on
+Adult: the layer of features with no redundancy edge was in PageRank order, a -0.07 dot before a -0.2 one) and a
+group's member marks are not a second, smaller size scale; a categorical colouring feature of the dependence plot
+gets one colour per category in a legend, not a colour bar; the interactions bar plot's "N other pairs" bar does
+not squash the pairs shown."""
+
+import numpy as np
+import pytest
+
+from interplay.graph import ExplanationGraph
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+from matplotlib.patches import Circle, FancyBboxPatch  # noqa: E402
+
+from interplay import plot  # noqa: E402
+
+from test_graph_picture import chain_graph  # noqa: E402
+
+
+def _pagerank_disagrees() -> ExplanationGraph:
+    """Six features, no redundancy edge (every weight large), f5 the smallest value but every edge into it
+    strong, so that PageRank ranks it first."""
+    w = np.full((6, 6), 0.8)
+    w[:, 5] = 3.0
+    phi = np.array([1.0, -0.9, 0.8, -0.7, 0.65, 0.6])
+    return ExplanationGraph(w, [f"f{i}" for i in range(6)], univariate=phi)
+
+
+def _dot_order(ax):
+    """Per row of dots (by height, top first): the |value| written under each dot, left to right."""
+    centres = np.array([p.center for p in ax.patches if isinstance(p, Circle) and p.get_gid() == "node"])
+    rows: dict[float, list[tuple[float, float]]] = {}
+    for text in ax._interplay_labels:
+        lines = text.get_text().split("\n")
+        if len(lines) < 2:  # a group's row
+            continue
+        x, y = text.get_position()  # just under its dot
+        cx, cy = centres[np.argmin(np.hypot(centres[:, 0] - x, centres[:, 1] - y))]
+        rows.setdefault(round(float(cy), 3), []).append((float(cx), abs(float(lines[-1]))))
+    return [[v for _, v in sorted(row)] for _, row in sorted(rows.items(), reverse=True)]
+
+
+def test_a_layer_reads_left_to_right_from_the_largest_value():
+    graph = _pagerank_disagrees()
+    ranking = np.asarray(graph.ranking().scores)
+    assert np.argmax(ranking) == 5  # the case: PageRank and |value| disagree
+    ax = plot.graph(graph)
+    (row,) = _dot_order(ax)
+    assert row == sorted(row, reverse=True)
+    legend = " ".join(t.get_text() for t in ax.get_legend().get_texts())
+    assert "largest first" in legend
+
+
+def test_a_group_is_placed_by_its_largest_member():
+    ax = plot.graph(chain_graph())  # top layer: x3 (1.85), the group {x1, x2} (1.0 each), x5 (0.53)
+    (group_x,) = [p.get_x() + p.get_width() / 2 for p in ax.patches
+                  if isinstance(p, FancyBboxPatch) and p.get_gid() == "group"]
+    labels = {t.get_text().split("\n")[0]: t.get_position()[0] for t in ax._interplay_labels}
+    assert labels["x3"] < group_x < labels["x5"]
+
+
+def test_group_members_are_colour_marks_of_one_size():
+    graph = chain_graph()
+    phi = np.array(graph.univariate, dtype=float)
+    phi[:2] = [-1.0, -0.4]  # x1 and x2: different values
+    ax = plot.graph(ExplanationGraph(np.asarray(graph.weights), list(graph.feature_names), univariate=phi))
+    marks = [p for p in ax.patches if p.get_gid() == "member"]
+    assert len(marks) == 2
+    sizes = {tuple(np.round(p.get_window_extent(ax.figure.canvas.get_renderer()).size, 6)) for p in marks}
+    assert len(sizes) == 1  # a smaller mark no longer reads as a smaller value
+    assert not any(isinstance(p, Circle) for p in marks)  # not dots: no size scale to compare with the nodes'
+    legend = " ".join(t.get_text() for t in ax.get_legend().get_texts())
+    assert "colour only" in legend
