@@ -209,8 +209,8 @@ def test_scatter_colours_by_the_strongest_interaction(table, tmp_path):
     assert _colorbars(plot.scatter(table, 0, interactions=matrix))[0].get_ylabel() == "x2"
     ax = plot.scatter(table, "colour", color=None)
     assert not _colorbars(ax) and [t.get_text() for t in ax.get_xticklabels()] == ["blue", "green", "red"]
-    ax = plot.scatter(table, "x2", color="colour")
-    assert [t.get_text() for t in _colorbars(ax)[0].get_yticklabels()] == ["blue", "green", "red"]
+    ax = plot.scatter(table, "x2", color="colour")  # categories: a legend, no colour bar
+    assert not _colorbars(ax) and [t.get_text() for t in ax.get_legend().get_texts()] == ["blue", "green", "red"]
     assert not _colorbars(plot.scatter(table[:, "x0"], "x0"))  # one feature: nothing to colour by
     with pytest.raises(KeyError, match="unknown feature"):
         plot.scatter(table, "x9")

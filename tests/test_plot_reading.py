@@ -7,6 +7,7 @@ not squash the pairs shown."""
 import numpy as np
 import pytest
 
+import interplay as ip
 from interplay.graph import ExplanationGraph
 
 matplotlib = pytest.importorskip("matplotlib")
@@ -72,3 +73,51 @@ def test_group_members_are_colour_marks_of_one_size():
     assert not any(isinstance(p, Circle) for p in marks)  # not dots: no size scale to compare with the nodes'
     legend = " ".join(t.get_text() for t in ax.get_legend().get_texts())
     assert "colour only" in legend
+
+
+def _dependence_table(colouring) -> ip.Explanation:
+    """Rows of x (numbers) explained by values that depend on ``colouring`` (the column to colour by)."""
+    rng = np.random.default_rng(0)
+    m = len(colouring)
+    x = rng.normal(size=m)
+    values = np.column_stack([x * rng.normal(size=m), rng.normal(size=m)])
+    data = np.column_stack([x.astype(object), np.asarray(colouring, dtype=object)])
+    return ip.Explanation(values, np.zeros(m), data, ("x", "c"), "exact", np.full(m, 4))
+
+
+def _legend_colours(ax):
+    legend = ax.get_legend()
+    return {t.get_text(): matplotlib.colors.to_rgba(h.get_markerfacecolor())
+            for t, h in zip(legend.get_texts(), legend.legend_handles)}
+
+
+@pytest.mark.parametrize("colouring", [
+    np.random.default_rng(1).choice(["Husband", "Wife", "Own-child", "Unmarried"], 120),   # names
+    np.random.default_rng(1).choice([0, 1, 3], 120),                                       # integer codes
+])
+def test_a_categorical_colouring_feature_gets_one_colour_per_level_in_a_legend(colouring):
+    ax = plot.scatter(_dependence_table(colouring), "x", color="c")
+    assert len(ax.figure.axes) == 1  # no colour bar
+    colours = _legend_colours(ax)
+    levels = sorted(set(colouring.tolist()))
+    assert list(colours) == [str(v) for v in levels] and ax.get_legend().get_title().get_text() == "c"
+    assert len(set(colours.values())) == len(levels)  # one colour each
+    drawn = ax.collections[0].get_facecolors()
+    for k, value in enumerate(colouring):  # each dot has its level's colour
+        np.testing.assert_allclose(drawn[k][:3], colours[str(value)][:3], atol=1e-6)
+
+
+def test_many_categories_keep_the_most_frequent_and_pool_the_rest_and_missing_is_named():
+    rng = np.random.default_rng(2)
+    names = [f"country_{k:02d}" for k in range(14)]
+    colouring = rng.choice(names, 300, p=np.r_[0.5, np.full(13, 0.5 / 13)]).astype(object)
+    colouring[:5] = None
+    ax = plot.scatter(_dependence_table(colouring), "x", color="c")
+    labels = list(_legend_colours(ax))
+    assert len(labels) == 10 and labels[-2:] == ["6 other categories", "missing"]
+    assert "country_00" in labels  # the most frequent keeps its colour
+
+
+def test_a_numeric_colouring_feature_with_many_values_keeps_the_colour_bar():
+    ax = plot.scatter(_dependence_table(np.random.default_rng(3).normal(size=120)), "x", color="c")
+    assert len(ax.figure.axes) == 2 and ax.get_legend() is None

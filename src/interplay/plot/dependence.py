@@ -6,8 +6,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..results import _feature_index
-from ._common import encode, grouped, info_of, limits, new_axes, one_result, shade, value_cmap, warn_mixed, with_unit
+from ._common import (encode, format_value, grouped, info_of, limits, new_axes, one_result, shade, value_cmap,
+                      warn_mixed, with_unit)
 from .attribution import value_colorbar
+
+MAX_CODES = 10       # a numeric colouring feature of at most this many distinct integers is coloured per value
+MAX_COLOURS = 9      # colours of a categorical colouring feature (tab10 less its grey); beyond, the 8 most frequent
+MISSING = (0.6, 0.63, 0.65, 1.0)   # grey: value unknown
+OTHERS = (0.33, 0.36, 0.4, 1.0)    # dark grey: the categories past MAX_COLOURS, pooled
 
 
 def _chunk_correlations(target: np.ndarray, columns: np.ndarray, order: np.ndarray, n_chunks: int) -> np.ndarray:
@@ -65,10 +71,71 @@ def strongest_interaction(explanation, feature, interactions=None) -> int:
     return int(np.argmax(score))
 
 
+def _levels(column):
+    """A colouring feature read as levels, or None when it is a number with many values (a colour bar):
+    ``(level per row, -1 where missing; level names; ordered)``. Raw categories (strings, a pandas category's
+    names) are levels by their sorted names, not ``ordered``; numbers that are all integers (codes, booleans)
+    with at most :data:`MAX_CODES` distinct values are levels in numeric order, ``ordered``."""
+    numbers, categories = encode(column)
+    known = np.isfinite(numbers)
+    level = np.full(len(numbers), -1)
+    if categories is not None:
+        level[known] = numbers[known].astype(int)
+        return level, [str(c) for c in categories], False
+    values = np.unique(numbers[known])
+    if 0 < len(values) <= MAX_CODES and np.all(values == np.round(values)):
+        level[known] = np.searchsorted(values, numbers[known])
+        return level, [format_value(v) for v in values], True
+    return None
+
+
+def _level_colours(level: np.ndarray, names: list[str], ordered: bool):
+    """The colour of each row's dot and the legend's entries ``(colour, label)``, one per level in the levels'
+    order: integer codes from blue (lowest) to red (highest), as the colour bar's numbers; categories in
+    distinct colours (matplotlib's ``tab10`` less its grey, which means missing or pooled here); of more than
+    :data:`MAX_COLOURS` categories the 8 most frequent keep a colour and the others share dark grey ("k other
+    categories"); missing values light grey."""
+    from matplotlib import colormaps
+
+    k = len(names)
+    counts = np.bincount(level[level >= 0], minlength=k)
+    if ordered:
+        palette = value_cmap()(np.linspace(0, 1, k)) if k > 1 else value_cmap()([0.5])
+        own = list(range(k))
+    else:
+        own = sorted(np.argsort(-counts, kind="stable")[:MAX_COLOURS - 1 if k > MAX_COLOURS else k].tolist())
+        palette = np.zeros((k, 4))
+        palette[own] = colormaps["tab10"]([0, 1, 2, 3, 4, 5, 6, 8, 9][:len(own)])
+    pooled = [j for j in range(k) if j not in own]
+    palette[pooled] = OTHERS
+    colours = np.tile(np.array(MISSING), (len(level), 1))
+    colours[level >= 0] = palette[level[level >= 0]]
+    entries = [(palette[j], names[j]) for j in own]
+    if pooled:
+        entries.append((OTHERS, f"{len(pooled)} other categories" if len(pooled) > 1 else names[pooled[0]]))
+    if (level < 0).any():
+        entries.append((MISSING, "missing"))
+    return colours, entries
+
+
+def _level_legend(ax, entries, title: str):
+    """The colouring feature's legend right of the axes: one dot per level."""
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], marker="o", ls="", mfc=colour, mec="none", ms=6, label=label)
+               for colour, label in entries]
+    return ax.legend(handles=handles, title=title, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False,
+                     fontsize=8, title_fontsize=9, borderaxespad=0.0, handletextpad=0.3)
+
+
 def scatter(explanation, feature, *, color="auto", interactions=None, ax=None, title: str | None = None,
             random_state=0):
     """One dot per row: ``feature``'s value (x) against its attribution (y), coloured by another feature's
-    value (low blue to high red between its 5th and 95th percentiles, a colour bar names it and its range).
+    value. A numeric colouring feature with many values: low blue to high red between its 5th and 95th
+    percentiles, a colour bar names it and its range. A categorical one (strings, a pandas category, or
+    integer codes with at most :data:`MAX_CODES` distinct values): one colour per level and a legend naming
+    each (categories in distinct colours, sorted by name; more than :data:`MAX_COLOURS`: the 8 most frequent,
+    the others pooled in dark grey; integer codes blue to red in numeric order); missing values grey.
 
     ``explanation``: an Explanation of many rows (with ``.data``). ``feature``: a name or index. ``color``:
     ``"auto"`` (the feature that interacts most, see :func:`strongest_interaction`; ``interactions=`` may pass
@@ -108,14 +175,19 @@ def scatter(explanation, feature, *, color="auto", interactions=None, ax=None, t
     if c is None:
         ax.scatter(x, y, s=14, color="#1f77d0", linewidths=0, alpha=0.8)
     else:
-        level = shade(*encode(explanation.data[:, c]))
-        colours = np.tile(np.array([0.6, 0.63, 0.65, 1.0]), (len(y), 1))
-        known = np.isfinite(level)
-        colours[known] = value_cmap()(level[known])
-        ax.scatter(x, y, s=14, c=colours, linewidths=0, alpha=0.85)
-        numbers, categories_c = encode(explanation.data[:, c])
-        value_colorbar(ax, label=names[c], categories=categories_c,
-                       span=None if categories_c is not None else limits(numbers))
+        levels = _levels(explanation.data[:, c])
+        if levels is not None:  # categorical: one colour per level, named in a legend
+            colours, entries = _level_colours(*levels)
+            ax.scatter(x, y, s=14, c=colours, linewidths=0, alpha=0.85)
+            _level_legend(ax, entries, names[c])
+        else:
+            numbers, _ = encode(explanation.data[:, c])
+            level = shade(numbers)
+            colours = np.tile(np.array(MISSING), (len(y), 1))
+            known = np.isfinite(level)
+            colours[known] = value_cmap()(level[known])
+            ax.scatter(x, y, s=14, c=colours, linewidths=0, alpha=0.85)
+            value_colorbar(ax, label=names[c], span=limits(numbers))
     if categories is not None:
         ax.set_xticks(range(len(categories)), categories, rotation=45 if len(categories) > 4 else 0,
                       ha="right" if len(categories) > 4 else "center")
