@@ -55,10 +55,20 @@ def _rest_bars(values, rest, sizes):
     return bars
 
 
+def _break_mark(ax, x: float, k: int, span: float) -> None:
+    """Two white slanted strokes across bar ``k`` at ``x``: the bar is cut there (``span``: the x range, for the
+    strokes' slant)."""
+    for shift in (-0.012, 0.012):
+        ax.plot([x + (shift - 0.01) * span, x + (shift + 0.01) * span], [k - 0.5, k + 0.5], color="white", lw=2.2,
+                solid_capstyle="butt", zorder=3, gid="bar-break")
+
+
 def bar(result, *, feature_names=None, max_features: int | None = 12, ax=None, title: str | None = None):
     """Horizontal bars, largest ``|value|`` on top; the smallest features are summed into one "N other
-    features" bar (as shap's bar plot). The x label names the unit and the class explained when the result
-    records them (``info["output"]``, ``info["target"]``).
+    features" bar (as shap's bar plot; grey). A sum longer than the longest bar shown (e.g. 75 small pairs of
+    one sign) is not drawn to scale, where it would squash the bars shown: its bar stops at the longest one's
+    length, is cut by two white strokes, and its label gives the sum with "(bar cut)". The x label names the
+    unit and the class explained when the result records them (``info["output"]``, ``info["target"]``).
 
     ``result``: an Attribution (one row, labels ``"age = 27"`` when it holds the row's ``data``; red raises the
     output, blue lowers it), an Explanation of many rows (mean ``|value|`` per feature; rows that explain
@@ -79,18 +89,25 @@ def bar(result, *, feature_names=None, max_features: int | None = 12, ax=None, t
     extra = _rest_bars(values, rest, sizes)
     scale = float(np.max(np.abs(values))) if len(values) else 0.0
     extra = [(name, 0.0 if abs(v) <= 1e-9 * scale else v) for name, v in extra]  # a sum's round-off: 0
+    longest = max((abs(v) for _, v in bars), default=0.0)  # the bars shown set the scale
     bars = (bars + extra[::-1])[::-1]
+    cut = [k < len(extra) and longest > 0 and abs(v) > longest for k, (_, v) in enumerate(bars)]
+    drawn = [float(np.sign(v)) * longest if c else v for (_, v), c in zip(bars, cut)]
     ax = new_axes(ax, (6.5, 0.35 * len(bars) + 1.2))
     colors = [(POSITIVE if v > 0 else NEGATIVE) if signed else POSITIVE for _, v in bars]
     colors[:len(extra)] = [NEUTRAL] * len(extra)
-    ax.barh(range(len(bars)), [v for _, v in bars], color=colors)
+    ax.barh(range(len(bars)), drawn, color=colors)
     ax.set_yticks(range(len(bars)), [name for name, _ in bars])
     ax.axvline(0, color="#444", lw=0.8)
-    texts = [ax.text(v, k, f" {format_number(v, 3, sign=signed)} ", va="center", ha="left" if v >= 0 else "right",
-                     fontsize=8) for k, (_, v) in enumerate(bars)]
+    texts = [ax.text(d, k, f" {format_number(v, 3, sign=signed)}{' (bar cut)' if c else ''} ", va="center",
+                     ha="left" if d >= 0 else "right", fontsize=8)
+             for k, ((_, v), d, c) in enumerate(zip(bars, drawn, cut))]
     ax.set_xlabel(xlabel)
-    ends = [0.0] + [v for _, v in bars]
+    ends = [0.0] + drawn
     fit_texts(ax, texts, (min(ends), max(ends)))
+    for k, (d, c) in enumerate(zip(drawn, cut)):
+        if c:
+            _break_mark(ax, 0.75 * d, k, longest)
     if title:
         ax.set_title(title)
     return ax
