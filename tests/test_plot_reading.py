@@ -123,10 +123,10 @@ def test_a_numeric_colouring_feature_with_many_values_keeps_the_colour_bar():
     assert len(ax.figure.axes) == 2 and ax.get_legend() is None
 
 
-def _interactions_with_many_small_pairs() -> ip.Interactions:
-    """Six features and 15 pairs of -0.1 each: their sum, -1.5, is longer than any value shown."""
+def _interactions_with_many_small_pairs(pair: float = -0.12) -> ip.Interactions:
+    """Six features and 15 pairs of ``pair`` each: their sum (-1.8 by default) is longer than any value shown."""
     values = {(i,): v for i, v in enumerate([1.0, -0.9, 0.8, 0.7, 0.5, 0.4])}
-    values.update({(i, j): -0.1 for i in range(6) for j in range(i + 1, 6)})
+    values.update({(i, j): pair for i in range(6) for j in range(i + 1, 6)})
     return ip.Interactions(values, "bii", 2, 0.0, [f"f{i}" for i in range(6)], 64, "exact")
 
 
@@ -138,7 +138,11 @@ def test_a_sum_of_other_pairs_longer_than_the_bars_shown_is_cut_and_says_so():
     assert widths[1] == pytest.approx(-1.0)  # the pairs' sum stops at the longest bar shown (f0, 1.0) ...
     assert widths[0] == pytest.approx(0.4 + 0.5)  # ... a shorter sum is drawn to scale
     written = {round(t.get_position()[1]): t.get_text().strip() for t in ax.texts}
-    assert written[1] == "-1.5 (bar cut)" and written[0] == "+0.9"  # ... and its label gives the sum
+    assert written[1] == "-1.8 (bar cut)" and written[0] == "+0.9"  # ... and its label gives the sum
     assert len([line for line in ax.lines if line.get_gid() == "bar-break"]) == 2  # a cut mark on that bar only
     lo, hi = ax.get_xlim()
-    assert hi - lo < 3.0  # the shown bars keep the scale (the sum drawn to scale made it 1.5 + 1.0 + labels)
+    assert hi - lo < 3.0  # the shown bars keep the scale (the sum drawn to scale made it 1.8 + 1.0 + labels)
+    # a sum up to CUT_ABOVE (1.5) times the longest bar squashes nothing: drawn to scale (15 x -0.09 = -1.35)
+    ax = plot.bar(_interactions_with_many_small_pairs(-0.09), max_features=4)
+    assert [p.get_width() for p in ax.patches][1] == pytest.approx(-1.35)
+    assert not [line for line in ax.lines if line.get_gid() == "bar-break"]

@@ -55,6 +55,9 @@ def _rest_bars(values, rest, sizes):
     return bars
 
 
+CUT_ABOVE = 1.5  # a summed bar longer than this many times the longest bar shown is cut (drawn to scale below)
+
+
 def _break_mark(ax, x: float, k: int, span: float) -> None:
     """Two white slanted strokes across bar ``k`` at ``x``: the bar is cut there (``span``: the x range, for the
     strokes' slant)."""
@@ -65,10 +68,10 @@ def _break_mark(ax, x: float, k: int, span: float) -> None:
 
 def bar(result, *, feature_names=None, max_features: int | None = 12, ax=None, title: str | None = None):
     """Horizontal bars, largest ``|value|`` on top; the smallest features are summed into one "N other
-    features" bar (as shap's bar plot; grey). A sum longer than the longest bar shown (e.g. 75 small pairs of
-    one sign) is not drawn to scale, where it would squash the bars shown: its bar stops at the longest one's
-    length, is cut by two white strokes, and its label gives the sum with "(bar cut)". The x label names the
-    unit and the class explained when the result records them (``info["output"]``, ``info["target"]``).
+    features" bar (as shap's bar plot; grey). A sum more than :data:`CUT_ABOVE` times the longest bar shown (e.g. 75
+    small pairs of one sign) is not drawn to scale, where it would squash the bars shown: its bar stops at the
+    longest one's length, is cut by two white strokes, and its label gives the sum with "(bar cut)". The x label
+    names the unit and the class explained when the result records them (``info["output"]``, ``info["target"]``).
 
     ``result``: an Attribution (one row, labels ``"age = 27"`` when it holds the row's ``data``; red raises the
     output, blue lowers it), an Explanation of many rows (mean ``|value|`` per feature; rows that explain
@@ -91,7 +94,7 @@ def bar(result, *, feature_names=None, max_features: int | None = 12, ax=None, t
     extra = [(name, 0.0 if abs(v) <= 1e-9 * scale else v) for name, v in extra]  # a sum's round-off: 0
     longest = max((abs(v) for _, v in bars), default=0.0)  # the bars shown set the scale
     bars = (bars + extra[::-1])[::-1]
-    cut = [k < len(extra) and longest > 0 and abs(v) > longest for k, (_, v) in enumerate(bars)]
+    cut = [k < len(extra) and longest > 0 and abs(v) > CUT_ABOVE * longest for k, (_, v) in enumerate(bars)]
     drawn = [float(np.sign(v)) * longest if c else v for (_, v), c in zip(bars, cut)]
     ax = new_axes(ax, (6.5, 0.35 * len(bars) + 1.2))
     colors = [(POSITIVE if v > 0 else NEGATIVE) if signed else POSITIVE for _, v in bars]

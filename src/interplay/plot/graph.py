@@ -1088,8 +1088,9 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
     coloured like a node (all of one size: colour only). Node area: ``|phi|`` (the univariate value; colour: red raises,
     blue lowers the output); without univariate values, the ranking score. A layer with no arrow into it (the first,
     the features with no redundancy edge, the set-aside ones) reads left to right from the largest area (a group: its
-    largest member's ``|phi|``); a layer reached by arrows places each node below its sources. Long names wrap after ``_``, spaces, ``-`` or ``.`` (or between camelCase words) into two
-    lines, three for a long one (longer ones are cut in the middle, their ends kept); no two features are written alike.
+    largest member's ``|phi|``); a layer reached by arrows places each node below its sources. Long names wrap after
+    ``_``, spaces, ``-`` or ``.`` (or between camelCase words) into two lines, three for a long one (longer ones are
+    cut in the middle, their ends kept); no two features are written alike.
     Edges: dark arrows ``A -> B`` = "once A is known, B adds little" (the condensation's transitive reduction: the
     implied edges are left out), and the ``strongest`` edges of G above gamma as coloured arcs under them (``B`` matters
     given ``A``; red positive, blue negative weight, width ``|W|``; default ``min(5, n)``); every edge is bent around
