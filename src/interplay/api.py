@@ -354,6 +354,9 @@ def bivariate(game, method: str = "auto", budget: int | None = None, random_stat
     return result
 
 
+ROUND_OFF = 1e-9  # standard errors below this share of the largest |value| of a result are round-off
+
+
 def _warn_noisy(result, n: int) -> None:
     """A UserWarning when a sampled interaction result's standard errors are, on average, as large as its
     values (over the subsets of two or more players): the numbers are then mostly noise (auto's excess on 14
@@ -366,6 +369,9 @@ def _warn_noisy(result, n: int) -> None:
     ok = np.isfinite(se)
     if ok.sum() < 2 or not np.mean(se[ok] ** 2) >= np.mean(values[ok] ** 2) > 0:
         return
+    scale = max((abs(float(v)) for v in result.values.values() if np.isfinite(v)), default=0.0)
+    if np.sqrt(np.mean(se[ok] ** 2)) <= ROUND_OFF * scale:  # interactions that are 0 but for round-off (an
+        return  # additive model): their "errors" are round-off too, not noise worth a warning
     import warnings
 
     exact = f", or exact enumeration: budget={2**n} or method='exact'" if n <= 20 else ""
