@@ -61,3 +61,19 @@ def test_npz_that_is_not_a_zip_says_so_without_suggesting_pickle(tmp_path, conte
     assert "pickle" not in str(info.value)
     with pytest.raises(ValueError, match="not a zip archive"):
         ip.io.read_header(path)
+
+
+def test_a_result_path_may_start_with_the_home_folder(tmp_path, monkeypatch):
+    """``save(result, "~/x.json")`` wrote nowhere useful (the literal folder "~" does not exist: a WriteError)."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    result = ip.shapley(_additive(), method="exact")
+    written = ip.save(result, "~/result.json")
+    assert written == tmp_path / "result.json" and written.is_file()
+    np.testing.assert_array_equal(ip.load("~/result.json").values, result.values)
+
+
+@pytest.mark.parametrize("fractions", [1.5, [0.5, float("nan")], [0.2, 1.2], "half"])
+def test_posthoc_fractions_out_of_range_are_named(fractions):
+    """A single number out of range raised numpy's TypeError (list() of a float); NaN passed unnoticed."""
+    with pytest.raises(ValueError, match=r"^fractions: expected a list of values in \[0, 1\]"):
+        m.posthoc_accuracy_by_ranking([_additive()], W, fractions=fractions)

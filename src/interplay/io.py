@@ -229,8 +229,9 @@ def save(result: Any, path: str | Path) -> Path:
     Returns the path. ``load(path)`` gives back an equal result: same arrays bit for bit, same names, same
     ``info``. The file is written atomically (a temporary file in the same folder, then renamed): it is never
     left half-written, and a full disk raises :class:`interplay._files.WriteError` (an ``OSError``) naming it.
+    A leading ``~`` is the home folder.
     """
-    path = Path(path)
+    path = Path(path).expanduser()
     suffix = _suffix(path)
     if suffix == ".json":
         text = json.dumps(to_dict(result), indent=1, allow_nan=False)
@@ -246,7 +247,7 @@ def save(result: Any, path: str | Path) -> Path:
 
 
 def _read(path: str | Path) -> tuple[dict, Any]:
-    path = Path(path)
+    path = Path(path).expanduser()
     if path.is_dir():
         raise IsADirectoryError(f"path: {str(path)!r} is a folder; pass a result file (.json or .npz), or read a "
                                 "command-line or batch-run folder with interplay.load_run")

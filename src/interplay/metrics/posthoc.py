@@ -84,9 +84,12 @@ def posthoc_accuracy_by_ranking(games: Any, scores: Any, fractions: Sequence[flo
     n = s.shape[1]
     if mask not in ("lowest", "highest"):
         raise ValueError(f"mask: expected 'lowest' or 'highest', got {mask!r}")
-    f = np.asarray(fractions, dtype=float).ravel()
-    if f.size == 0 or (f < 0).any() or (f > 1).any():
-        raise ValueError(f"fractions: expected values in [0, 1], got {list(fractions)}")
+    try:
+        f = np.asarray(fractions, dtype=float).ravel()
+    except (TypeError, ValueError):
+        f = np.array([np.nan])
+    if f.size == 0 or not ((f >= 0) & (f <= 1)).all():  # NaN fails both
+        raise ValueError(f"fractions: expected a list of values in [0, 1], got {fractions!r}")
     counts = np.rint(f * n).astype(np.int64)
     rank = np.empty_like(s, dtype=np.int64)
     np.put_along_axis(rank, descending_order(s), np.arange(n)[None, :], axis=1)  # 0 = highest score
