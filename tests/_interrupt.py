@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import time
 from pathlib import Path
+
+
+def recorded_chunks(manifest: Path) -> dict:
+    """The finished chunks of the run whose manifest is ``manifest`` (while it runs: those its journal lists too,
+    which the manifest holds only once the run stops); {} before the manifest exists."""
+    from interplay.runs._store import Store
+
+    if not manifest.exists():
+        return {}
+    return Store(manifest.parent, create=False).read_manifest()["chunks"]
 
 
 def with_ctrl_c() -> None:
@@ -21,7 +30,7 @@ def interrupt_after_first_chunk(proc: subprocess.Popen, manifest: Path, timeout:
     seconds passed); returns its standard error."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and proc.poll() is None:
-        if manifest.exists() and json.loads(manifest.read_text())["chunks"]:
+        if recorded_chunks(manifest):
             break
         time.sleep(0.02)
     proc.send_signal(signal.SIGINT)

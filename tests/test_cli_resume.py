@@ -21,7 +21,7 @@ sio = pytest.importorskip("skops.io")
 import interplay as ip  # noqa: E402
 from interplay import io  # noqa: E402
 from interplay.cli import main  # noqa: E402
-from _interrupt import interrupt_after_first_chunk, with_ctrl_c  # noqa: E402
+from _interrupt import interrupt_after_first_chunk, recorded_chunks, with_ctrl_c  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.abspath(ip.__file__)).rsplit(os.sep, 1)[0]
@@ -217,7 +217,7 @@ def test_sigkill_then_resume_gives_exactly_the_uninterrupted_run(tmp_path):
     manifest = out / "run-manifest.json"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
-        if manifest.exists() and len(json.loads(manifest.read_text())["chunks"]) >= 2:
+        if len(recorded_chunks(manifest)) >= 2:
             break
         time.sleep(0.02)
     proc.send_signal(signal.SIGKILL)
@@ -319,7 +319,7 @@ def test_ctrl_c_says_how_to_resume_and_that_command_finishes_the_run(tmp_path):
     assert "Interrupted. The " in err and f"finished rows are kept in {out}." in err
     command = err.split("To finish without recomputing them, run:\n  ", 1)[1].splitlines()[0]
     assert command.startswith("interplay explain ") and command.endswith(f"--out {out} --resume")
-    done = json.loads(manifest.read_text())["chunks"]
+    done = recorded_chunks(manifest)
     assert 0 < len(done) < 10
 
     result = run(*shlex.split(command)[1:])  # exactly the command printed

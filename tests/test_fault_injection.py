@@ -31,14 +31,15 @@ from interplay.runs import load_run, open_run, resume_run, run  # noqa: E402
 
 import test_runs_models  # noqa: E402
 from test_runs_models import NAMES, AlwaysDies, DieOnce, nonlinear  # noqa: E402
+from _interrupt import recorded_chunks
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.abspath(ip.__file__)).rsplit(os.sep, 1)[0]
-N_ROWS, CHUNK = 18, 3  # 6 chunks: 6 parts, 8 run-manifest writes (start, one per chunk, complete)
+N_ROWS, CHUNK = 18, 3  # 6 chunks: 6 parts, 6 journal lines (one per chunk), 2 run-manifest writes (start, complete)
 # a sampling method, so that a mix-up of the per-row seeds would show; --index sii adds interaction files
 OPTIONS = ["--rows", "all", "--method", "permutation", "--budget", "40", "--seed", "3", "--background", "8",
            "--chunk-size", str(CHUNK), "--n-jobs", "1", "--detail-rows", "2", "--index", "sii", "--trust-model"]
-WRITES = {"part-*.parquet": N_ROWS // CHUNK, "run-manifest.json": N_ROWS // CHUNK + 2, "report.html": 1,
+WRITES = {"part-*.parquet": N_ROWS // CHUNK, "run-chunks.jsonl": N_ROWS // CHUNK, "run-manifest.json": 2, "report.html": 1,
           "shapley.json": 1, "manifest.json": 1, "row-*.json": 4}
 
 
@@ -54,8 +55,9 @@ def _kill_points(seed: int, per_file: dict) -> list[tuple[str, int, str]]:
     return points
 
 
-CLI_POINTS = _kill_points(15, {"part-*.parquet": 3, "run-manifest.json": 3, "report.html": 2, "shapley.json": 1})
-API_POINTS = _kill_points(16, {"part-*.parquet": 1, "run-manifest.json": 1})
+CLI_POINTS = _kill_points(15, {"part-*.parquet": 3, "run-manifest.json": 3, "report.html": 2, "shapley.json": 1,
+                               "run-chunks.jsonl": 3})  # the journal's "partial": a torn last line
+API_POINTS = _kill_points(16, {"part-*.parquet": 1, "run-manifest.json": 1, "run-chunks.jsonl": 1})
 
 CLI_SCRIPT = """
 import sys
@@ -104,11 +106,16 @@ def _kill_at(script: str, point: tuple[str, int, str]) -> None:
 
 
 def _no_half_written_file(out) -> None:
-    """After the kill: the run manifest (if any) is complete JSON and every part it lists verifies."""
+    """After the kill: the run manifest (if any) is complete JSON and every part it lists verifies, those its
+    journal lists too (all of its lines complete JSON but a torn last one)."""
     manifest = out / "run-manifest.json"
     if manifest.exists():
-        recorded = json.loads(manifest.read_text())
-        for entry in recorded["chunks"].values():
+        json.loads(manifest.read_text())
+        journal = out / "run-chunks.jsonl"
+        if journal.exists():
+            for line in journal.read_bytes().split(b"\n")[:-1]:
+                json.loads(line)
+        for entry in recorded_chunks(manifest).values():
             assert _files_sha(out / entry["file"]) == entry["sha256"]
     for name in ("shapley.json", "manifest.json"):
         if (out / name).exists():
@@ -134,6 +141,7 @@ def _same_run(out, reference) -> None:
     for field in ("values", "base_values", "std_errors", "n_evaluations", "data"):
         np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
     assert not [p for p in out.rglob("*") if ".tmp-" in p.name or ".probe-" in p.name]
+    assert not (out / "run-chunks.jsonl").exists()  # folded into the manifest
 
 
 @pytest.mark.parametrize("point", CLI_POINTS, ids=[":".join(map(str, p)) for p in CLI_POINTS])
@@ -157,7 +165,7 @@ def test_cli_killed_at_a_write_resumes_to_the_uninterrupted_results(files, tmp_p
     assert f"row {N_ROWS - 1}" in (out / "report.html").read_text()
 
 
-@pytest.mark.parametrize("point, n_jobs", list(zip(API_POINTS, [1, 2])), ids=[":".join(map(str, p)) for p in API_POINTS])
+@pytest.mark.parametrize("point, n_jobs", list(zip(API_POINTS, [1, 2, 2])), ids=[":".join(map(str, p)) for p in API_POINTS])
 def test_ip_run_killed_at_a_write_resumes_to_the_uninterrupted_results(files, tmp_path, point, n_jobs):
     """With n_jobs=2, local worker processes have chunks in flight when the driver dies."""
     d = files["dir"]

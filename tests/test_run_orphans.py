@@ -9,6 +9,7 @@ import time
 
 import numpy as np
 import pytest
+from _interrupt import recorded_chunks
 
 import interplay as ip
 
@@ -81,7 +82,7 @@ def _kill_and_check(proc, min_workers: int, manifest) -> None:
     workers: dict = {}
     while time.monotonic() < deadline and proc.poll() is None:
         workers = _descendants(proc.pid)
-        if _n_workers(workers) >= min_workers and manifest.exists() and '"file"' in manifest.read_text():
+        if _n_workers(workers) >= min_workers and recorded_chunks(manifest):
             break
         time.sleep(0.05)
     workers = _descendants(proc.pid)

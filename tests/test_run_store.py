@@ -151,3 +151,48 @@ def test_refusals_name_parameters_in_words_and_chunk_size_does_not_blame_the_dat
     message = str(caught.value)
     assert "background: run has another background" in message and "data: run has other rows in X" in message
     assert "sha256" not in message
+
+
+# ------------------------------------------------------------------ the journal of finished chunks
+JOURNAL = "run-chunks.jsonl"
+
+
+def test_finished_chunks_are_appended_to_a_journal_not_rewritten_in_the_manifest(data, tmp_path, monkeypatch):
+    """The manifest is written when the run starts and when it stops, whatever its number of chunks (it was
+    rewritten in full after every chunk: quadratic in the chunks); each chunk is one journal line."""
+    from interplay.runs._store import Store
+
+    background, X = data
+    explainer = ip.Explainer(model, background, feature_names=NAMES)
+    writes, real_write = [], Store.write_manifest
+    monkeypatch.setattr(Store, "write_manifest", lambda self, m: (writes.append(len(m["chunks"])),
+                                                                  real_write(self, m))[1])
+    out = tmp_path / "run"
+    run(explainer, X, out=out, chunk_size=1, n_jobs=1, progress=False)  # 12 chunks
+    assert writes == [0, 12]
+    assert not (out / JOURNAL).exists()  # folded into the manifest: a finished run is read as before
+    assert len(json.loads((out / "run-manifest.json").read_text())["chunks"]) == 12
+    np.testing.assert_array_equal(load_run(out).values, explainer.shapley(X).values)
+
+
+def test_a_crash_keeps_the_journaled_chunks_and_ignores_a_torn_last_line(finished, tmp_path):
+    """A run killed mid-run: its manifest lists no chunk, its journal the finished ones, the last line torn by
+    the crash. Reading it sees the journaled chunks; resuming keeps them (not recomputed) and recomputes the
+    torn line's chunk; the journal is then folded into the manifest."""
+    explainer, X, out = finished
+    path = out / "run-manifest.json"
+    manifest = json.loads(path.read_text())
+    chunks = manifest["chunks"]
+    manifest["chunks"], manifest["complete"] = {}, False
+    path.write_text(json.dumps(manifest))
+    line = {k: json.dumps({"chunk": k, "entry": chunks[k]}).encode() for k in chunks}
+    (out / JOURNAL).write_bytes(line["0"] + b"\n" + line["1"] + b"\n" + line["2"][: len(line["2"]) // 2])
+    assert sorted(open_run(out).manifest["chunks"]) == ["0", "1"] and open_run(out).n_rows == 10
+    kept = {k: os.stat(out / chunks[k]["file"]).st_mtime_ns for k in ("0", "1")}
+    os.utime(out / chunks["2"]["file"], ns=(0, 0))
+    run(explainer, X, out=out, chunk_size=5, n_jobs=1, progress=False)
+    assert {k: os.stat(out / chunks[k]["file"]).st_mtime_ns for k in ("0", "1")} == kept  # not recomputed
+    assert os.stat(out / chunks["2"]["file"]).st_mtime_ns != 0  # the torn line's chunk was
+    assert not (out / JOURNAL).exists()
+    assert json.loads(path.read_text())["chunks"] == chunks
+    np.testing.assert_array_equal(load_run(out).values, explainer.shapley(X).values)

@@ -16,6 +16,7 @@ import interplay as ip
 from interplay.estimators import _registry
 from interplay.runs import load_run, open_run, resume_run, run
 from test_runs_models import NAMES, DieOnce, NoisyModel, _noisy, nonlinear, other_model, slow_nonlinear
+from _interrupt import recorded_chunks
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.abspath(ip.__file__)).rsplit(os.sep, 1)[0]
@@ -165,7 +166,7 @@ def test_sigkill_then_resume_gives_exactly_the_uninterrupted_run(data, tmp_path)
     done = 0
     while time.monotonic() < deadline and proc.poll() is None:
         if manifest.exists():
-            done = len(json.loads(manifest.read_text())["chunks"])
+            done = len(recorded_chunks(manifest))  # the manifest and the journal of finished chunks
             if done >= 3:
                 break
         time.sleep(0.02)
@@ -173,7 +174,7 @@ def test_sigkill_then_resume_gives_exactly_the_uninterrupted_run(data, tmp_path)
     proc.wait()
     assert proc.returncode == -signal.SIGKILL, "the job ended before it could be killed"
     recorded = json.loads(manifest.read_text())
-    assert 3 <= len(recorded["chunks"]) < 12 and not recorded["complete"]
+    assert 3 <= len(recorded_chunks(manifest)) < 12 and not recorded["complete"]
 
     explainer = _explainer(slow_nonlinear, background=background)
     resumed = resume_run(explainer, X, out, n_jobs=2)  # what `interplay explain --resume` calls

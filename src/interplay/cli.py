@@ -424,7 +424,8 @@ def _remove_run(out_dir: Path) -> None:
     import re
     import shutil
 
-    from .runs._store import MANIFEST as RUN_MANIFEST, PARTS, Store
+    from .runs._store import JOURNAL, PARTS, Store
+    from .runs._store import MANIFEST as RUN_MANIFEST
 
     try:
         store = Store(out_dir, create=True)
@@ -446,6 +447,7 @@ def _remove_run(out_dir: Path) -> None:
         if (out_dir / PARTS).is_dir():
             os.replace(out_dir / PARTS, old_parts)
         (out_dir / RUN_MANIFEST).unlink(missing_ok=True)
+        (out_dir / JOURNAL).unlink(missing_ok=True)
         for folder in out_dir.glob(f".{PARTS}-overwritten-*"):
             shutil.rmtree(folder, ignore_errors=True)
     except OSError as exc:
@@ -523,9 +525,12 @@ def _resume_command(words: list[str], out_dir: Path) -> str:
 
 def _finished_rows(out_dir: Path) -> str:
     from .runs._store import MANIFEST as RUN_MANIFEST
+    from .runs._store import Store
 
     try:
-        recorded = json.loads((out_dir / RUN_MANIFEST).read_text())
+        if not (out_dir / RUN_MANIFEST).is_file():
+            raise ValueError(RUN_MANIFEST)
+        recorded = Store(out_dir, create=False).read_manifest()  # with the chunks of its journal
         done = sum(e["rows"][1] - e["rows"][0] for e in recorded["chunks"].values())
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         return f"No finished rows were saved in {out_dir} yet."

@@ -4,8 +4,9 @@ Parts are ordinary Parquet files, so any Parquet reader works too, e.g. DuckDB::
 
     SELECT avg(abs("value.age")) AS age FROM read_parquet('DIR/parts/*.parquet');
 
-(Only parts listed in ``DIR/run-manifest.json`` are finished; a folder being written may also hold parts of chunks
-still being recorded, so prefer :meth:`Run.table` or read the manifest's list of files.)
+(Only parts listed in ``DIR/run-manifest.json``, or while the run is written in its journal ``run-chunks.jsonl``,
+are finished; a folder being written may also hold parts of chunks still being recorded, so prefer
+:meth:`Run.table` or read the manifest's list of files.)
 """
 
 from __future__ import annotations

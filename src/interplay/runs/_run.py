@@ -3,12 +3,14 @@
 Flow: check everything once (model picklable, output writable, columns, parameters) -> record the parameters in
 the manifest (or check them against the recorded run) -> stream chunks of rows from the input, skipping finished
 chunks (after checking their rows are the same) -> compute the others on the backend -> write each finished chunk
-as a Parquet part and record it in the manifest. Killing the process at any point loses at most the chunks in
-flight; running the same call again finishes the rest, giving exactly the rows and values of an uninterrupted run.
+as a Parquet part and record it (one line appended to the run's journal, folded into the manifest when the run
+stops). Killing the process at any point loses at most the chunks in flight; running the same call again
+finishes the rest, giving exactly the rows and values of an uninterrupted run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import json
@@ -192,7 +194,7 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
                           "(checksum mismatch); recomputing it", RuntimeWarning, stacklevel=2)
             del manifest["chunks"][k]
         manifest["complete"] = False
-        store.write_manifest(manifest)
+        store.fold_journal(manifest)  # the chunks a stopped run journaled are in the manifest: the journal restarts
         try:
             _execute(explainer, payload, source.chunks(chunk_size), manifest, store, backend=backend,
                      n_jobs=n_jobs, task=Task(kind, method, budget, entropy, dict(options),
@@ -243,6 +245,7 @@ def _execute(explainer, payload, chunks, manifest, store, *, backend, n_jobs, ta
         n_jobs = min(resolve_n_jobs(n_jobs), max(1, todo))
     engine = make_backend(backend, explainer=explainer, payload=payload, task=task, n_jobs=n_jobs,
                           ray_address=ray_address)
+    finished = False
     try:
         for chunk, result in engine.map_unordered(pending()):
             index = chunk.start // chunk_size
@@ -254,8 +257,9 @@ def _execute(explainer, payload, chunks, manifest, store, *, backend, n_jobs, ta
             if chunk.index is not None:  # the labels are stored, not part of the numbers' fingerprint
                 entry["index_sha256"] = _index_fingerprint(chunk.index)
             done[str(index)] = entry
-            store.write_manifest(manifest)
+            store.append_chunk(str(index), entry)  # one journal line: constant cost (not the whole manifest)
             bar.update(len(chunk.rows))
+        finished = True
     except WorkersDied as exc:
         raise WorkersDied(f"{exc}. {_kept(manifest, store)}") from None
     except OSError:  # a write that failed (a full disk): its own error says what is kept and how to resume
@@ -270,13 +274,16 @@ def _execute(explainer, payload, chunks, manifest, store, *, backend, n_jobs, ta
     finally:
         engine.close()
         bar.close()
+        if not finished:  # stopped (Ctrl-C, a model error): the journal folded into the manifest when it can be
+            with contextlib.suppress(Exception):  # a full disk: the journal keeps the chunks; the error said is
+                store.fold_journal(manifest)      # the cause's
     extra = sorted(int(k) for k in done if int(k) >= seen["chunks"])
     if extra:
         raise ValueError(f"X: has {seen['rows']} rows, fewer than the run in {store.root!r} (which has chunks "
                          f"{extra}); refusing to mix results of different data")
     manifest["n_rows"] = seen["rows"]
     manifest["complete"] = True
-    store.write_manifest(manifest)
+    store.fold_journal(manifest)
 
 
 def resume_run(explainer: Explainer, X: Any, out: Any, *, y: Any = None, backend: str = "local",

@@ -3,12 +3,22 @@
 Layout::
 
     DIR/run-manifest.json            parameters of the run + one entry per finished chunk (file, rows, sha256)
+    DIR/run-chunks.jsonl             while a run is written: the chunks finished since the manifest was written,
+                                     one JSON line each (appended), folded into the manifest at the end
     DIR/parts/part-000042.parquet
 
 Every file is written to a temporary name in the same directory, flushed and fsync'ed, then renamed over its
 final name with ``os.replace`` (atomic on POSIX), and the directory is fsync'ed: after a crash a file is either
 absent or complete. A part counts as finished only once the manifest (written after the part) lists it with its
-SHA-256; a part whose bytes do not match (truncated, corrupted) is recomputed. One run at a time may write to a
+SHA-256; a part whose bytes do not match (truncated, corrupted) is recomputed.
+
+A finished chunk is recorded by appending one line to the journal ``DIR/run-chunks.jsonl`` (written, flushed and
+fsync'ed), not by rewriting the manifest: rewriting it after every chunk made a run quadratic in its chunks.
+Reading a run (:meth:`Store.read_manifest`) applies the journal's lines to the manifest in order; a line that is
+not complete JSON (the last one, torn by a crash mid-append) is ignored, so its chunk is simply recomputed. The
+journal is folded into the manifest (written atomically, then the journal removed) when a run starts or resumes
+and when it stops, so a finished run is the manifest and its parts alone, as before; runs written without a
+journal are read as they are. One run at a time may write to a
 directory (an advisory ``fcntl`` lock on ``DIR/.lock``, released by the OS if the process dies).
 
 Reading is checked too: every read of a part verifies its size and SHA-256 against the manifest (and that it holds
@@ -25,9 +35,17 @@ import json
 import os
 from typing import Any
 
-from .._files import atomic_write
+from .._files import (
+    WriteError,
+    _crash,
+    _crash_point,
+    _fsync_dir,
+    atomic_write,
+    describe,
+)
 
 MANIFEST = "run-manifest.json"
+JOURNAL = "run-chunks.jsonl"  # finished chunks not yet folded into the manifest, one JSON line each
 PARTS = "parts"
 FORMAT = "interplay-run/1"
 
@@ -114,8 +132,75 @@ class Store:
                              "again") from None
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             raise ValueError(f"out: {path!r} is not an interplay run manifest (format {FORMAT!r})")
+        self._apply_journal(manifest)
         self._check_manifest(manifest, path)
         return manifest
+
+    def _apply_journal(self, manifest: dict) -> None:
+        """The chunks the journal records (finished after the manifest was written) added to ``manifest``, in
+        order (a later line for a chunk replaces an earlier one). Lines that are not complete JSON objects (a
+        line torn by a crash mid-append, which also lacks its newline) are ignored: their chunks are recomputed."""
+        try:
+            with open(os.path.join(self.root, JOURNAL), "rb") as fh:
+                data = fh.read()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise ValueError(f"out: unreadable journal {os.path.join(self.root, JOURNAL)!r} ({exc.strerror or exc})"
+                             "; move the folder away and start again") from None
+        chunks = manifest.get("chunks")
+        if not isinstance(chunks, dict):
+            return  # refused by _check_manifest
+        for line in data.split(b"\n")[:-1]:  # the part after the last newline is a torn line (or empty)
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and isinstance(record.get("chunk"), str) and isinstance(record.get("entry"),
+                                                                                                 dict):
+                chunks[record["chunk"]] = record["entry"]
+
+    def append_chunk(self, key: str, entry: dict) -> None:
+        """Record one finished chunk: one line appended to the journal, flushed and fsync'ed (the folder too, when
+        the journal is created), so a crash keeps it; constant cost per chunk, whatever the run's size."""
+        path = os.path.join(self.root, JOURNAL)
+        line = json.dumps({"chunk": key, "entry": entry}, sort_keys=True, separators=(",", ":")).encode() + b"\n"
+        created = not os.path.exists(path)
+        crash = _crash_point(JOURNAL)
+        _crash(crash, "start")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                if crash == "partial":  # the test hook: a torn line (half of it, no newline), then killed
+                    os.write(fd, line[: len(line) // 2])
+                    os.fsync(fd)
+                    _crash(crash, "partial")
+                view = memoryview(line)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            _crash(crash, "written")
+            if created:
+                _fsync_dir(self.root)
+            _crash(crash, "renamed")
+        except OSError as exc:
+            raise WriteError(exc.errno, f"could not write {path!r}: {describe(exc)}; {self._advice()}",
+                             path) from None
+
+    def fold_journal(self, manifest: dict) -> None:
+        """Write ``manifest`` (which holds every chunk of the journal: read by :meth:`read_manifest`) atomically,
+        then remove the journal. A crash in between leaves lines that repeat the manifest's entries (harmless)."""
+        self.write_manifest(manifest)
+        try:
+            os.remove(os.path.join(self.root, JOURNAL))
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise WriteError(exc.errno, f"could not remove {os.path.join(self.root, JOURNAL)!r}: {describe(exc)}; "
+                             f"{self._advice()}", os.path.join(self.root, JOURNAL)) from None
+        _fsync_dir(self.root)
 
     def _check_manifest(self, manifest: dict, path: str) -> None:
         """Refuse a manifest whose parts lie outside ``DIR/parts`` or whose chunks overlap (duplicated rows)."""
@@ -160,8 +245,8 @@ class Store:
                 "same `interplay explain` command with --resume")
 
     def write_manifest(self, manifest: dict) -> None:
-        # compact: json's C encoder (indent= takes its Python one); rewritten after every chunk, a long run's
-        # manifest grows with its chunks (2,000 one-row chunks: 25.5 s of which most went to this encoding)
+        # compact: json's C encoder (indent= takes its Python one); written when a run starts and stops (finished
+        # chunks go to the journal in between: append_chunk)
         data = json.dumps(manifest, sort_keys=True, separators=(",", ":")).encode()
         atomic_write(os.path.join(self.root, MANIFEST), data, advice=self._advice())
 
