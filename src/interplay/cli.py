@@ -523,6 +523,15 @@ def _resume_command(words: list[str], out_dir: Path) -> str:
     return shlex.join([*words, "--out", str(out_dir), "--resume"])
 
 
+def _used_budget(result: Any, budget: int | None) -> int | None:
+    """The budget a detail row's result used: ``--budget``, else the default its sampler resolved (recorded in
+    its info, as the library's results do; None for a method without one, e.g. exact enumeration or trees)."""
+    if budget is not None:
+        return budget
+    used = result.info.get("budget")
+    return int(used) if isinstance(used, (int, np.integer)) and not isinstance(used, bool) else None
+
+
 def _finished_rows(out_dir: Path) -> str:
     from .runs._store import MANIFEST as RUN_MANIFEST
     from .runs._store import Store
@@ -887,8 +896,10 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                        explainer._explain_game("bivariate", game, checked,
                                                method="auto" if per_row else methods["bivariate"],
                                                budget=budget, random_state=s3))
-                biv = replace(biv, info={**biv.info, **info, "method": biv.method},  # auto: the row's choice
-                              univariate=replace(biv.univariate, info={**info, "kind": "shapley"}))
+                biv = replace(biv, info={**biv.info, **info, "method": biv.method,  # auto: the row's choice
+                                         "budget": _used_budget(biv, budget)},
+                              univariate=replace(biv.univariate, info={**info, "kind": "shapley",
+                                                                       "budget": _used_budget(biv, budget)}))
                 save(biv, out_dir / f"row-{row}-bivariate.json")
                 written += [f"row-{row}-bivariate.json"]
                 results.append(biv)
@@ -908,7 +919,7 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                         if not (missing and "too few samples" in str(w.message)):
                             show(w.message)
                     inter = replace(inter, info={**inter.info, **info, "method": inter.method,  # auto: the row's
-                                                 "index": index})
+                                                 "index": index, "budget": _used_budget(inter, budget)})
                     save(inter, out_dir / f"row-{row}-{index}.json")
                     written += [f"row-{row}-{index}.json"]
                     results.append(inter)
@@ -940,6 +951,9 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         values=values.values, base_values=values.base_values, data=values.data, feature_names=values.feature_names,
         method=shapley_method, n_evaluations=values.n_evaluations, std_errors=values.std_errors,
         info={**common, "method": shapley_method, "kind": "shapley", "rows": chosen, "index": list(chosen),
+              # without --budget: the default the rows used, as the run records it (per row if they differ)
+              "budget": budget if budget is not None else values.info.get("budget"),
+              **({"budgets": values.info["budgets"]} if budget is None and "budgets" in values.info else {}),
               **({"auto": {"chosen": shapley_method, "full_width": methods["shapley"],
                            "reason": ("the exact tree algorithms: the model's trees give the explained output"
                                       if methods["shapley"] == "tree" else said["shapley"])}}

@@ -159,7 +159,15 @@ def explain_chunk(explainer: Any, task: Task, chunk: Chunk) -> dict:
         "method": [r.method for r in results] if task.method == "auto" else None,
         # per row: the features explained as exact zeros (interplay.fixed_players), as Explainer.shapley's info
         "null_players": [list(a.info.get("null_players", [])) for a in attributions],
+        # per row: the budget it used (the resolved default when the run gave none), None where the method has
+        # none (exact enumeration, tree values), as Explainer.shapley's info records it
+        "budget": [_budget(r) for r in results],
     }
+
+
+def _budget(result: Any) -> int | None:
+    budget = result.info.get("budget")
+    return int(budget) if isinstance(budget, (int, np.integer)) and not isinstance(budget, bool) else None
 
 
 def _std_errors(task: Task, results: list, attributions: list) -> np.ndarray | None:

@@ -20,7 +20,7 @@ from .._validation import one_target
 from ..fixed_players import NULL_PLAYERS_NOTE
 from ..results import Attribution, BivariateExplanation, Explanation, group_data
 from ._store import Store
-from ._table import INDEX, METHOD, NULL_PLAYERS, TARGET, adjacency, concat, data_matrix, matrix, value_columns
+from ._table import BUDGET, INDEX, METHOD, NULL_PLAYERS, TARGET, adjacency, concat, data_matrix, matrix, value_columns
 
 
 class Run:
@@ -43,6 +43,24 @@ class Run:
     def n_rows(self) -> int:
         """Rows finished so far (all rows when the run is complete)."""
         return sum(e["rows"][1] - e["rows"][0] for e in self.manifest["chunks"].values())
+
+    @property
+    def budget(self) -> int | None:
+        """The budget the run's rows used: the one given to :func:`run`, else the resolved default when every
+        row used the same (as :meth:`Explainer.shapley`'s ``info["budget"]``); None for a method without one
+        (exact enumeration, tree values), when rows used different ones (see :attr:`budgets`), or for a run
+        begun by a version that did not record them. (``params["budget"]`` is the argument as given: None
+        for the default, which the run's fingerprint compares.)"""
+        if self.params.get("budget") is not None:
+            return int(self.params["budget"])
+        used = self.budgets
+        return used[0] if len(used) == 1 else None
+
+    @property
+    def budgets(self) -> list[int]:
+        """The distinct budgets the finished rows used (e.g. a smaller game's default where null players left
+        a row fewer features), from the manifest."""
+        return sorted({int(b) for e in self.manifest["chunks"].values() for b in e.get("budgets", ())})
 
     @property
     def n_evaluations(self) -> int:
@@ -108,6 +126,13 @@ class Run:
         if "null_players" in self.params:  # the run's rule (a resume checks it); the rows' own are read below
             info["null_player_rule"] = self.params["null_players"]
         info["out"] = self.path
+        if BUDGET in table.column_names and info.get("budget") is None:  # the default, resolved per row
+            used = table.column(BUDGET).to_pylist()
+            distinct = {b for b in used if b is not None}
+            if len(distinct) == 1:  # as Explainer.shapley records it (rows without one, e.g. enumerated, aside)
+                info["budget"] = int(distinct.pop())
+            elif distinct:
+                info["budgets"] = used  # per row (None: a row without a budget, e.g. enumerated)
         if _options(self.params).get("tree_path_dependent") is True:  # as Explainer.shapley records it
             info["removal"] = "path-dependent (tree cover)"
         # as Explainer.shapley: the output each row explains (its class), the one they share (or "predicted")

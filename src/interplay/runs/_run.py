@@ -254,6 +254,9 @@ def _execute(explainer, payload, chunks, manifest, store, *, backend, n_jobs, ta
             entry.update(rows=[chunk.start, chunk.start + len(chunk.rows)],
                          data_sha256=data_fingerprint(chunk.rows, chunk.labels),
                          n_evaluations=int(result["n_evaluations"].sum()))
+            budgets = sorted({b for b in result.get("budget") or () if b is not None})
+            if budgets:  # the budgets its rows used (the resolved default without budget=): read without the parts
+                entry["budgets"] = budgets
             if chunk.index is not None:  # the labels are stored, not part of the numbers' fingerprint
                 entry["index_sha256"] = _index_fingerprint(chunk.index)
             done[str(index)] = entry

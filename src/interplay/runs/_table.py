@@ -4,7 +4,9 @@
 row explains: the class label, e.g. each row's predicted class for ``target="predicted"``), ``index`` (the row's
 label in the input DataFrame, when it was one), ``method`` (under ``method="auto"``: the method each row's choice
 was, e.g. ``exact`` where its null players leave few features), ``null_players`` (each row's features explained
-as exact zeros, a list of names; only in parts where a row has one), then ``value.<feature>``
+as exact zeros, a list of names; only in parts where a row has one), ``budget`` (the coalition evaluations the row's
+sampler was given: the resolved default when the run gave no budget; null for a method without one, and absent
+in parts with no such row or written by versions before it), then ``value.<feature>``
 per feature, ``se.<feature>`` when the method reports standard errors, ``data.<feature>`` (the explained input,
 when stored: floats for numeric input; for raw input (a model that encodes its own categorical columns) each
 column as its values' type: integers, floats or booleans when every value of the chunk's column is one, else
@@ -22,7 +24,7 @@ import numpy as np
 from .._validation import float_rows, is_missing
 
 FIXED = ("row", "base_value", "n_evaluations")
-TARGET, INDEX, METHOD, NULL_PLAYERS = "target", "index", "method", "null_players"
+TARGET, INDEX, METHOD, NULL_PLAYERS, BUDGET = "target", "index", "method", "null_players", "budget"
 
 
 def value_columns(names: Sequence[str], prefix: str) -> list[str]:
@@ -69,6 +71,8 @@ def to_table(result: dict, names: Sequence[str], data: np.ndarray | None, data_n
         arrays[INDEX] = labels_array(index)
     if result.get("method") is not None:
         arrays[METHOD] = pa.array(list(result["method"]), pa.string())
+    if any(b is not None for b in result.get("budget") or ()):  # each row's budget, where its method has one
+        arrays[BUDGET] = pa.array(list(result["budget"]), pa.int64())
     if any(result.get("null_players") or ()):  # each row's null players (lists of names), when a row has one
         arrays[NULL_PLAYERS] = pa.array([[str(n) for n in row] for row in result["null_players"]],
                                         pa.list_(pa.string()))
