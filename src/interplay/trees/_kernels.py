@@ -3,9 +3,16 @@
 Every kernel takes the node arrays of :class:`~interplay.trees.ensemble.TreeEnsemble` (``ensemble.arrays()``)
 and loops over rows, background rows, trees and nodes inside compiled code. The derivations are in
 :mod:`interplay.trees.interventional` and :mod:`interplay.trees.path_dependent`.
+
+The kernels are compiled on their first call and cached on disk by numba (``cache=True``): about 8 s once, in a
+fresh environment. :func:`announce_compilation`, called before a kernel, says so on stderr (once per process,
+and only when the kernel's cache is cold), so that the pause is not a silent one.
 """
 
 from __future__ import annotations
+
+import os
+import sys
 
 import numpy as np
 from numba import njit
@@ -569,3 +576,40 @@ def path_dependent_pairs(X, feature, threshold, left, right, default_left, decis
                 for a in range(m):
                     seen[r_feat[a]] = False
     return sii
+
+
+COMPILING = ("interplay: compiling the tree kernels (numba; once, typically 10-20 s: they are cached for later "
+             "sessions)")
+_announced = False
+
+
+def _cache_cold(kernel) -> bool:
+    """Whether calling ``kernel`` (a numba dispatcher) compiles it: not compiled in this process, and its on-disk
+    cache holds no version for this source (numba's index ``<module>.<name>-<line>.pyXY.nbi`` is missing, or was
+    written for another source or numba: numba's own check, one small file read). False when numba's cache
+    cannot be inspected (another numba layout): nothing is said then."""
+    if getattr(kernel, "signatures", None):
+        return False
+    try:
+        cache_file = kernel._cache._cache_file
+        index = cache_file._index_path
+    except AttributeError:
+        return False
+    try:
+        return not cache_file._load_index()
+    except Exception:  # noqa: BLE001 - an unreadable index (numba recompiles then too), or another layout
+        return not os.path.exists(index)
+
+
+def announce_compilation(*kernels) -> None:
+    """Say once per process, on stderr, that the tree kernels are being compiled, when the first call of one of
+    ``kernels`` is about to compile it (a cold numba cache); silent on warm runs (a kernel compiled in this
+    process costs one attribute read, one whose cache is on disk a file check) and with ``INTERPLAY_PROGRESS=0``."""
+    global _announced
+    if _announced or not any(_cache_cold(k) for k in kernels):
+        return
+    _announced = True
+    from .._progress import _resolve
+
+    if _resolve(None) is not False:
+        print(COMPILING, file=sys.stderr, flush=True)

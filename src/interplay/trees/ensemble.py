@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._kernels import predict_rows
+from ._kernels import announce_compilation, predict_rows
 
 
 @dataclass(frozen=True, eq=False)
@@ -109,6 +109,7 @@ class TreeEnsemble:
     def predict(self, X) -> np.ndarray:
         """``(N, n_outputs)`` ensemble outputs (``base`` + the sum of the trees' leaf values)."""
         X = self.prepare(np.atleast_2d(X))
+        announce_compilation(predict_rows)
         return predict_rows(X, *self.arrays()) + self.base
 
     def arrays(self) -> tuple:

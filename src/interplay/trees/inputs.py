@@ -217,6 +217,7 @@ def _coded(ensemble: TreeEnsemble, owner: np.ndarray, transform, rows: np.ndarra
     for j, uniques in enumerate(distinct):
         table[:, j] = uniques[np.minimum(np.arange(m), len(uniques) - 1)]  # padded with a real value
     values = ensemble.prepare(transform(table))
+    K.announce_compilation(K._directions)
     goes_left = K._directions(values, 0, ensemble.n_nodes, *ensemble.arrays()[:2], ensemble.default_left,
                               ensemble.decision, ensemble.missing, ensemble.cat_bits)  # (m, nodes)
     internal = ensemble.feature >= 0

@@ -117,6 +117,7 @@ def interventional_shapley(ensemble: TreeEnsemble, X, background, *, column=0, s
     X = _checked(ensemble, X, "X")
     B = _checked(ensemble, background, "background")
     cols, signs = _columns(ensemble, column, sign, len(X))
+    K.announce_compilation(K.max_depth, K.interventional)
     depth = _depth(ensemble)
     W, pow2 = _tables(depth)
     phi, beta, *_ = K.interventional(X, B, *ensemble.arrays(), cols, signs, K.SHAPLEY, W, pow2, depth)
@@ -146,6 +147,7 @@ def interventional_indices(ensemble: TreeEnsemble, x, background, *, column: int
         raise ValueError(f"x: expected one row, got {len(X)}")
     B = _checked(ensemble, background, "background")
     cols, signs = _columns(ensemble, column, sign, 1)
+    K.announce_compilation(K.max_depth, K.interventional)
     depth = _depth(ensemble)
     W, pow2 = _tables(depth)
     phi, beta, sii, bii, adj_base, adj_corr = K.interventional(

@@ -42,6 +42,7 @@ def path_dependent_shapley(ensemble: TreeEnsemble, X, *, column=0, sign=1.0) -> 
     cols, signs = _columns(ensemble, column, sign, len(X))
     if np.any(ensemble.cover[ensemble.roots] <= 0):
         raise ValueError("model: path-dependent TreeSHAP needs positive node covers (sample weights)")
+    K.announce_compilation(K.max_depth, K.path_dependent)
     depth = _depth(ensemble)
     phi, expected = K.path_dependent(X, *ensemble.arrays(), cover_ratios(ensemble), cols, signs, depth)
     return phi, expected + signs * ensemble.base[cols]
@@ -60,6 +61,7 @@ def path_dependent_interactions(ensemble: TreeEnsemble, X, *, column=0,
     cols, signs = _columns(ensemble, column, sign, len(X))
     if np.any(ensemble.cover[ensemble.roots] <= 0):
         raise ValueError("model: path-dependent TreeSHAP needs positive node covers (sample weights)")
+    K.announce_compilation(K.max_depth, K.path_dependent, K.path_dependent_pairs)
     depth = _depth(ensemble)
     arrays = (*ensemble.arrays(), cover_ratios(ensemble), cols, signs, depth)
     phi, expected = K.path_dependent(X, *arrays)
