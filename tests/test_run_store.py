@@ -196,3 +196,35 @@ def test_a_crash_keeps_the_journaled_chunks_and_ignores_a_torn_last_line(finishe
     assert not (out / JOURNAL).exists()
     assert json.loads(path.read_text())["chunks"] == chunks
     np.testing.assert_array_equal(load_run(out).values, explainer.shapley(X).values)
+
+
+def test_a_full_disk_at_a_journal_append_keeps_the_finished_chunks(data, tmp_path, monkeypatch):
+    """The disk fills half-way through the third chunk's line: a clear error that says how to resume, the torn
+    line does no harm, and the resume keeps the chunks finished before (not recomputed)."""
+    import errno
+
+    from interplay.runs import _store
+
+    background, X = data
+    explainer = ip.Explainer(model, background, feature_names=NAMES)
+    real, calls = _store._append, {"n": 0}
+
+    def append(fd, line):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            real(fd, line[: len(line) // 2])
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(fd, line)
+
+    monkeypatch.setattr(_store, "_append", append)
+    out = tmp_path / "run"
+    with pytest.raises(OSError, match=r"run-chunks\.jsonl.*no space left on device.*resume"):
+        run(explainer, X, out=out, chunk_size=2, n_jobs=1, progress=False)
+    monkeypatch.undo()
+    finished = open_run(out).manifest["chunks"]
+    assert len(finished) >= 2 and not open_run(out).complete
+    kept = {k: os.stat(out / e["file"]).st_mtime_ns for k, e in finished.items()}
+    run(explainer, X, out=out, chunk_size=2, n_jobs=1, progress=False)
+    assert {k: os.stat(out / finished[k]["file"]).st_mtime_ns for k in kept} == kept
+    assert not (out / JOURNAL).exists() and open_run(out).complete
+    np.testing.assert_array_equal(load_run(out).values, explainer.shapley(X).values)

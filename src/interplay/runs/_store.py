@@ -61,6 +61,13 @@ def sha256_file(path: str) -> str | None:
     return digest.hexdigest()
 
 
+def _append(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to the file descriptor ``fd`` (a separate function so that tests can fill the disk)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 class DamagedPartError(ValueError):
     """A finished part whose bytes differ from those recorded in the run manifest (or that is missing)."""
 
@@ -175,9 +182,7 @@ class Store:
                     os.write(fd, line[: len(line) // 2])
                     os.fsync(fd)
                     _crash(crash, "partial")
-                view = memoryview(line)
-                while view:
-                    view = view[os.write(fd, view):]
+                _append(fd, line)
                 os.fsync(fd)
             finally:
                 os.close(fd)
