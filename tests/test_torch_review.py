@@ -186,3 +186,24 @@ def test_a_model_asking_for_large_calls_gets_them_from_its_first_call():
     sizes.clear()
     ip.Explainer(LargeCalls(net), X[:10], max_rows=3000).shapley(X[20], method="kernel", budget=2048, random_state=0)
     assert 2000 < sizes[1] <= 3000 and max(sizes) <= 3000, sizes
+
+
+def test_a_batch_run_keeps_the_models_own_call_size(tmp_path):
+    """ip.run fixes its calls' size (the same bits on resume); without call_rows= it is the model's own
+    (TorchModel.call_rows on a GPU), not the CPU's cache-sized start."""
+    X = _data(14, 30)
+    net = _tanh_net(14)
+    sizes = []
+    net.register_forward_hook(lambda module, inputs, output: sizes.append(len(inputs[0])))
+
+    class LargeCalls(TorchModel):
+        @property
+        def call_rows(self):
+            return 8192
+
+    ex = ip.Explainer(LargeCalls(net), X[:10])
+    run = ip.run(ex, X[20:22], method="kernel", budget=2048, out=tmp_path / "run", n_jobs=1, random_state=0,
+                 progress=False)
+    assert max(sizes) >= 8000, sizes
+    np.testing.assert_allclose(run.explanation().values,
+                               ex.shapley(X[20:22], method="kernel", budget=2048, random_state=0).values, atol=1e-12)

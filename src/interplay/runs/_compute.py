@@ -70,8 +70,9 @@ def one_blas_thread() -> Iterator[None]:
 
 @contextmanager
 def fixed_call_size(explainer: Any, rows: int | None = None) -> Iterator[None]:
-    """The explainer's model calls hold ``rows`` rows (the run's ``call_rows``; None: the sizer's start size,
-    1,024 rows or 1 MiB) while a chunk is computed, whatever the timings (the
+    """The explainer's model calls hold ``rows`` rows (the run's ``call_rows``; None: the model's own
+    ``call_rows`` where it has one, a torch module on a GPU, else the sizer's start size, 1,024 rows or 1 MiB)
+    while a chunk is computed, whatever the timings (the
     :class:`interplay.removal._columns.CallSizer` does not learn): a BLAS model's last bits depend on the rows a
     call holds, so with learned sizes two runs of an MLP differed in 26 of 100 rows (5.6e-17), and a resume from
     its run. Restored after."""
@@ -81,6 +82,8 @@ def fixed_call_size(explainer: Any, rows: int | None = None) -> Iterator[None]:
         yield
         return
     saved = explainer.__dict__.get("_call_sizer")
+    if rows is None:  # the model's own size (a torch module on a GPU), fixed too: the same device, the same calls
+        rows = getattr(getattr(explainer, "model", None), "call_rows", None)
     explainer._call_sizer = CallSizer(explainer.max_rows, learn=False, rows=rows)
     try:
         yield
