@@ -97,6 +97,26 @@ def test_monotonicity_uses_coalitions_not_weights():
     assert m.monotonicity(only1, [0.1, -5.0, 0.0], absolute=True) == pytest.approx(1.0)
 
 
+def test_monotonicity_puts_tied_features_in_each_others_w_as_the_paper_defines_it():
+    """SHEAR Sec. 5.3: W_i = {j != i : phi_j >= phi_i}. Features 1 and 2 tie (0.5): each one's W holds the other.
+    v = 3 x0 + 2 x1 x2 + 0.5 x3: deltas 3, v({0,1,2}) - v({0,2}) = 2, v({0,1,2}) - v({0,1}) = 2, 0.5: every pair
+    falls or stays: 1.0. Breaking the tie by index (the chain 0, 1, 2, 3) gave deltas 3, 0, 2, 0.5: 2/3."""
+    game, calls = counting(lambda S: 3.0 * S[:, 0] + 2.0 * (S[:, 1] & S[:, 2]) + 0.5 * S[:, 3], 4)
+    assert m.monotonicity(game, [1.0, 0.5, 0.5, 0.1]) == pytest.approx(1.0)
+    assert m.monotonicity(game, [1.0, 0.5, 0.4, 0.1]) == pytest.approx(2 / 3)  # no tie: the chain
+    # by the definition, coalition by coalition
+    phi = np.array([0.3, 0.3, 0.1, 0.3])
+    game4 = ip.Game(lambda S: np.tanh(S @ np.array([1.0, -2.0, 0.5, 3.0]) + 2.0 * S[:, 0] * S[:, 3]), 4)
+    order = [0, 1, 3, 2]
+    delta = []
+    for i in order:
+        W = np.array([phi[j] >= phi[i] and j != i for j in range(4)])
+        with_i = W.copy()
+        with_i[i] = True
+        delta.append(game4(with_i[None])[0] - game4(W[None])[0])
+    assert m.monotonicity(game4, phi) == pytest.approx(np.mean([a >= b for a, b in zip(delta[:-1], delta[1:])]))
+
+
 # ---------------------------------------------------------------- insertion / deletion
 def test_insertion_and_deletion_curves_and_auc():
     game = additive([3.0, 1.0, 2.0])

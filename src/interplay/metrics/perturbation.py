@@ -42,20 +42,33 @@ def monotonicity(game: Game, attribution: Any, *, absolute: bool = False) -> flo
     """Fraction of consecutive features whose marginal improvement does not increase (SHEAR Sec. 5.3):
 
         Monotonicity = 1/(M-1) sum_{k=1}^{M-1} 1[delta_k >= delta_{k+1}],
-        delta_k = v(W_k + {i_k}) - v(W_k),
+        delta_k = v(W_k + {i_k}) - v(W_k),      W_k = {j != i_k : phi_j >= phi_{i_k}},
 
-    with ``i_1, ..., i_M`` the features by decreasing attribution and ``W_k = {i_1, ..., i_{k-1}}`` the features
-    ranked above ``i_k`` (ties broken by feature index; ``absolute=True`` ranks ``|phi|``). Cost: ``M + 1``
-    evaluations (the chain from the empty to the full coalition), one call. Higher is better; needs ``M >= 2``.
+    with ``i_1, ..., i_M`` the features by decreasing attribution (``absolute=True`` ranks ``|phi|``) and ``W_k``
+    the features at least as important as ``i_k``, as the paper defines it: features of equal attribution are in
+    each other's ``W`` (an estimate's exact ties, e.g. zeros for features it never sampled; they follow each other
+    in the sequence by feature index). Without ties ``W_k = {i_1, ..., i_{k-1}}``, the chain from the empty to the
+    full coalition. Cost: ``M + 1`` evaluations without ties (at most ``2M`` with them), one call. Higher is
+    better; needs ``M >= 2``.
     """
     game = as_game(game)
     n = game.n_players
     if n < 2:
         raise ValueError("game: monotonicity needs at least 2 players")
     phi = row_scores(attribution, game, "attribution")
-    order = descending_order(np.abs(phi) if absolute else phi)
-    values = game(_chain(order))
-    delta = np.diff(values)
+    score = np.abs(phi) if absolute else phi
+    order = descending_order(score)
+    ranked = score[order]
+    if np.all(ranked[:-1] > ranked[1:]):  # no ties: the chain
+        values = game(_chain(order))
+        delta = np.diff(values)
+    else:
+        at_least = score[None, :] >= ranked[:, None]  # row k: the features scored at least as high as i_k
+        at_least[np.arange(n), order] = False  # W_k leaves i_k out
+        with_it = at_least.copy()
+        with_it[np.arange(n), order] = True
+        values = game(np.concatenate([at_least, with_it]))
+        delta = values[n:] - values[:n]
     return float(np.mean(delta[:-1] >= delta[1:]))
 
 
