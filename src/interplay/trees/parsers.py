@@ -276,7 +276,10 @@ def _hgb_margin(model, order: np.ndarray):
     if pre is None or names is None:
         return _sklearn_raw(model), None
     lists = pre.named_transformers_["encoder"].categories_
-    text = {int(order[k]): np.asarray(c, dtype=object) for k, c in enumerate(lists) if text_categories(c)}
+    # a column fitted with missing values lists NaN last: not a category (the trees send it the missing way,
+    # and a check row holding its code would reach the trees as that code but the model as a missing value)
+    text = {int(order[k]): np.asarray([v for v in c if not (isinstance(v, float) and np.isnan(v))], dtype=object)
+            for k, c in enumerate(lists) if text_categories(c)}
     if not text:
         return _sklearn_raw(model), None
     raw = _sklearn_raw(model)
