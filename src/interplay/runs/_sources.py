@@ -202,7 +202,7 @@ class FileSource(Source):
             start += take.num_rows
 
     def _chunk(self, start: int, table) -> Chunk:
-        cols = [table.column(c).to_numpy(zero_copy_only=False) for c in self.columns]
+        cols = [_column_values(table.column(c)) for c in self.columns]
         if self.raw:
             import pandas as pd
 
@@ -215,6 +215,17 @@ class FileSource(Source):
         if self.label_column:
             labels = table.column(self.label_column).to_pylist()
         return Chunk(start, np.ascontiguousarray(rows), labels)
+
+
+def _column_values(column) -> np.ndarray:
+    """A pyarrow column as a numpy array, missing values as None/NaN. A dictionary column (a pandas categorical
+    written to Parquet) is decoded first: pyarrow's ``to_numpy`` of a chunked dictionary column gives its missing
+    values some category of the dictionary (a NaN read as a real category, silently)."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    return column.to_numpy(zero_copy_only=False)
 
 
 def open_source(X: Any, *, feature_names: Sequence[str] | None, n_features: int | None, y: Any = None,
