@@ -54,3 +54,32 @@ def test_hist_gradient_boosting_text_categories_fitted_with_missing_values():
     exact = explainer.shapley(rows, method="exact", progress=False)
     np.testing.assert_allclose(tree.values, exact.values, atol=1e-10)
     np.testing.assert_allclose(tree.base_values + tree.values.sum(axis=1), model.predict(rows), atol=1e-8)
+
+
+@pytest.mark.parametrize("library", ["xgboost", "lightgbm"])
+def test_a_csv_number_column_of_a_booster_categorical_is_read_as_those_categories(tmp_path, library):
+    """A booster fitted on a pandas categorical of numbers (store ids 3, 7, 11, 20) and a text categorical: read
+    back from a CSV the numbers are an int column, which the booster refuses; the Explainer (and the CLI) reported
+    it as 'missing values ... impute them first'. Now the column gets the model's categories."""
+    lib = pytest.importorskip(library)
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(1)
+    n = 600
+    frame = pd.DataFrame({"store": pd.Categorical(rng.choice([3, 7, 11, 20], n)),
+                          "colour": pd.Categorical(rng.choice(["red", "green", "blue"], n)),
+                          "size": rng.normal(size=n)})
+    frame.loc[rng.random(n) < 0.15, "size"] = np.nan
+    y = (frame["store"].astype(int) > 8).astype(int) ^ (frame["colour"] == "red").astype(int)
+    if library == "xgboost":
+        model = lib.XGBClassifier(n_estimators=10, max_depth=3, enable_categorical=True).fit(frame, y)
+        margin = lambda rows: model.predict(rows, output_margin=True)  # noqa: E731
+    else:
+        model = lib.LGBMClassifier(n_estimators=10, num_leaves=7, min_child_samples=5, verbose=-1).fit(frame, y)
+        margin = lambda rows: model.predict(rows, raw_score=True)  # noqa: E731
+    path = tmp_path / "rows.csv"
+    frame.iloc[:60].to_csv(path, index=False)
+    read = pd.read_csv(path)
+    assert pd.api.types.is_integer_dtype(read["store"])
+    explainer = ip.Explainer(model, read.iloc[:30])
+    result = explainer.shapley(read.iloc[40:46], method="tree", progress=False)
+    np.testing.assert_allclose(result.base_values + result.values.sum(axis=1), margin(frame.iloc[40:46]), atol=1e-5)

@@ -147,7 +147,7 @@ class Explainer:
         self.background = None
         if background is not None:
             background = host_data(background)
-            if library(self._model_source()) in BOOSTER_LIBRARIES and _text_columns(background):
+            if library(self._model_source()) in BOOSTER_LIBRARIES and hasattr(background, "columns"):
                 # a CSV's strings for a LightGBM or XGBoost model fitted on pandas categoricals: the booster's own
                 # categories (no compiled extra needed)
                 from .models.categories import as_training_categories

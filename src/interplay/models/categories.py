@@ -31,15 +31,44 @@ def as_training_categories(frame: Any, model: Any) -> Any:
         return frame
     text = [c for c, dt in zip(frame.columns, frame.dtypes)
             if not pd.api.types.is_numeric_dtype(dt) and not isinstance(dt, pd.CategoricalDtype)]
-    if not text:
+    # numbers read from a file for a column the model split on as categories of numbers (e.g. [3, 7, 11]): the
+    # booster refuses a number column there ("data type doesn't match", reported as a missing-value problem)
+    coded = categorical_columns(model)
+    numbers = [c for c, dt in zip(frame.columns, frame.dtypes) if coded and str(c) in coded
+               and pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt)
+               and not isinstance(dt, pd.CategoricalDtype)]
+    if not text and not numbers:
         return frame
     try:
-        known = training_categories(model, as_model(model), names=[str(c) for c in text])
+        known = training_categories(model, as_model(model),
+                                    names=coded if coded else [str(c) for c in text])
     except Exception:  # noqa: BLE001  (not a booster that stores categories)
         return frame
     if not known:
         return frame
-    return frame.astype({c: pd.CategoricalDtype(known[c]) for c in text if c in known})
+    numbers = [c for c in numbers if str(c) in known and not text_categories(known[str(c)])]  # numbers only
+    return frame.astype({c: pd.CategoricalDtype(known[str(c)]) for c in text + numbers if str(c) in known})
+
+
+def categorical_columns(model: Any) -> list[str] | None:
+    """The names of the columns an XGBoost or LightGBM model (fitted on a DataFrame) splits on as categories, in
+    order, or None when the model does not say."""
+    try:
+        if hasattr(model, "get_booster") or type(model).__module__.startswith("xgboost"):
+            booster = model.get_booster() if hasattr(model, "get_booster") else model
+            names, types = booster.feature_names, booster.feature_types
+            if names and types and len(names) == len(types):
+                return [str(n) for n, t in zip(names, types) if t == "c"]
+            return None
+        booster = getattr(model, "booster_", model)
+        stored = getattr(booster, "pandas_categorical", None)
+        if stored and hasattr(booster, "dump_model"):  # LightGBM lists the values of categorical features only
+            infos = booster.dump_model(num_iteration=1).get("feature_infos", {})
+            names = [str(n) for n, info in infos.items() if isinstance(info, dict) and info.get("values")]
+            return names if len(names) == len(stored) else None
+    except Exception:  # noqa: BLE001  (not a booster that says)
+        return None
+    return None
 
 
 def training_categories(source: Any, model, names: list | None = None) -> dict[str, list]:
