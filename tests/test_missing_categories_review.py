@@ -83,3 +83,18 @@ def test_a_csv_number_column_of_a_booster_categorical_is_read_as_those_categorie
     explainer = ip.Explainer(model, read.iloc[:30])
     result = explainer.shapley(read.iloc[40:46], method="tree", progress=False)
     np.testing.assert_allclose(result.base_values + result.values.sum(axis=1), margin(frame.iloc[40:46]), atol=1e-5)
+
+
+def test_a_background_the_model_refuses_for_another_reason_is_not_blamed_on_missing_values():
+    """Rows with missing values on which the model fails were reported as 'missing values ... impute them first'
+    even when the model fails on every row (a number column where it was fitted on a text categorical)."""
+    xgb = pytest.importorskip("xgboost")
+    rng = np.random.default_rng(0)
+    n = 300
+    frame = pd.DataFrame({"c": pd.Categorical(rng.choice(["a", "b"], n)), "z": rng.normal(size=n)})
+    frame.loc[:20, "z"] = np.nan
+    model = xgb.XGBRegressor(n_estimators=5, enable_categorical=True).fit(frame, rng.normal(size=n))
+    wrong = frame.assign(c=rng.normal(size=n))  # numbers, not the categories (nor turned into missing values)
+    with pytest.raises(ValueError, match="failed on rows with no missing value") as info:
+        ip.Explainer(model, wrong)
+    assert "impute" not in str(info.value)

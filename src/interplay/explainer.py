@@ -307,6 +307,11 @@ class Explainer:
         for model in models or self._output_models():
             for start in range(0, len(with_missing), self.max_rows):
                 problem = _missing_problem(model, with_missing[start:start + self.max_rows])
+                if problem is not None and (~holes).any():  # a row without missing values: fails as well?
+                    other = _missing_problem(model, rows[~holes][:1])
+                    if other is not None:  # not the missing values (e.g. a column of another type than fitted)
+                        raise ValueError(f"{name}: {other.replace('on those rows', 'on rows with no missing value')}"
+                                         "; pass rows with the columns and types the model was fitted on")
                 if problem is not None:
                     raise ValueError(f"{name}: missing values in columns {missing_columns(rows, self.column_names)} "
                                      f"and {problem}; impute them first (or use a model that handles missing "
