@@ -98,3 +98,33 @@ def test_a_background_the_model_refuses_for_another_reason_is_not_blamed_on_miss
     with pytest.raises(ValueError, match="failed on rows with no missing value") as info:
         ip.Explainer(model, wrong)
     assert "impute" not in str(info.value)
+
+
+@pytest.mark.parametrize("categorical", [False, True])
+def test_scatter_draws_the_rows_whose_value_is_missing(categorical):
+    """A dependence plot of a feature with missing values left those rows out without a word (matplotlib skips
+    NaN x): 10% of the rows and their attributions vanished. They are drawn at a place of their own, 'missing'."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(0)
+    n = 50
+    if categorical:
+        column = rng.choice(np.array(["a", "b", "c"], dtype=object), n)
+    else:
+        column = rng.normal(size=n)
+    data = np.empty((n, 2), dtype=object if categorical else float)
+    data[:, 0] = column
+    data[:, 1] = rng.normal(size=n)
+    data[:5, 0] = np.nan
+    explanation = ip.Explanation(values=rng.normal(size=(n, 2)), base_values=np.zeros(n), data=data,
+                                 feature_names=["f", "g"], method="exact",
+                                 n_evaluations=np.zeros(n, int))
+    ax = ip.plot.scatter(explanation, "f", color=None)
+    offsets = ax.collections[0].get_offsets()
+    assert np.isfinite(np.asarray(offsets, dtype=float)).all(axis=1).sum() == n
+    assert "missing" in [t.get_text() for t in ax.get_xticklabels()]
+    plt.close("all")

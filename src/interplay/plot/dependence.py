@@ -159,6 +159,16 @@ def scatter(explanation, feature, *, color="auto", interactions=None, ax=None, t
     title = warn_mixed(info, "scatter", title)
     x, categories = encode(explanation.data[:, j])
     y = np.asarray(explanation.values[:, j], dtype=float)
+    absent = ~np.isfinite(x)  # rows whose value is missing: drawn at a place of their own, named "missing"
+    finite = x[~absent]
+    if absent.any():
+        if categories is not None:
+            x[absent] = len(categories)
+        elif finite.size:
+            span = float(finite.max() - finite.min()) or 1.0
+            x[absent] = finite.min() - 0.12 * span
+        else:
+            x[absent] = 0.0
     if categories is not None:  # spread the dots of a category sideways
         x = x + np.random.default_rng(random_state).uniform(-0.2, 0.2, len(x))
     c = None
@@ -189,8 +199,18 @@ def scatter(explanation, feature, *, color="auto", interactions=None, ax=None, t
             ax.scatter(x, y, s=14, c=colours, linewidths=0, alpha=0.85)
             value_colorbar(ax, label=names[c], span=limits(numbers))
     if categories is not None:
-        ax.set_xticks(range(len(categories)), categories, rotation=45 if len(categories) > 4 else 0,
-                      ha="right" if len(categories) > 4 else "center")
+        labels = categories + (["missing"] if absent.any() else [])
+        ax.set_xticks(range(len(labels)), labels, rotation=45 if len(labels) > 4 else 0,
+                      ha="right" if len(labels) > 4 else "center")
+    elif absent.any():  # numbers: the missing rows left of the smallest value, a tick of their own
+        left = float(x[absent][0])
+        lo, hi = ax.get_xlim()
+        ticks = [t for t in ax.get_xticks() if lo <= t <= hi and (not finite.size or t >= finite.min() - 0.06 * (
+            float(finite.max() - finite.min()) or 1.0))]
+        ax.set_xticks([left, *ticks], ["missing", *[format_value(t) for t in ticks]])
+        ax.set_xlim(lo, hi)
+        ax.axvline(left + 0.06 * (float(finite.max() - finite.min()) or 1.0) if finite.size else left + 0.5,
+                   color="#bbb", lw=0.6, ls=":")
     ax.axhline(0, color="#888", lw=0.6)
     ax.set_xlabel(names[j])
     ax.set_ylabel(with_unit(f"attribution of {names[j]}", info))
