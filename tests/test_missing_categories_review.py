@@ -128,3 +128,32 @@ def test_scatter_draws_the_rows_whose_value_is_missing(categorical):
     assert np.isfinite(np.asarray(offsets, dtype=float)).all(axis=1).sum() == n
     assert "missing" in [t.get_text() for t in ax.get_xticklabels()]
     plt.close("all")
+
+
+def test_run_on_csv_reads_empty_text_fields_as_missing(tmp_path):
+    """pandas writes a missing text value as an empty field; the run's CSV reader (pyarrow) kept it as the text '',
+    which a Pipeline's imputer does not fill, so the run explained another row than pandas.read_csv reads (the
+    model's output off by the effect of a missing value, silently)."""
+    pytest.importorskip("pyarrow")
+    from sklearn.compose import ColumnTransformer
+    from sklearn.ensemble import GradientBoostingRegressor
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    rng = np.random.default_rng(0)
+    n = 400
+    frame = pd.DataFrame({"c": rng.choice(np.array(["a", "b", "c"], dtype=object), n), "z": rng.normal(size=n)})
+    frame.loc[rng.random(n) < 0.2, "c"] = np.nan
+    y = np.where(frame["c"].isna(), 5.0, 0.0) + frame["z"]
+    encode = make_pipeline(SimpleImputer(strategy="constant", fill_value="MISSING"),
+                           OneHotEncoder(handle_unknown="ignore"))
+    model = make_pipeline(ColumnTransformer([("n", "passthrough", ["z"]), ("c", encode, ["c"])]),
+                          GradientBoostingRegressor(n_estimators=20)).fit(frame, y)
+    path = tmp_path / "rows.csv"
+    frame.iloc[:40].to_csv(path, index=False)
+    read = pd.read_csv(path)
+    assert read["c"].isna().any()
+    ip.run(ip.Explainer(model, frame.iloc[100:130]), str(path), out=tmp_path / "run", n_jobs=1, progress=False)
+    result = ip.load_run(tmp_path / "run")
+    np.testing.assert_allclose(result.base_values + result.values.sum(axis=1), model.predict(read), atol=1e-8)

@@ -167,7 +167,10 @@ class FileSource(Source):
     def _open(self):
         import pyarrow.csv as pcsv
 
-        return pcsv.open_csv(self.path, read_options=pcsv.ReadOptions(block_size=1 << 20, use_threads=False))
+        # an empty text field (a missing value written by pandas) is missing, as pandas.read_csv reads it: pyarrow
+        # keeps it as the text '', which a Pipeline's imputer does not fill (another row was explained, silently)
+        return pcsv.open_csv(self.path, read_options=pcsv.ReadOptions(block_size=1 << 20, use_threads=False),
+                             convert_options=pcsv.ConvertOptions(strings_can_be_null=True))
 
     def _batches(self, chunk_size: int):
         wanted = self.columns + ([self.label_column] if self.label_column else [])
