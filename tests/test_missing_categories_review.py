@@ -157,3 +157,21 @@ def test_run_on_csv_reads_empty_text_fields_as_missing(tmp_path):
     ip.run(ip.Explainer(model, frame.iloc[100:130]), str(path), out=tmp_path / "run", n_jobs=1, progress=False)
     result = ip.load_run(tmp_path / "run")
     np.testing.assert_allclose(result.base_values + result.values.sum(axis=1), model.predict(read), atol=1e-8)
+
+
+def test_hist_gradient_boosting_negative_numeric_categories_are_named_in_the_error():
+    """scikit-learn >= 1.x fits -1 of a numeric categorical as a category of its own (not as missing); the tree
+    methods cannot index it, and the error said only 'must be integers in [0, 65536)', not what came or what to
+    do."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    rng = np.random.default_rng(0)
+    n = 500
+    c = rng.integers(-1, 4, n).astype(float)
+    X = np.c_[c, rng.normal(size=n)]
+    model = HistGradientBoostingRegressor(max_iter=10, categorical_features=[0]).fit(X, (c == -1) + X[:, 1])
+    explainer = ip.Explainer(model, X[:20])
+    with pytest.raises(ValueError, match=r"fitted on \[-1\.0\].*method='auto'"):
+        explainer.shapley(X[:2], method="tree", progress=False)
+    auto = explainer.shapley(X[:2], progress=False)  # falls back to a method that reads the model as it is
+    np.testing.assert_allclose(auto.base_values + auto.values.sum(axis=1), model.predict(X[:2]), atol=1e-8)

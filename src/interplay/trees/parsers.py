@@ -223,8 +223,11 @@ def _hgb_raw_bitset(code_bits, raw_values, missing_left) -> np.ndarray:
     """Bitset over raw category values: known ones as encoded, unknown ones follow the missing direction."""
     raw_values = raw_values[~np.isnan(raw_values)]  # a NaN category (last) is the missing direction
     codes = np.flatnonzero([(code_bits[c >> 5] >> (c & 31)) & 1 for c in range(len(raw_values))])
-    if np.any(raw_values != np.round(raw_values)) or np.any(raw_values < 0) or np.any(raw_values >= 2**16):
-        raise ValueError("model: categorical values must be integers in [0, 65536) for the tree methods")
+    bad = raw_values[(raw_values != np.round(raw_values)) | (raw_values < 0) | (raw_values >= 2**16)]
+    if len(bad):
+        raise ValueError("model: the tree methods read a HistGradientBoosting categorical feature of numbers when "
+                         f"they are integers in [0, 65536); it was fitted on {sorted(set(bad.tolist()))[:5]}: use a "
+                         "sampling method (method='auto' picks one), or refit on codes 0, 1, 2, ...")
     width = int(raw_values.max()) // 32 + 1 if len(raw_values) else 1
     bits = np.full(width, 0xFFFFFFFF if missing_left else 0, np.uint32)
     for value in raw_values.astype(int):
