@@ -175,3 +175,25 @@ def test_hist_gradient_boosting_negative_numeric_categories_are_named_in_the_err
         explainer.shapley(X[:2], method="tree", progress=False)
     auto = explainer.shapley(X[:2], progress=False)  # falls back to a method that reads the model as it is
     np.testing.assert_allclose(auto.base_values + auto.values.sum(axis=1), model.predict(X[:2]), atol=1e-8)
+
+
+def test_xgboost_background_with_a_category_the_model_was_not_fitted_with():
+    """XGBoost refuses a categorical column whose categories include one it was not fitted with (even where no row
+    holds it): a background from new data failed ('the model failed ...'). The column now gets the model's
+    categories; a background value outside them is a missing value, with a warning naming it."""
+    xgb = pytest.importorskip("xgboost")
+    pytest.importorskip("pyarrow")
+    frame, y = _frame()
+    model = xgb.XGBRegressor(n_estimators=10, max_depth=3, enable_categorical=True).fit(frame, y)
+    new = frame.copy()
+    new["colour"] = new["colour"].cat.add_categories(["purple"])
+    rows = new.iloc[:4]
+    ip.Explainer(model, new.iloc[100:130])  # the category in the dtype only: no warning needed, no error
+    new.loc[100, "colour"] = "purple"
+    with pytest.warns(UserWarning, match=r"background: values outside the categories .*'colour': \['purple'\]"):
+        explainer = ip.Explainer(model, new.iloc[100:130])
+    tree = explainer.shapley(rows, method="tree", progress=False)
+    exact = explainer.shapley(rows, method="exact", progress=False)
+    np.testing.assert_allclose(tree.values, exact.values, atol=1e-5)
+    np.testing.assert_allclose(tree.base_values + tree.values.sum(axis=1),
+                               model.predict(frame.iloc[:4], output_margin=True), atol=1e-5)

@@ -151,7 +151,7 @@ class Explainer:
                 # a CSV's strings for a LightGBM or XGBoost model fitted on pandas categoricals: the booster's own
                 # categories (no compiled extra needed)
                 from .models.categories import as_training_categories
-                background = as_training_categories(background, model)
+                background = as_training_categories(background, model, "background")
             background = align_columns(background, self.model.columns, "background",
                                        what="the columns the model was fitted on", renamed_ok=self._renamed_ok)
             bad = non_numeric_columns(background)

@@ -18,10 +18,12 @@ def text_categories(categories) -> bool:
     return False
 
 
-def as_training_categories(frame: Any, model: Any) -> Any:
+def as_training_categories(frame: Any, model: Any, name: str = "data") -> Any:
     """Text columns of a DataFrame for a booster fitted on pandas categoricals (XGBoost/LightGBM) as those
     categoricals (a data file's or a CSV-read background's strings; the booster refuses them as text). Any other
-    model or frame is returned as it is."""
+    model or frame is returned as it is. A categorical column with categories the model was not fitted with gets
+    the model's (XGBoost refuses the column, even where no row holds them); values outside them become missing
+    values, with a warning naming ``name``."""
     import pandas as pd
 
     from . import as_model
@@ -37,7 +39,9 @@ def as_training_categories(frame: Any, model: Any) -> Any:
     numbers = [c for c, dt in zip(frame.columns, frame.dtypes) if coded and str(c) in coded
                and pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt)
                and not isinstance(dt, pd.CategoricalDtype)]
-    if not text and not numbers:
+    recoded = [c for c, dt in zip(frame.columns, frame.dtypes)
+               if coded and str(c) in coded and isinstance(dt, pd.CategoricalDtype)]
+    if not text and not numbers and not recoded:
         return frame
     try:
         known = training_categories(model, as_model(model),
@@ -47,7 +51,23 @@ def as_training_categories(frame: Any, model: Any) -> Any:
     if not known:
         return frame
     numbers = [c for c in numbers if str(c) in known and not text_categories(known[str(c)])]  # numbers only
-    return frame.astype({c: pd.CategoricalDtype(known[str(c)]) for c in text + numbers if str(c) in known})
+    out = frame.astype({c: pd.CategoricalDtype(known[str(c)]) for c in text + numbers if str(c) in known})
+    lost = {}
+    for c in recoded:
+        categories = known.get(str(c))
+        if categories is None or set(frame[c].cat.categories) <= set(categories):
+            continue
+        outside = frame[c].notna() & ~frame[c].isin(categories)
+        if outside.any():
+            lost[str(c)] = sorted({str(v) for v in frame[c][outside]})[:5]
+        out[c] = frame[c].cat.set_categories(categories)
+    if lost:
+        import warnings
+
+        listed = "; ".join(f"{c!r}: {values}" for c, values in lost.items())
+        warnings.warn(f"{name}: values outside the categories the model was fitted with ({listed}) reach the model "
+                      "as missing values, so they are explained as missing", UserWarning, stacklevel=3)
+    return out
 
 
 def categorical_columns(model: Any) -> list[str] | None:
