@@ -197,3 +197,25 @@ def test_xgboost_background_with_a_category_the_model_was_not_fitted_with():
     np.testing.assert_allclose(tree.values, exact.values, atol=1e-5)
     np.testing.assert_allclose(tree.base_values + tree.values.sum(axis=1),
                                model.predict(frame.iloc[:4], output_margin=True), atol=1e-5)
+
+
+def test_tree_codes_of_an_unknown_category_raise_no_pandas_deprecation():
+    """The tree methods coded a value outside the model's categories with pd.Categorical(values, categories=...),
+    which pandas deprecates (a Pandas4Warning on every explanation now, an error in a later pandas)."""
+    import warnings
+
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    frame, y = _frame()
+    model = HistGradientBoostingRegressor(max_iter=10, categorical_features="from_dtype").fit(frame, y)
+    rows = frame.iloc[:3].copy()
+    rows["colour"] = rows["colour"].cat.add_categories(["purple"])
+    rows.loc[rows.index[0], "colour"] = "purple"
+    explainer = ip.Explainer(model, frame.iloc[100:130].astype({"colour": rows["colour"].dtype}))  # 'purple' known
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tree = explainer.shapley(rows, method="tree", progress=False)
+    others = [str(w.message) for w in caught if "outside their column's categories" not in str(w.message)]
+    assert not others
+    exact = explainer.shapley(rows, method="exact", progress=False)
+    np.testing.assert_allclose(tree.values, exact.values, atol=1e-10)

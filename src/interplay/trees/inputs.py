@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..models.adapters import category_codes
 from ..models.categories import training_categories
 from . import _kernels as K
 from .ensemble import TreeEnsemble
@@ -117,7 +118,8 @@ def _category_codes(source: Any, model) -> Callable[[np.ndarray], np.ndarray]:
                         raise ValueError(f"background: column {name!r} is not numeric and the model does not "
                                          "split on it as a category; method='tree' needs the trees' own encoding")
                     categories = list(col.cat.categories)
-                codes = pd.Categorical(np.asarray(col, dtype=object), categories=categories).codes
+                # (pd.Categorical of values outside the categories is deprecated: it will raise)
+                codes = category_codes(np.asarray(col, dtype=object), pd.Index(categories))
                 out[:, j] = np.where(codes < 0, np.nan, codes)
             else:
                 out[:, j] = col.to_numpy(dtype=float, na_value=np.nan)
