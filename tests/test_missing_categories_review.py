@@ -219,3 +219,23 @@ def test_tree_codes_of_an_unknown_category_raise_no_pandas_deprecation():
     assert not others
     exact = explainer.shapley(rows, method="exact", progress=False)
     np.testing.assert_allclose(tree.values, exact.values, atol=1e-10)
+
+
+def test_a_csv_text_value_outside_a_booster_categories_is_warned_by_name(tmp_path):
+    """A CSV-read background's text value the booster was not fitted with became a missing value without a word
+    (but a pandas deprecation warning, an error in a later pandas)."""
+    import warnings
+
+    xgb = pytest.importorskip("xgboost")
+    pytest.importorskip("pyarrow")
+    frame, y = _frame()
+    model = xgb.XGBRegressor(n_estimators=10, max_depth=3, enable_categorical=True).fit(frame, y)
+    path = tmp_path / "rows.csv"
+    frame.iloc[100:130].astype({"colour": object}).replace({"colour": {"red": "purple"}}).to_csv(path, index=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        explainer = ip.Explainer(model, pd.read_csv(path))
+    messages = [str(w.message) for w in caught]
+    assert any("background: values outside the categories" in m and "purple" in m for m in messages), messages
+    assert not [m for m in messages if "deprecated" in m]
+    assert explainer.shapley(frame.iloc[:2], method="tree", progress=False).values.shape == (2, 2)

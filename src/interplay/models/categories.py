@@ -51,8 +51,16 @@ def as_training_categories(frame: Any, model: Any, name: str = "data") -> Any:
     if not known:
         return frame
     numbers = [c for c in numbers if str(c) in known and not text_categories(known[str(c)])]  # numbers only
-    out = frame.astype({c: pd.CategoricalDtype(known[str(c)]) for c in text + numbers if str(c) in known})
     lost = {}
+    out = frame.copy()
+    for c in text + numbers:
+        categories = known.get(str(c))
+        if categories is None:
+            continue
+        outside = frame[c].notna() & ~frame[c].isin(categories)
+        if outside.any():  # missing values (pd.Categorical of values outside its categories is deprecated)
+            lost[str(c)] = sorted({str(v) for v in frame[c][outside]})[:5]
+        out[c] = frame[c].where(~outside).astype(pd.CategoricalDtype(categories))
     for c in recoded:
         categories = known.get(str(c))
         if categories is None or set(frame[c].cat.categories) <= set(categories):
