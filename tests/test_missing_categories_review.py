@@ -239,3 +239,14 @@ def test_a_csv_text_value_outside_a_booster_categories_is_warned_by_name(tmp_pat
     assert any("background: values outside the categories" in m and "purple" in m for m in messages), messages
     assert not [m for m in messages if "deprecated" in m]
     assert explainer.shapley(frame.iloc[:2], method="tree", progress=False).values.shape == (2, 2)
+
+
+def test_a_baseline_category_the_model_does_not_know_is_warned():
+    """removal='baseline' with a reference vector naming a category outside the column's categories: the
+    reference reached the model as a missing value without a word (explained rows are warned of the same)."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    frame, y = _frame()
+    model = HistGradientBoostingRegressor(max_iter=10, categorical_features="from_dtype").fit(frame, y)
+    with pytest.warns(UserWarning, match=r"baseline: values outside their column's categories .*'colour': \['purple'\]"):
+        ip.Explainer(model, frame.iloc[100:130], removal="baseline", baseline={"colour": "purple", "size": 0.0})

@@ -213,6 +213,8 @@ class Explainer:
                                  "pass feature_names= or background=")
             self.reference = reference_vector(baseline, self.background, n_columns, groups=self.groups,
                                               column_names=self.column_names)
+            if self.raw:  # a reference category the model does not know reaches it as a missing value
+                self._warn_unknown_categories(np.asarray(self.reference, dtype=object)[None, :], "baseline")
         elif baseline is not None:
             raise ValueError(f"baseline: only used with removal='baseline', got removal={self.removal!r}")
         self._check_removed_values([self.model])
