@@ -250,3 +250,29 @@ def test_a_baseline_category_the_model_does_not_know_is_warned():
     model = HistGradientBoostingRegressor(max_iter=10, categorical_features="from_dtype").fit(frame, y)
     with pytest.warns(UserWarning, match=r"baseline: values outside their column's categories .*'colour': \['purple'\]"):
         ip.Explainer(model, frame.iloc[100:130], removal="baseline", baseline={"colour": "purple", "size": 0.0})
+
+
+def test_xgboost_codes_outside_the_listed_categories_go_where_xgboost_sends_them():
+    """An XGBoost model fitted on category codes (feature_types 'c' on an array): XGBoost sends every code a split
+    does not list left, a negative or unseen one too, and only a missing value its default way. The trees sent an
+    unseen code below 32 right and a negative or larger one the missing way: method='tree' explained another
+    prediction than the model's, silently (the check on background rows holding known codes passed)."""
+    xgb = pytest.importorskip("xgboost")
+    rng = np.random.default_rng(0)
+    n = 2000
+    c = rng.integers(0, 6, n).astype(float)
+    c[rng.random(n) < 0.2] = np.nan
+    z = rng.normal(size=n)
+    X = np.c_[c, z]
+    y = np.where(c == 2, 3.0, 0.0) + z  # missing values go with the listed categories (default right)
+    booster = xgb.train({"max_depth": 2, "max_cat_to_onehot": 1},
+                        xgb.DMatrix(X, label=y, feature_types=["c", "q"], enable_categorical=True), 10)
+    rows = np.array([[2.0, 0.1], [3.0, 0.1], [6.0, 0.1], [9.0, 0.1], [31.0, 0.1], [40.0, 0.1], [-1.0, 0.1],
+                     [np.nan, 0.1]])
+    margin = booster.predict(xgb.DMatrix(rows, feature_types=["c", "q"], enable_categorical=True),
+                             output_margin=True)
+    explainer = ip.Explainer(booster, X[:30])
+    tree = explainer.shapley(rows, method="tree", progress=False)
+    np.testing.assert_allclose(tree.base_values + tree.values.sum(axis=1), margin, atol=1e-5)
+    exact = explainer.shapley(rows, method="exact", progress=False)
+    np.testing.assert_allclose(tree.values, exact.values, atol=1e-5)

@@ -41,14 +41,15 @@ def _category_left(i, v, dl, m, cat_bits, exact):
         if m != 1:
             return dl
         v = 0.0
+    unknown = True if m == 3 else dl  # XGBoost sends every category not listed (negative, unseen) left
     if v < 0.0:
-        return dl
+        return unknown
     c = int(v)
     if exact and c != v:  # HistGradientBoosting: a non-integer is an unknown category
         return dl
     w = c >> 5
     if w >= cat_bits.shape[1]:
-        return dl
+        return unknown
     return (cat_bits[i, w] >> np.uint32(c & 31)) & np.uint32(1) == np.uint32(1)
 
 

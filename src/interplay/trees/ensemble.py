@@ -9,7 +9,8 @@ All trees are stored node by node in flat arrays (children hold absolute node in
   = categorical, integers only (HistGradientBoosting: a non-integer is an unknown category); NaN, negative and
   unknown categories follow ``default_left`` (``False`` for LightGBM, which sends them right);
 - ``missing`` (int8): ``0`` NaN follows ``default_left``; ``1`` NaN is read as ``0.0`` (LightGBM
-  ``missing_type=None``); ``2`` NaN and zero follow ``default_left`` (LightGBM ``missing_type=Zero``);
+  ``missing_type=None``); ``2`` NaN and zero follow ``default_left`` (LightGBM ``missing_type=Zero``); ``3``
+  (XGBoost categorical nodes) NaN follows ``default_left``, a negative or unseen category goes left;
 - ``cat_bits`` (uint32, ``(n_nodes, n_words)``): bitset of the categories that go left (categorical nodes);
 - ``value`` (float64, ``(n_nodes, n_outputs)``): leaf values, already scaled (learning rate, ``1/n_trees`` for
   averaging forests, class fractions for forest classifiers);

@@ -382,21 +382,23 @@ def _xgb_tree(builder: _Builder, tree: dict, output: int, n_categories: dict[int
     decision = np.ones(len(left), np.int8)
     bits = None
     categorical = np.asarray(tree.get("split_type", np.zeros(len(left))), np.int64) != 0
-    if categorical.any():  # the listed categories go right; every other known category goes left
+    missing = None
+    if categorical.any():  # the listed categories go right; every other category goes left (unseen ones too)
         width = max(1, (max(n_categories.values(), default=1) + 31) // 32)
         bits = np.zeros((len(left), width), np.uint32)
         cats, segments, sizes = (tree.get(k, []) for k in ("categories", "categories_segments", "categories_sizes"))
         for node, start, size in zip(tree.get("categories_nodes", []), segments, sizes):
             go_right = set(int(c) for c in cats[start:start + size])
-            for c in range(n_categories[int(feature[node])]):
+            for c in range(width * 32):  # a code past the model's categories is not listed either: left
                 if c not in go_right:
                     bits[node, c >> 5] |= np.uint32(1 << (c & 31))
         decision = np.where(categorical, 2, decision).astype(np.int8)
+        missing = np.where(categorical, 3, 0).astype(np.int8)  # negative and wider codes: left (the kernels)
     builder.add(feature=feature, threshold=np.where(leaf | categorical, 0.0, cond), left=left,
                 right=np.asarray(tree["right_children"], np.int64),
                 default_left=np.asarray(tree["default_left"], bool),
                 value=np.where(leaf, cond, 0.0), cover=np.asarray(tree["sum_hessian"], float),
-                output=output, decision=decision, cat_bits=bits)
+                output=output, decision=decision, missing=missing, cat_bits=bits)
 
 
 def _xgb_numeric_trees(builder: _Builder, trees_json: list, info: list, n_out: int) -> None:
