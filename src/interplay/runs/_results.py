@@ -194,6 +194,34 @@ class Run:
                              "e.g. (X['age'] < 30).to_numpy())")
         return np.unique(rows)
 
+    def _unit_info(self, rows: Any = None) -> dict:
+        """What an aggregate's values are in, as the rows' Explanation records it: ``output``, ``removal`` and
+        ``target`` (the plots name the class from them; without them a bar of a run's class 'mid' read "mean |value|"
+        alone). The target is the class label the selected rows share (their ``target`` column: a label even where
+        the Explainer was given an output index), "predicted" when they explain different classes."""
+        params = self.params
+        info = {k: params[k] for k in ("output", "removal") if params.get(k) is not None}
+        if params.get("output") == "loss":
+            return {**info, "target": "label"}
+        index = self._select(rows)
+        targets: list = []
+        for entry in self._entries():
+            try:
+                table = self.store.read_part(entry, columns=["row", TARGET])
+            except (KeyError, ValueError):  # a part without targets (a regressor's, an older version's)
+                targets = []
+                break
+            labels = table.column(TARGET).to_pylist()
+            if index is not None:
+                keep = np.isin(table.column("row").to_numpy(), index, assume_unique=True)
+                labels = [v for v, k in zip(labels, keep) if k]
+            targets.extend(v.item() if isinstance(v, np.generic) else v for v in labels)
+        if targets and None not in targets:
+            info["target"] = one_target(targets)
+        elif params.get("target") is not None:
+            info["target"] = params["target"]
+        return info
+
     def _sums(self, rows: Any, columns: list[str], absolute: Any) -> tuple[np.ndarray, int]:
         """Column sums over the selected rows (``absolute``: of ``|value|``, for all columns or per column)."""
         self._require_complete()
@@ -217,14 +245,15 @@ class Run:
         cols = value_columns(self.feature_names, "value")
         total, count = self._sums(rows, ["n_evaluations", "base_value", *cols], absolute=np.arange(len(cols) + 2) > 1)
         return Attribution(total[2:] / count, total[1] / count, self.feature_names, int(total[0]), self.method,
-                           info={"rows": count, "aggregate": "mean |value|"})
+                           info={**self._unit_info(rows), "rows": count, "aggregate": "mean |value|"})
 
     def mean_attribution(self, rows: Any = None) -> Attribution:
         """Mean signed values and mean base value over all rows or a cohort."""
         cols = value_columns(self.feature_names, "value")
         total, count = self._sums(rows, ["n_evaluations", "base_value", *cols], absolute=False)
         return Attribution(total[2:] / count, total[1] / count, self.feature_names, int(total[0]),
-                           self.method, info={"rows": count, "mean_over_rows": True, "aggregate": "mean value"})
+                           self.method, info={**self._unit_info(rows), "rows": count, "mean_over_rows": True,
+                                              "aggregate": "mean value"})
 
     def cohort_graph(self, rows: Any = None) -> BivariateExplanation:
         """The cohort's explanation graph: mean adjacency over its rows (``kind="bivariate"`` runs only)."""
@@ -240,7 +269,7 @@ class Run:
         mean[i, j] = total / count
         univariate = self.mean_attribution(rows)  # the cohort's evaluations: its rows' (not the whole run's)
         return BivariateExplanation(mean, univariate, self.feature_names, univariate.n_evaluations,
-                                    self.method, info={"rows": count, "mean_over_rows": True})
+                                    self.method, info={**self._unit_info(rows), "rows": count, "mean_over_rows": True})
 
     def graph(self, rows: Any = None, *, aggregate: str = "abs", gamma: float | None = None):
         """The explanation graph of the whole data set, or of a cohort (``rows``: mask or indices), magnitudes kept
