@@ -61,3 +61,21 @@ def test_run_aggregates_name_the_class_they_explain(wine, tmp_path):
     labels = " ".join(a.get_xlabel() for a in fig.axes)
     assert f"margin of class {targets[0]!r}" in labels
     plt.close("all")
+
+
+def test_run_graph_names_the_class_by_label(wine, tmp_path):
+    """A bivariate run of target=0 (an output index) titled its graph "margin of class 0", a class the model does
+    not have (its classes are 'alpha', 'mid', 'zeta'); a cohort of one predicted class was still "predicted"."""
+    model, X = wine
+    rows, background = X.iloc[::20], X.iloc[::9]
+    out = tmp_path / "biv-0"
+    ip.run(ip.Explainer(model, background, target=0), rows, kind="bivariate", method="exact", out=out)
+    run = ip.open_run(out)
+    assert run.graph().info["target"] == "alpha"
+    assert run.cohort_graph().info["target"] == "alpha"
+    out = tmp_path / "biv-predicted"
+    ip.run(ip.Explainer(model, background, target="predicted"), rows, kind="bivariate", method="exact", out=out)
+    run = ip.open_run(out)
+    targets = np.asarray(ip.load_run(out).info["targets"], dtype=object)
+    assert len(set(targets)) > 1 and run.graph().info["target"] == "predicted"
+    assert run.graph(targets == targets[-1]).info["target"] == targets[-1]

@@ -294,8 +294,8 @@ class Run:
                 acc.add(weights[k], phi[k])
         if acc.count == 0:
             raise ValueError("rows: selects no row of the run")
-        params = self.manifest.get("params", {})
-        return acc.graph(names, info={k: params[k] for k in ("output", "target") if params.get(k) is not None})
+        unit = self._unit_info(rows)  # the target by label, and the class the selected rows share
+        return acc.graph(names, info={k: unit[k] for k in ("output", "target") if unit.get(k) is not None})
 
     def __repr__(self) -> str:
         state = "complete" if self.complete else "unfinished"
