@@ -79,3 +79,37 @@ def test_run_graph_names_the_class_by_label(wine, tmp_path):
     targets = np.asarray(ip.load_run(out).info["targets"], dtype=object)
     assert len(set(targets)) > 1 and run.graph().info["target"] == "predicted"
     assert run.graph(targets == targets[-1]).info["target"] == targets[-1]
+
+
+def _report_rows(html):
+    import json
+    import re
+
+    return json.loads(re.search(r'id="interplay-data">(.*?)</script>', html, re.S).group(1))["rows"]
+
+
+def test_report_never_shows_results_of_two_units_as_one_row(wine):
+    """A row's probability attributions and its margin interactions and graph (same row, same class) were shown
+    as one entry labelled "probability of class 'mid'", the graph's and heatmap's margins read as probabilities,
+    no word said. Now the results in the other unit are left out, with a warning naming them."""
+    model, X = wine
+    background, x = X.iloc[::9], X.iloc[[0, 60]]
+    probability = ip.Explainer(model, background, target="mid", output="probability")
+    margin = ip.Explainer(model, background, target="mid")
+    with pytest.warns(UserWarning, match=r"row 0 \(class 'mid'\) has results in different units \('probability' "
+                                         r"first, then 'margin'\).*leaves out the bivariate"):
+        html = ip.build_report([probability.shapley(x), margin.bivariate(x.iloc[[0]])])
+    (first, *_), = [[r for r in _report_rows(html) if r["label"].startswith("row 0")]]
+    assert first["explained_output"] == "probability of class 'mid'" and "graph" not in first
+    # an Explanation in another unit: its rows are left out, one warning for them all
+    with pytest.warns(UserWarning, match=r"2 row\(s\) have results in different units.*row 0 \(class 'mid'\), "
+                                         r"row 60"):
+        html = ip.build_report([margin.bivariate(x.iloc[[0]]), margin.bivariate(x.iloc[[1]]),
+                                probability.shapley(x)])
+    for row in _report_rows(html):
+        assert row["explained_output"] == "margin of class 'mid'"
+    with warnings.catch_warnings():  # the same unit: joined as before, nothing said
+        warnings.simplefilter("error")
+        html = ip.build_report([margin.shapley(x), margin.bivariate(x.iloc[[0]]), margin.interactions(x.iloc[[0]])])
+    row0 = [r for r in _report_rows(html) if r["label"].startswith("row 0")][0]
+    assert "graph" in row0 and "interactions" in row0

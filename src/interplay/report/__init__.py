@@ -219,9 +219,13 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
             targets = _targets_of(result)
             predictions = list(result.info.get("predictions", []))
             outputs = list(result.info.get("explained_outputs", []))
+            left_out: list = []
             for k in range(min(len(result), MAX_DETAIL_ROWS)):
                 label = labels[k] if k < len(labels) else k
                 key = _find(rows, label, targets[k], features)
+                if _other_unit(rows.get(key), unit, label, targets[k], _kind_label(result), warn=False):
+                    left_out.append((label, targets[k], rows[key]["output"]))
+                    continue
                 entry = rows.setdefault(key, {"feature_names": result_names})
                 entry.setdefault("attribution", result[k])
                 entry.setdefault("data", result.data[k])
@@ -233,13 +237,23 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
                     entry.setdefault("prediction", predictions[k])
                 if k < len(outputs) and outputs[k] is not None:
                     entry.setdefault("explained_output", outputs[k])
+            if left_out:  # one warning for the Explanation's rows left out
+                shown = ", ".join(f"row {r}" + (f" (class {_target_text(t)})" if t is not None else "")
+                                  for r, t, _ in left_out[:5]) + (", ..." if len(left_out) > 5 else "")
+                warnings.warn(f"results: {len(left_out)} row(s) have results in different units ({left_out[0][2]!r} "
+                              f"first, then {unit!r}): {shown}; the report shows the {left_out[0][2]!r} ones and "
+                              f"leaves out these rows' {_kind_label(result)} in {unit!r}: build one report per output",
+                              UserWarning, stacklevel=3)
             continue
         slot = ("attribution" if isinstance(result, Attribution) else
                 "interactions" if isinstance(result, Interactions) else "bivariate")
         target = _target(result.info.get("target"))
         row = _row_key(result, None)
         row = _free_row(rows, features, slot, target) if row is None else row
-        entry = rows.setdefault(_find(rows, row, target, features), {"feature_names": result_names})
+        key = _find(rows, row, target, features)
+        if _other_unit(rows.get(key), unit, row, target, _kind_label(result)):
+            continue
+        entry = rows.setdefault(key, {"feature_names": result_names})
         if isinstance(result, Attribution):
             entry["attribution"] = result
         elif isinstance(result, Interactions):
@@ -272,6 +286,22 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
         entry["target"] = target
         keyed[(row, features) if shared[(row, features)] == 1 else ((row, target), features)] = entry
     return names, keyed, summary, info
+
+
+def _other_unit(entry: dict | None, unit: Any, row: Any, target: Any, kind: str, *, warn: bool = True) -> bool:
+    """Whether a result in ``unit`` would join a row's entry in another unit (a probability's attributions with a
+    margin's interactions and graph, all labelled "probability": shown together as one explanation, no word said):
+    warned, and the result left out (the entry keeps the unit it was given first)."""
+    shown = None if entry is None else entry.get("output")
+    if shown is None or unit is None or shown == unit:
+        return False
+    if not warn:
+        return True
+    which = f"row {row}" + (f" (class {_target_text(target)})" if target is not None else "")
+    warnings.warn(f"results: {which} has results in different units ({shown!r} first, then {unit!r}); the report "
+                  f"shows the {shown!r} ones and leaves out the {kind} in {unit!r}: build one report per output",
+                  UserWarning, stacklevel=4)
+    return True
 
 
 def _target_text(target: Any) -> str:
