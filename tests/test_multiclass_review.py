@@ -113,3 +113,17 @@ def test_report_never_shows_results_of_two_units_as_one_row(wine):
         html = ip.build_report([margin.shapley(x), margin.bivariate(x.iloc[[0]]), margin.interactions(x.iloc[[0]])])
     row0 = [r for r in _report_rows(html) if r["label"].startswith("row 0")][0]
     assert "graph" in row0 and "interactions" in row0
+
+
+def test_cli_help_says_what_auto_gives_a_multi_class_booster(wine, tmp_path):
+    """`interplay explain --help` said "auto: log-odds for boosted classifiers"; a multi-class booster gets its
+    raw per-class score (margin), which is what the results then say."""
+    pytest.importorskip("click")
+    from click.testing import CliRunner
+
+    from interplay.cli import main
+
+    text = " ".join(CliRunner().invoke(main, ["explain", "--help"]).output.split())
+    assert "margin) for multi-class boosted" in text
+    model, X = wine
+    assert ip.Explainer(model, X.iloc[::9]).output == "margin"

@@ -664,8 +664,9 @@ def _refusal(exc: ValueError, out_dir: Path, ctx: click.Context, chunk_size: int
                    "--removal conditional from the rows not explained, while there are any).")
 @click.option("--output", type=click.Choice(["auto", "prediction", "probability", "log-odds", "margin"]),
               default="auto", show_default=True,
-              help="Unit of the values, the same for every method (auto: log-odds for boosted classifiers, "
-                   "as shap; probability for other classifiers; the prediction for regressors).")
+              help="Unit of the values, the same for every method (auto: log-odds for binary boosted "
+                   "classifiers, as shap; the raw per-class score (margin) for multi-class boosted ones; probability "
+                   "for other classifiers; the prediction for regressors).")
 @click.option("--target", default=None,
               help="Class label (or output column) to explain; default: the positive class of a binary "
                    "classifier (a multi-class model needs one). 'predicted': each row's predicted class.")
