@@ -127,3 +127,19 @@ def test_cli_help_says_what_auto_gives_a_multi_class_booster(wine, tmp_path):
     assert "margin) for multi-class boosted" in text
     model, X = wine
     assert ip.Explainer(model, X.iloc[::9]).output == "margin"
+
+
+def test_tidy_table_of_mixed_classes_says_each_rows_class(wine):
+    """``to_pandas(tidy=True)`` of a target='predicted' Explanation had no class column: the long table pooled the
+    values of different classes with nothing to group them by (a batch run's parts have one)."""
+    model, X = wine
+    x = X.iloc[[0, 60, 140]]
+    expl = ip.Explainer(model, X.iloc[::9], target="predicted").shapley(x)
+    targets = list(expl.info["targets"])
+    assert len(set(targets)) == 3
+    tidy = expl.to_pandas(tidy=True)
+    assert list(tidy.columns) == ["row", "feature", "value", "data", "base_value", "target"]
+    for label, target in zip(x.index, targets):
+        assert set(tidy.loc[tidy["row"] == label, "target"]) == {target}
+    one = ip.Explainer(model, X.iloc[::9], target="mid").shapley(x).to_pandas(tidy=True)
+    assert "target" not in one.columns  # one class: as before (info["target"] names it)

@@ -92,7 +92,8 @@ def test_to_pandas_wide_tidy_and_data(expl):
     assert list(frame.index) == list("abcdef") and list(frame.columns) == list(NAMES)
     np.testing.assert_array_equal(frame.to_numpy(), expl.values)
     tidy = expl.to_pandas(tidy=True)
-    assert len(tidy) == 24 and list(tidy.columns) == ["row", "feature", "value", "data", "base_value", "std_error"]
+    assert len(tidy) == 24 and list(tidy.columns) == ["row", "feature", "value", "data", "base_value", "std_error",
+                                                      "target"]  # its rows explain classes 1 and 0
     hit = tidy[(tidy.row == "d") & (tidy.feature == "colour")].iloc[0]
     assert hit.value == expl.values[3, 3] and hit["data"] is None and hit.base_value == expl.base_values[3]
     data = expl.to_pandas(data=True)

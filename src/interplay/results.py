@@ -527,8 +527,9 @@ class Explanation:
         """The values as a DataFrame (rows indexed like the input rows, one column per feature).
 
         ``data=True``: the explained rows' feature values instead. ``tidy=True``: one row per (row, feature),
-        columns ``row``, ``feature``, ``value``, ``data`` (when it has one column per feature), ``base_value``
-        and ``std_error`` (when estimated).
+        columns ``row``, ``feature``, ``value``, ``data`` (when it has one column per feature), ``base_value``,
+        ``std_error`` (when estimated) and ``target`` (when the rows explain different classes,
+        ``target="predicted"``: each row's class, from ``info["targets"]``).
         """
         pd = _pandas()
         index = self._index()
@@ -552,6 +553,10 @@ class Explanation:
         table["base_value"] = np.repeat(self.base_values, d)
         if self.std_errors is not None:
             table["std_error"] = self.std_errors.ravel()
+        targets = self.info.get("targets")
+        if isinstance(targets, (list, tuple, np.ndarray)) and len(targets) == m and len(
+                {t.item() if isinstance(t, np.generic) else t for t in targets}) > 1:  # the class of each row
+            table["target"] = np.repeat(np.array(list(targets), dtype=object), d)
         return pd.DataFrame(table)
 
     def __repr__(self) -> str:
