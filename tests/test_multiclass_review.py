@@ -143,3 +143,25 @@ def test_tidy_table_of_mixed_classes_says_each_rows_class(wine):
         assert set(tidy.loc[tidy["row"] == label, "target"]) == {target}
     one = ip.Explainer(model, X.iloc[::9], target="mid").shapley(x).to_pandas(tidy=True)
     assert "target" not in one.columns  # one class: as before (info["target"] names it)
+
+
+def test_scatter_refuses_interactions_of_another_class(wine):
+    """``ip.plot.scatter(expl_of_mid, f, interactions=ii)`` with the dict of every class failed with "float()
+    argument must be a string or a real number, not 'dict'"; with another class's Interactions it coloured the
+    dots by the feature that interacts most in that other class, silently."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    model, X = wine
+    explainer = ip.Explainer(model, X.iloc[::9])
+    per_class = explainer.shapley(X.iloc[::10], method="exact")
+    pairs = explainer.interactions(X.iloc[[0]], method="exact")
+    with pytest.raises(TypeError, match=r"interactions: got a dict of 3 results.*interactions=result\['mid'\]"):
+        ip.plot.scatter(per_class["mid"], "alcohol", interactions=pairs)
+    with pytest.raises(ValueError, match="interactions: explain class 'zeta', the explanation class 'mid'"):
+        ip.plot.scatter(per_class["mid"], "alcohol", interactions=pairs["zeta"])
+    ip.plot.scatter(per_class["mid"], "alcohol", interactions=pairs["mid"])  # the same class: drawn
+    ip.plot.scatter(per_class["mid"], "alcohol", interactions=pairs["zeta"].matrix)  # a bare matrix says nothing
+    plt.close("all")

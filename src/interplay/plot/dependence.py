@@ -3,6 +3,8 @@ with most (shap's ``dependence_plot`` / ``plots.scatter``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from ..results import _feature_index
@@ -53,6 +55,7 @@ def strongest_interaction(explanation, feature, interactions=None) -> int:
     if d < 2:
         raise ValueError("explanation: colouring by an interaction needs at least two features")
     if interactions is not None:
+        _check_interactions_target(explanation, interactions)
         matrix = np.asarray(getattr(interactions, "matrix", interactions), dtype=float)
         if matrix.ndim == 3:
             matrix = np.abs(matrix).mean(axis=0)
@@ -69,6 +72,27 @@ def strongest_interaction(explanation, feature, interactions=None) -> int:
                                     max(1, min(10, len(order) // 3)))
     score[j] = -np.inf
     return int(np.argmax(score))
+
+
+def _check_interactions_target(explanation, interactions) -> None:
+    """``interactions=`` of another class than the explanation's (or a dict of one per class) is refused, naming
+    both: the colouring feature was chosen from another class's pairs, silently (a dict failed with "float()
+    argument must be ... not 'dict'")."""
+    target = info_of(explanation).get("target")
+    target = target.item() if isinstance(target, np.generic) else target
+    if isinstance(interactions, Mapping):
+        keys = [k.item() if isinstance(k, np.generic) else k for k in interactions]
+        pick = target if target in keys else (keys[0] if keys else "cls")
+        raise TypeError(f"interactions: got a dict of {len(keys)} results, one per class or output (keys: {keys}); "
+                        f"pass one, of the class the explanation explains: interactions=result[{pick!r}]")
+    theirs = getattr(interactions, "info", {}).get("target")
+    theirs = theirs.item() if isinstance(theirs, np.generic) else theirs
+    if target is None or theirs is None or (isinstance(target, str) and target in ("predicted", "label")) or (
+            isinstance(theirs, str) and theirs in ("predicted", "label")):
+        return
+    if theirs != target:
+        raise ValueError(f"interactions: explain class {theirs!r}, the explanation class {target!r}; pass the "
+                         f"interactions of class {target!r} (the colouring feature is chosen from their pairs)")
 
 
 def _levels(column):
