@@ -165,3 +165,21 @@ def test_scatter_refuses_interactions_of_another_class(wine):
     ip.plot.scatter(per_class["mid"], "alcohol", interactions=pairs["mid"])  # the same class: drawn
     ip.plot.scatter(per_class["mid"], "alcohol", interactions=pairs["zeta"].matrix)  # a bare matrix says nothing
     plt.close("all")
+
+
+def test_targets_given_as_pandas_or_a_0d_array(wine):
+    """``target=pd.Series([...])`` failed with pandas' "The truth value of a Series is ambiguous" (the parameter
+    unnamed), ``target=np.array('mid')`` with "iteration over a 0-d array", and ``target=pd.Index(['mid'])`` gave one
+    Explanation where a list gives a dict. A Series or Index is now a list of labels, a 0-d array its label."""
+    model, X = wine
+    x, background = X.iloc[[0, 60]], X.iloc[::9]
+    reference = ip.Explainer(model, background, target="all").shapley(x, method="exact")
+    several = ip.Explainer(model, background, target=pd.Series(["mid", "zeta"])).shapley(x, method="exact")
+    assert list(several) == ["mid", "zeta"]
+    for label, result in several.items():
+        assert result.info["target"] == label
+        np.testing.assert_allclose(result.values, reference[label].values, rtol=0, atol=1e-12)
+    assert list(ip.Explainer(model, background, target=pd.Index(["mid"])).shapley(x, method="exact")) == ["mid"]
+    one = ip.Explainer(model, background, target=np.array("mid")).shapley(x, method="exact")
+    assert one.info["target"] == "mid"
+    np.testing.assert_allclose(one.values, reference["mid"].values, rtol=0, atol=1e-12)

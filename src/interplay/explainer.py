@@ -135,6 +135,11 @@ class Explainer:
             raise ValueError(f"output='margin' needs a booster's raw score (an XGBoost or LightGBM model, or "
                              f"scikit-learn gradient boosting for classifiers); {self.model.name} has none (use "
                              f"{instead})")
+        if isinstance(target, np.ndarray) and target.ndim == 0:  # np.array("mid"): one label
+            target = target.item()
+        elif type(target).__module__.split(".")[0] == "pandas" and getattr(target, "ndim", None) == 1:
+            target = list(target)  # a Series or Index of labels: several targets, as a list (a Series failed with
+            # "The truth value of a Series is ambiguous", an Index of one label explained it as one target)
         self.target = target
         if self._multi_target and self.output == "loss":
             raise ValueError("target: output='loss' explains the loss of the row's label; it takes one target")
