@@ -183,3 +183,21 @@ def test_targets_given_as_pandas_or_a_0d_array(wine):
     one = ip.Explainer(model, background, target=np.array("mid")).shapley(x, method="exact")
     assert one.info["target"] == "mid"
     np.testing.assert_allclose(one.values, reference["mid"].values, rtol=0, atol=1e-12)
+
+
+def test_a_target_list_naming_one_class_twice_is_refused(wine):
+    """Classes [1, 2, 3] (the wine data as UCI labels them) and ``target=[0, 1, 2]`` (meant as output indices, as
+    shap's last axis): 0 is read as the index of class 1 and 1 as the label 1, so the dict held classes 1 and 2,
+    class 3 silently missing. Now refused, naming both entries; the same label twice stays one entry."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    _, X = wine
+    from sklearn.datasets import load_wine
+
+    y = load_wine().target + 1
+    model = HistGradientBoostingClassifier(max_iter=5, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"target: 0 and 1 both name class 1 .*classes are \[1, 2, 3\]"):
+        ip.Explainer(model, X.iloc[::9], target=[0, 1, 2])
+    explainer = ip.Explainer(model, X.iloc[::9], target=[1, 2, 3])
+    assert list(explainer.shapley(X.iloc[[0]], method="exact")) == [1, 2, 3]
+    assert list(ip.Explainer(model, X.iloc[::9], target=[3, 3]).shapley(X.iloc[[0]], method="exact")) == [3]

@@ -253,8 +253,17 @@ class Explainer:
             labels = list(self.model.classes) if self.model.classes is not None else list(range(n_classes))
             self.target = labels[-1] if n_classes <= 2 else "all"
         if n_classes is not None and self.model.classes is not None:  # a label the model lacks: refused now
+            named: dict[int, Any] = {}
             for label in _labels(self.target):
-                self._class_column(label, n_classes, "target")
+                column = self._class_column(label, n_classes, "target")
+                if column in named and not _same_label(named[column], label, self.model.classes):
+                    # [0, 1, 2] of classes [1, 2, 3]: 0 an index and 1 a label of class 1; class 3 was silently
+                    # missing from the dict
+                    raise ValueError(f"target: {_plain(named[column])!r} and {_plain(label)!r} both name class "
+                                     f"{_plain(self._label_of(column))!r} (an entry that is not a class label is "
+                                     f"read as an output index); the model's classes are "
+                                     f"{[_plain(c) for c in self.model.classes]}: pass class labels")
+                named.setdefault(column, label)
         self._scores = self.model
         self._unit = self.output
         if self.model.margin is not None and (self.output == "margin"
@@ -956,6 +965,15 @@ def _labels(target: Any) -> list:
     if target is None or (isinstance(target, str) and target in ("all", "predicted")):
         return []
     return list(target) if isinstance(target, (list, tuple, np.ndarray)) else [target]
+
+
+def _same_label(a: Any, b: Any, classes: Sequence) -> bool:
+    """Whether two entries of a ``target`` list naming one class both name it as a label (``"mid"`` twice), not
+    one as a label and one as an output index."""
+    try:
+        return a in classes and b in classes
+    except (TypeError, ValueError):
+        return False
 
 
 def _plain(value: Any) -> Any:
