@@ -201,3 +201,17 @@ def test_a_target_list_naming_one_class_twice_is_refused(wine):
     explainer = ip.Explainer(model, X.iloc[::9], target=[1, 2, 3])
     assert list(explainer.shapley(X.iloc[[0]], method="exact")) == [1, 2, 3]
     assert list(ip.Explainer(model, X.iloc[::9], target=[3, 3]).shapley(X.iloc[[0]], method="exact")) == [3]
+
+
+def test_report_of_a_per_class_dict_says_how_to_pass_it(wine, tmp_path):
+    """``ip.save_report(per_class, ...)`` with the dict of ``target="all"`` failed with "no such result file:
+    'alpha'" (its keys read as paths), and ``[per_class]`` with "expected interplay result objects or files, got
+    dict". Both now say how to pass it; its values give one entry per row and class."""
+    model, X = wine
+    per_class = ip.Explainer(model, X.iloc[::9]).shapley(X.iloc[[0, 1]], method="exact")
+    for given in (per_class, [per_class]):
+        with pytest.raises(TypeError, match=r"results: got a dict of 3 results.*keys: \['alpha', 'mid', 'zeta'\].*"
+                                            r"list\(per_class.values\(\)\)"):
+            ip.save_report(given, tmp_path / "r.html")
+    labels = [r["label"] for r in _report_rows(ip.build_report(list(per_class.values())))]
+    assert "row 0 (class mid)" in labels and len(labels) == 6

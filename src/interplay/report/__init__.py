@@ -108,11 +108,24 @@ def _same(a: Any, b: Any) -> bool:
         return str(a) == str(b)
 
 
+def _per_class_dict(results: Any) -> None:
+    """A dict of results, one per class (``Explainer(..., target="all").shapley(X)``), given as ``results`` or
+    one of its items, is refused, saying how to pass it: iterated, its class labels were read as file paths
+    ("no such result file: 'alpha'"), or "expected interplay result objects or files, got dict"."""
+    if isinstance(results, Mapping) and results and all(
+            isinstance(r, (Attribution, Interactions, BivariateExplanation, Explanation)) for r in results.values()):
+        keys = [k.item() if isinstance(k, np.generic) else k for k in results]
+        raise TypeError(f"results: got a dict of {len(keys)} results, one per class or output (keys: {keys}); pass "
+                        "its results, e.g. list(per_class.values()) (one entry per row and class)")
+
+
 def _load_all(results: Iterable[Any]) -> list:
     from ..io import load
 
+    _per_class_dict(results)
     out = []
     for item in results:
+        _per_class_dict(item)
         if isinstance(item, (str, Path)):
             out.append(load(item))
         else:
