@@ -215,3 +215,18 @@ def test_report_of_a_per_class_dict_says_how_to_pass_it(wine, tmp_path):
             ip.save_report(given, tmp_path / "r.html")
     labels = [r["label"] for r in _report_rows(ip.build_report(list(per_class.values())))]
     assert "row 0 (class mid)" in labels and len(labels) == 6
+
+
+def test_mean_graph_of_per_class_dicts_says_how_to_pick_a_class(wine):
+    """The README's cohort recipe, ``ip.mean_graph([explainer.bivariate(x) for x in rows])``, on a multi-class
+    model (its default target is every class, so each item is a dict) failed with "expected BivariateExplanation,
+    Interactions or ExplanationGraph items, got dict", and one such dict with "... got str"."""
+    model, X = wine
+    explainer = ip.Explainer(model, X.iloc[::9])
+    per_row = [explainer.bivariate(X.iloc[[i]], method="exact") for i in (0, 1)]
+    with pytest.raises(TypeError, match=r"explanations\[0\]: got a dict of 3 results.*\[b\['alpha'\] for b in"):
+        ip.mean_graph(per_row)
+    with pytest.raises(TypeError, match=r"explanations: got a dict of 3 results"):
+        ip.mean_graph(per_row[0])
+    graph = ip.mean_graph([b["mid"] for b in per_row])
+    assert graph.info["target"] == "mid"

@@ -32,6 +32,7 @@ rows never holds all matrices at once.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Sequence
 
 import numpy as np
@@ -189,6 +190,18 @@ def _cohort_index(explanations) -> str | None:
     return indices.pop() if indices else None
 
 
+def _per_class(value, name: str) -> None:
+    """A dict of results, one per class (what a multi-class Explainer's ``bivariate(x)`` returns by default), is
+    refused, saying how to pick a class: a list of them failed with "expected ... items, got dict", the dict
+    itself with "got str" (its keys)."""
+    if not isinstance(value, Mapping) or not value:
+        return
+    keys = [k.item() if isinstance(k, np.generic) else k for k in value]
+    raise TypeError(f"{name}: got a dict of {len(keys)} results, one per class or output (keys: {keys}); a cohort "
+                    f"graph reads one class: pass its rows, e.g. [b[{keys[0]!r}] for b in results] (or build the "
+                    "Explainer with target= one class)")
+
+
 def mean_graph(explanations, feature_names: Sequence[str] | None = None, *, aggregate: str = "abs",
                gamma: float | None = None) -> ExplanationGraph:
     """The explanation graph of a cohort of rows (a data set's global graph when the rows are all of it).
@@ -213,7 +226,10 @@ def mean_graph(explanations, feature_names: Sequence[str] | None = None, *, aggr
         rows = [(w, None, None, None) for w in stack]
         index = None
     else:
+        _per_class(explanations, "explanations")
         items = list(explanations)
+        for k, item in enumerate(items):
+            _per_class(item, f"explanations[{k}]")
         index = _cohort_index(items)
         rows = [_as_row(item) for item in items]
         if not rows:
