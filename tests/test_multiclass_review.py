@@ -230,3 +230,16 @@ def test_mean_graph_of_per_class_dicts_says_how_to_pick_a_class(wine):
         ip.mean_graph(per_row[0])
     graph = ip.mean_graph([b["mid"] for b in per_row])
     assert graph.info["target"] == "mid"
+
+
+def test_saving_a_per_class_dict_says_to_save_each_class(wine, tmp_path):
+    """``ip.save(per_class, path)`` said only "expected one of [...], got dict"; it now says how, and each class's
+    file keeps its class."""
+    model, X = wine
+    per_class = ip.Explainer(model, X.iloc[::9]).shapley(X.iloc[[0, 1]], method="exact")
+    with pytest.raises(TypeError, match=r"got dict of 3 results, one per class.*save each to its own file"):
+        ip.save(per_class, tmp_path / "all.json")
+    for cls, result in per_class.items():
+        back = ip.load(result.save(tmp_path / f"shapley-{cls}.npz"))
+        assert back.info["target"] == cls and back.info["targets"] == [cls, cls]
+        np.testing.assert_array_equal(back.values, result.values)

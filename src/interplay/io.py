@@ -197,7 +197,14 @@ def to_dict(result: Any) -> dict:
 def _document(result: Any, enc: _Encoder) -> dict:
     type_name = type(result).__name__
     if type_name not in RESULT_TYPES or not isinstance(result, RESULT_TYPES[type_name]):
-        raise TypeError(f"result: expected one of {sorted(RESULT_TYPES)}, got {type(result).__name__}")
+        hint = ""
+        if isinstance(result, dict) and result and all(isinstance(r, tuple(RESULT_TYPES.values()))
+                                                       for r in result.values()):  # target="all": one per class
+            keys = [k.item() if isinstance(k, np.generic) else k for k in result]
+            hint = (f" of {len(keys)} results, one per class or output (keys: {keys}); save each to its own file "
+                    "(each keeps its class in info['target']), e.g. for cls, r in per_class.items(): "
+                    "r.save(f'shapley-{cls}.json')")
+        raise TypeError(f"result: expected one of {sorted(RESULT_TYPES)}, got {type(result).__name__}{hint}")
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "type": type_name,
             "interplay_version": _version(), "fields": _fields(result, enc)}
 
