@@ -243,3 +243,24 @@ def test_saving_a_per_class_dict_says_to_save_each_class(wine, tmp_path):
         back = ip.load(result.save(tmp_path / f"shapley-{cls}.npz"))
         assert back.info["target"] == cls and back.info["targets"] == [cls, cls]
         np.testing.assert_array_equal(back.values, result.values)
+
+
+def test_loss_labels_in_another_row_order_are_refused(wine, tmp_path):
+    """output='loss' pairs labels with rows by position: ``y.iloc[[60, 0]]`` beside ``X.iloc[[0, 60]]`` explained
+    row 0's loss of class 'alpha' (row 60's label) and row 60's of 'zeta', silently, in the Explainer and in a
+    batch run. A pandas y holding X's rows in another order is now refused, naming the fix."""
+    model, X = wine
+    from sklearn.datasets import load_wine
+
+    labels = pd.Series(np.array(["zeta", "alpha", "mid"])[load_wine().target], index=X.index)
+    explainer = ip.Explainer(model, X.iloc[::9], output="loss")
+    x = X.iloc[[0, 60]]
+    assert explainer.shapley(x, y=labels.iloc[[0, 60]], method="exact").info["targets"] == ["zeta", "alpha"]
+    assert explainer.shapley(x, y=["zeta", "alpha"], method="exact").info["targets"] == ["zeta", "alpha"]
+    match = r"y: its index holds the rows of X in another order \(\[60, 0\] against \[0, 60\]\).*y.loc\[X.index\]"
+    with pytest.raises(ValueError, match=match):
+        explainer.shapley(x, y=labels.iloc[[60, 0]], method="exact")
+    with pytest.raises(ValueError, match=match):
+        ip.run(explainer, x, y=labels.iloc[[60, 0]], out=tmp_path / "run", method="exact")
+    reset = labels.iloc[[0, 60]].reset_index(drop=True)  # other labels altogether: by position, as before
+    assert explainer.shapley(x, y=reset, method="exact").info["targets"] == ["zeta", "alpha"]

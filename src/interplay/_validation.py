@@ -504,3 +504,23 @@ def float_rows(rows: np.ndarray) -> np.ndarray:
 def one_target(targets: list) -> Any:
     """The target every row explains, or ``"predicted"`` when rows explain different classes."""
     return targets[0] if targets and all(t == targets[0] for t in targets) else "predicted"
+
+
+def check_label_order(X: Any, y: Any) -> None:
+    """Labels ``y`` are paired with the rows of ``X`` by position. A pandas ``y`` whose index holds the same row
+    labels as ``X``'s in another order (``y.iloc[[60, 0]]`` beside ``X.iloc[[0, 60]]``) is refused: row 0 took
+    row 60's label, silently (the loss of the wrong class)."""
+    x_index, y_index = getattr(X, "index", None), getattr(y, "index", None)
+    if x_index is None or y_index is None or not hasattr(X, "iloc") or not hasattr(y, "iloc"):
+        return
+    if len(x_index) != len(y_index) or x_index.equals(y_index):
+        return
+    try:
+        same_rows = x_index.is_unique and y_index.is_unique and set(x_index) == set(y_index)
+    except TypeError:  # unhashable labels: nothing to compare
+        return
+    if same_rows:
+        ours, theirs = ([v.item() if isinstance(v, np.generic) else v for v in index[:5]] + (
+            ["..."] if len(index) > 5 else []) for index in (y_index, x_index))
+        raise ValueError(f"y: its index holds the rows of X in another order ({ours} against {theirs}); labels "
+                         "are paired with rows by position: pass y.loc[X.index]")

@@ -31,6 +31,7 @@ from ._validation import (
     check_feature_names,
     check_groups,
     check_int,
+    check_label_order,
     check_numeric_matrix,
     check_random_state,
     check_table,
@@ -735,6 +736,7 @@ class Explainer:
     def _many(self, kind: str, X: Any, y: Any, method: str, budget: int | None, random_state: Any,
               options: dict) -> Explanation | dict[Any, Explanation]:
         show = options.pop("progress", None)  # progress of the per-row loop (interplay._progress: after a few s)
+        check_label_order(X, y)
         reason = self._auto_tree(method, y, options)
         if method == "tree" or reason:  # exact tree algorithms (interplay.trees), no coalition sampling
             from .trees.explain import explain_rows

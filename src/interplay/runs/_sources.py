@@ -17,7 +17,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from .._validation import as_array, check_numeric_matrix, check_table, column_order
+from .._validation import as_array, check_label_order, check_numeric_matrix, check_table, column_order
 
 FILE_SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
@@ -85,6 +85,7 @@ class ArraySource(Source):
                     raise ValueError(f"y: no column {y!r} in X; columns are {names}")
                 y, X = X[y].to_numpy(), X.drop(columns=[y])
                 names = [str(c) for c in X.columns]
+            check_label_order(X, y)
             self.columns = match_columns(names, expected, n_features, renamed_ok)
             X = X.set_axis(names, axis=1)
             from pandas.api.types import is_bool_dtype, is_numeric_dtype
