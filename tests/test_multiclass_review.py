@@ -264,3 +264,25 @@ def test_loss_labels_in_another_row_order_are_refused(wine, tmp_path):
         ip.run(explainer, x, y=labels.iloc[[60, 0]], out=tmp_path / "run", method="exact")
     reset = labels.iloc[[0, 60]].reset_index(drop=True)  # other labels altogether: by position, as before
     assert explainer.shapley(x, y=reset, method="exact").info["targets"] == ["zeta", "alpha"]
+
+
+def test_multi_class_model_without_predict_proba_is_refused(wine):
+    """A RidgeClassifier (or LinearSVC, SVC(probability=False)) of three integer-labelled classes was explained as
+    a regressor on its predicted labels: values summing to the class number (the mean label over the background
+    as base value, class 2 'twice' class 1), no word said; with string labels it failed at the first call. Now
+    refused at construction, pointing to decision_function; its scores explain as before."""
+    from sklearn.linear_model import RidgeClassifier
+
+    _, X = wine
+    from sklearn.datasets import load_wine
+
+    y = load_wine().target
+    model = RidgeClassifier().fit(X, y)
+    with pytest.raises(TypeError, match=r"model: RidgeClassifier is a classifier of 3 classes \[0, 1, 2\] without "
+                                        r"predict_proba.*model.decision_function"):
+        ip.Explainer(model, X.iloc[::9])
+    scores = ip.Explainer(model.decision_function, X.iloc[::9].to_numpy(), target=2).shapley(
+        X.iloc[[0]].to_numpy(), method="exact")
+    np.testing.assert_allclose(scores.values.sum() + scores.base_values[0], model.decision_function(X.iloc[[0]])[0, 2])
+    binary = RidgeClassifier().fit(X, y == 1)  # two classes: still the share of rows predicted True
+    assert ip.Explainer(binary, X.iloc[::9]).output == "prediction"

@@ -211,6 +211,28 @@ def _frame_columns(model: Any) -> tuple[str, ...] | None:
     return tuple(str(c) for c in columns) if columns is not None else None
 
 
+def _refuse_multiclass_labels(model: Any) -> None:
+    """A fitted classifier of three classes or more without ``predict_proba`` (RidgeClassifier, LinearSVC,
+    SVC(probability=False)) is refused: its ``predict`` gives class labels, and with integer labels 0, 1, 2 they
+    were explained as numbers (the mean label over the background rows, class 2 "twice" class 1), silently;
+    string labels already failed at the first call. Two classes stay a ``predict`` game (the share of hybrid rows
+    predicted as the larger label)."""
+    classes = getattr(model, "classes_", None)
+    try:
+        n_classes = len(classes) if classes is not None and np.ndim(classes) == 1 else 0
+    except TypeError:
+        return
+    if n_classes <= 2:
+        return
+    shown = [c.item() if isinstance(c, np.generic) else c for c in list(classes)[:6]]
+    scores = ("explain its per-class scores, model.decision_function, as the model (target= a column), or "
+              if getattr(model, "decision_function", None) is not None else "")
+    raise TypeError(f"model: {type(model).__name__} is a classifier of {n_classes} classes {shown} without "
+                    "predict_proba; its predict gives class labels, which cannot be explained as numbers: "
+                    f"{scores}a classifier with predict_proba (e.g. SVC(probability=True), or "
+                    "CalibratedClassifierCV around it)")
+
+
 def as_model(model: Any, *, classifier: bool | None = None) -> ModelFunction:
     """Wrap ``model`` as a :class:`ModelFunction`.
 
@@ -237,6 +259,7 @@ def as_model(model: Any, *, classifier: bool | None = None) -> ModelFunction:
                              classes=tuple(getattr(model, "classes_", ())) or None, columns=columns, source=model,
                              margin=margin_function(model), n_inputs=n_inputs)
     if hasattr(model, "predict"):
+        _refuse_multiclass_labels(model)
         return ModelFunction(model.predict, "regressor", f"{type(model).__name__}.predict", columns=columns,
                              source=model, n_inputs=n_inputs, margin=margin_function(model))
     if callable(model):
