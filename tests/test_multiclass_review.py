@@ -286,3 +286,27 @@ def test_multi_class_model_without_predict_proba_is_refused(wine):
     np.testing.assert_allclose(scores.values.sum() + scores.base_values[0], model.decision_function(X.iloc[[0]])[0, 2])
     binary = RidgeClassifier().fit(X, y == 1)  # two classes: still the share of rows predicted True
     assert ip.Explainer(binary, X.iloc[::9]).output == "prediction"
+
+
+def test_multi_output_classifier_is_refused_naming_how_to_explain_one_output(wine):
+    """A forest fitted on a 2-D y (or a MultiOutputClassifier) failed with numpy's "The truth value of an array
+    with more than one element is ambiguous"; now refused, naming how to explain one output, which works."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.multioutput import MultiOutputClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    from interplay.models import as_model
+
+    _, X = wine
+    from sklearn.datasets import load_wine
+
+    Y = np.column_stack([load_wine().target, (X["alcohol"] > 13).astype(int)])
+    forest = RandomForestClassifier(5, max_depth=3, random_state=0).fit(X.to_numpy(), Y)
+    with pytest.raises(TypeError, match=r"model: RandomForestClassifier is a classifier of 2 outputs.*as_model\("):
+        ip.Explainer(forest, X.to_numpy()[::9])
+    wrapped = MultiOutputClassifier(DecisionTreeClassifier(max_depth=2)).fit(X.to_numpy(), Y)
+    with pytest.raises(TypeError, match=r"model: MultiOutputClassifier .* e.g. model.estimators_\[k\]"):
+        ip.Explainer(wrapped, X.to_numpy()[::9])
+    first = as_model(lambda rows: forest.predict_proba(rows)[0], classifier=True)
+    result = ip.Explainer(first, X.to_numpy()[::9], target=2).shapley(X.to_numpy()[:1], method="exact")
+    np.testing.assert_allclose(result.values.sum() + result.base_values[0], forest.predict_proba(X.to_numpy()[:1])[0][0, 2])

@@ -211,6 +211,19 @@ def _frame_columns(model: Any) -> tuple[str, ...] | None:
     return tuple(str(c) for c in columns) if columns is not None else None
 
 
+def _refuse_multi_output_classifier(model: Any) -> None:
+    """A classifier of several outputs (``classes_`` a list of arrays, one per output; ``predict_proba`` a list of
+    arrays: MultiOutputClassifier, a forest fitted on a 2-D y) is refused, naming how to explain one output (it
+    failed with numpy's "truth value of an array with more than one element is ambiguous")."""
+    classes = getattr(model, "classes_", None)
+    if not isinstance(classes, (list, tuple)) or not any(np.ndim(c) >= 1 for c in classes):
+        return
+    one = ("model.estimators_[k]" if type(model).__name__ == "MultiOutputClassifier" else
+           "interplay.models.as_model(lambda X: model.predict_proba(X)[k], classifier=True) as the model")
+    raise TypeError(f"model: {type(model).__name__} is a classifier of {len(classes)} outputs (classes_ holds one "
+                    f"array of classes per output); explain one output at a time, e.g. {one}")
+
+
 def _refuse_multiclass_labels(model: Any) -> None:
     """A fitted classifier of three classes or more without ``predict_proba`` (RidgeClassifier, LinearSVC,
     SVC(probability=False)) is refused: its ``predict`` gives class labels, and with integer labels 0, 1, 2 they
@@ -255,6 +268,7 @@ def as_model(model: Any, *, classifier: bool | None = None) -> ModelFunction:
     n_inputs = getattr(model, "n_features_in_", None)
     n_inputs = int(n_inputs) if isinstance(n_inputs, (int, np.integer)) else None
     if hasattr(model, "predict_proba") and classifier is not False:
+        _refuse_multi_output_classifier(model)
         return ModelFunction(model.predict_proba, "classifier", f"{type(model).__name__}.predict_proba",
                              classes=tuple(getattr(model, "classes_", ())) or None, columns=columns, source=model,
                              margin=margin_function(model), n_inputs=n_inputs)
