@@ -310,3 +310,22 @@ def test_multi_output_classifier_is_refused_naming_how_to_explain_one_output(win
     first = as_model(lambda rows: forest.predict_proba(rows)[0], classifier=True)
     result = ip.Explainer(first, X.to_numpy()[::9], target=2).shapley(X.to_numpy()[:1], method="exact")
     np.testing.assert_allclose(result.values.sum() + result.base_values[0], forest.predict_proba(X.to_numpy()[:1])[0][0, 2])
+
+
+def test_interaction_graph_names_its_class(wine):
+    """``Interactions.graph()`` dropped the result's output and target (``BivariateExplanation.graph()`` keeps
+    them): ``ip.plot.graph`` of class 'zeta''s SII pairs was titled "sii interaction graph: the strongest pairs",
+    no class, no unit."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    model, X = wine
+    pairs = ip.Explainer(model, X.iloc[::9]).interactions(X.iloc[[0]], method="exact")["zeta"]
+    graph = pairs.graph()
+    assert graph.info["target"] == "zeta" and graph.info["output"] == "margin"
+    ax = ip.plot.graph(graph)
+    fig = ax.figure if hasattr(ax, "figure") else plt.gcf()
+    assert any("margin of class 'zeta'" in a.get_title("left") for a in fig.axes)
+    plt.close("all")

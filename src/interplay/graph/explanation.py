@@ -441,7 +441,9 @@ def from_interactions(interactions) -> ExplanationGraph:
         weights=interactions.matrix, feature_names=interactions.feature_names, univariate=univariate,
         kind=interactions.index,
         info={"method": interactions.method, "n_evaluations": interactions.n_evaluations,
-              "order": interactions.order, "interaction_index": str(interactions.index)},
+              "order": interactions.order, "interaction_index": str(interactions.index),
+              # the unit and class, as from_bivariate keeps them (the picture of class 2's pairs named no class)
+              **{k: interactions.info[k] for k in ("output", "target") if k in interactions.info}},
     )
 
 
