@@ -329,3 +329,23 @@ def test_interaction_graph_names_its_class(wine):
     fig = ax.figure if hasattr(ax, "figure") else plt.gcf()
     assert any("margin of class 'zeta'" in a.get_title("left") for a in fig.axes)
     plt.close("all")
+
+
+def test_a_game_from_the_explainer_gives_results_that_name_its_unit_and_class():
+    """ip.shapley(explainer.games(x)["mid"]) recorded no unit and no class (its plots named none); the
+    Explainer's games now carry them (game.explained), as the text and image games already did."""
+    from sklearn.datasets import load_iris
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = load_iris(return_X_y=True)
+    labels = np.array(["zeta", "alpha", "mid"])[y]
+    model = LogisticRegression(max_iter=500).fit(X, labels)
+    ex = ip.Explainer(model, X[:20], output="log-odds")
+    games = ex.games(X[60])
+    assert set(games) == {"alpha", "mid", "zeta"}
+    result = ip.shapley(games["mid"], method="exact")
+    assert result.info["output"] == "log-odds" and result.info["target"] == "mid"
+    assert result.info["removal"] == "marginal"
+    np.testing.assert_array_equal(result.values, ex.shapley(X[60], method="exact")["mid"].values[0])
+    single = ip.Explainer(model, X[:20], target="alpha").game(X[60])
+    assert ip.interactions(single, method="exact").info["target"] == "alpha"

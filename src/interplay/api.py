@@ -241,6 +241,9 @@ def _call(kind: str, method: str, game, options: dict, **fixed):
     extra = {} if auto is None else {"auto": auto}
     if "budget" not in result.info:  # a method that records none (exact enumeration): the budget it was given
         extra["budget"] = fixed.get("budget")
+    explained = getattr(game, "explained", None)  # an Explainer's or modality's game: its unit and class
+    if isinstance(explained, dict):
+        extra.update({key: value for key, value in explained.items() if key not in result.info})
     return replace(result, info={**result.info, **extra}) if extra else result
 
 

@@ -577,14 +577,23 @@ class Explainer:
         value_fn = self._value_function(x, list(transforms.values()))
         if len(transforms) == 1:
             (label,) = transforms
-            return {label: Game(value_fn, self.n_features, self.feature_names)}
+            return {label: self._labelled(Game(value_fn, self.n_features, self.feature_names), label)}
         shared = SharedValues(value_fn, self.n_features, len(transforms))
         games = {}
         for t, label in enumerate(transforms):
             output_fn = shared.output(t)
             output_fn.__name__ = f"{value_fn.__name__}, output {label!r}"
-            games[label] = Game(output_fn, self.n_features, self.feature_names)
+            games[label] = self._labelled(Game(output_fn, self.n_features, self.feature_names), label)
         return games
+
+    def _labelled(self, game: Game, label: Any) -> Game:
+        """``game`` with what its values are in (``game.explained``: unit, class, removal), which
+        ``ip.shapley(game)`` and the other functions record in their results' ``info`` as the Explainer's own
+        methods do (their plots then name the class; they named none)."""
+        target = "label" if self.output == "loss" else (label.item() if isinstance(label, np.generic) else label)
+        game.explained = {"output": self.output, "target": target, "removal": self.removal,
+                          **self._reference_info()}
+        return game
 
     def game(self, x: Any, y: Any = None) -> Game:
         """The game of row ``x``: ``v(S)`` = the utility of the model with only the features in ``S`` present.
