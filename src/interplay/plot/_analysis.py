@@ -12,7 +12,10 @@ little effect on their own, are set aside as :meth:`ExplanationGraph.redundancy`
 The layout (:func:`layered`) is the condensation of ``H_gamma`` drawn in layers: sources at the top, sinks at the
 bottom (networkx's ``topological_generations``), features with no redundancy edge (and the set-aside ones, with
 no or little effect) in a band of their own, the
-nodes of a layer ordered by the mean position of their parents (one barycentre sweep, fewer crossings).
+nodes of a layer ordered by the mean position of their parents (one barycentre sweep, fewer crossings); a layer
+with no parents (the first, the features with no redundancy edge) reads left to right from the largest ``|phi|``
+(what the node size shows; the ranking score without values; a group by its largest member), as the graph
+picture's layers do.
 :func:`thresholds` computes all of it once for every distinct ``|W|`` (``H_gamma`` changes only there), which
 the report embeds so that its gamma slider only looks the analysis up.
 """
@@ -84,9 +87,11 @@ def _indices(names, index) -> list[int]:
     return sorted(index[name] for name in names)
 
 
-def layered(h, ranking: np.ndarray, max_per_row: int = 6):
+def layered(h, size: np.ndarray, max_per_row: int = 6):
     """Layer (row) and horizontal position per feature for ``H`` (a RedundancyGraph), and the condensation's
-    transitive reduction (the class edges worth drawing: the others follow by transitivity).
+    transitive reduction (the class edges worth drawing: the others follow by transitivity). ``size``: what a
+    node's size shows per feature (``|phi|``, or the ranking score without values); classes with no parent are
+    placed left to right from the largest (a group: its largest member's), ties in class order.
 
     Rows: the condensation's topological generations (sources first), then the classes with no redundancy edge;
     a generation of more than ``max_per_row`` classes is wrapped over several rows, every other one shifted by
@@ -103,7 +108,7 @@ def layered(h, ranking: np.ndarray, max_per_row: int = 6):
     generations = [sorted(g) for g in nx.topological_generations(connected)]
     if lone:
         generations.append(sorted(lone))
-    strength = {c: max(ranking[m] for m in members[c]) for c in condensation}
+    strength = {c: max(size[m] for m in members[c]) for c in condensation}
     place: dict[int, float] = {}
     layer_of = {}
     row, depth_of, depth = 0, {}, -1.0
@@ -147,7 +152,8 @@ def analyse(result, gamma: float | None = None, *, feature_names=None, ranking=N
     for k, ids in enumerate(components):
         component[ids] = k
     ranking = np.asarray(graph.ranking().scores if ranking is None else ranking)
-    layer, depth, x, class_edges = layered(h, ranking)
+    size = np.abs(np.asarray(graph.univariate, dtype=float)) if graph.univariate is not None else ranking
+    layer, depth, x, class_edges = layered(h, size)  # left to right as the node sizes read, as the picture
     return GraphSummary(float(h.gamma), component, [c for c in components if len(c) > 1],
                         _indices(h.sources(), index), _indices(h.sinks(), index), _indices(h.isolated(), index),
                         ranking, float(h.density), layer, depth, x, class_edges, np.asarray(h.adjacency),

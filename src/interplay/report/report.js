@@ -271,7 +271,9 @@
       "Rows: the top row is made redundant by no other feature, the rows below by those above (the condensation " +
       "of the redundancy graph H\u03b3, sources on top); features with no redundancy edge at the bottom, faded when " +
       "they are set aside (no effect, or too little on their own to call redundant). Node area: " +
-      (phi ? "|attribution| (red raises, blue lowers the output)" : "ranking score") + ". Redundancy arrows implied " +
+      (phi ? "|attribution| (red raises, blue lowers the output)" : "ranking score") + "; a row no arrow reaches " +
+      "reads left to right from the largest (a box by its largest member), a row arrows reach places each node " +
+      "below its sources. Redundancy arrows implied " +
       "by others are left out. Hover a node or an edge; scroll or use +/\u2212 to zoom, drag to pan."));
     var side = el("div", {"class": "side"}); split.appendChild(side);
     var note = el("p", {"class": "hint"}); side.appendChild(note);

@@ -1,0 +1,57 @@
+"""The report reads as the matplotlib pictures do (found on Adult): the graph's layers with no arrow into them
+read left to right from the largest |value| (what the node size shows), as plot.graph's layers do since 6a577ce;
+the report still ordered them by PageRank (a -0.2 dot stood before a +0.26 one)."""
+
+import json
+import re
+
+import numpy as np
+
+from interplay.plot import _analysis
+from interplay.report import build_report
+from interplay.results import Attribution, BivariateExplanation
+
+
+def page_data(html: str) -> dict:
+    block = re.search(r'<script type="application/json" id="interplay-data">(.*?)</script>', html, re.S).group(1)
+    return json.loads(block)
+
+
+def _pagerank_disagrees() -> BivariateExplanation:
+    """Six features, no redundancy edge (every weight large), f5 the smallest value but every edge into it strong,
+    so that PageRank ranks it first (as test_plot_reading's picture case)."""
+    w = np.full((6, 6), 0.8)
+    w[:, 5] = 3.0
+    phi = np.array([1.0, -0.9, 0.8, -0.7, 0.65, 0.6])
+    names = [f"f{i}" for i in range(6)]
+    univariate = Attribution(phi, 0.0, names, 64, "exact")
+    return BivariateExplanation(w, univariate, names, 64, "exact")
+
+
+def test_report_graph_layer_reads_left_to_right_from_the_largest_value():
+    result = _pagerank_disagrees()
+    graph = result.graph()
+    assert int(np.argmax(graph.ranking().scores)) == 5  # the case: PageRank and |value| disagree
+    data = page_data(build_report([result]))
+    G = data["rows"][0]["graph"]
+    state = G["states"][G["default"]]
+    assert len(set(state["depth"])) == 1  # one row: every feature side by side
+    order = sorted(range(6), key=lambda i: state["x"][i])
+    assert order == [0, 1, 2, 3, 4, 5]  # largest |value| first, the order of plot.graph's layer
+    js = __import__("importlib.resources", fromlist=["files"]).files("interplay.report").joinpath("report.js")
+    assert "left to right from the largest" in js.read_text(encoding="utf-8")  # the caption says so
+
+
+def test_report_graph_places_a_group_by_its_largest_member():
+    """x0 and x1 interchangeable (each redundant given the other), |phi| 0.9 and 0.1; x2 (0.5) makes x3 redundant:
+    in the top layer the group stands first (its largest member, 0.9 > 0.5), though PageRank puts x2 first."""
+    names = ["x0", "x1", "x2", "x3"]
+    w = np.full((4, 4), 0.3)
+    w[0, 1] = w[1, 0] = w[2, 3] = 0.001
+    w[:, 2] = 3.0  # every edge into x2 strong: PageRank ranks it above the group
+    univariate = Attribution(np.array([0.9, 0.1, 0.5, 0.3]), 0.0, names, 16, "exact")
+    result = BivariateExplanation(w, univariate, names, 16, "exact")
+    assert int(np.argmax(result.graph().ranking().scores)) == 2
+    s = _analysis.analyse(result.graph(), 0.01)
+    assert s.groups == [[0, 1]] and s.depth[0] == s.depth[2] < s.depth[3]  # the group and x2: the top layer
+    assert s.x[0] == s.x[1] < s.x[2]
