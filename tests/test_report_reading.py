@@ -55,3 +55,25 @@ def test_report_graph_places_a_group_by_its_largest_member():
     s = _analysis.analyse(result.graph(), 0.01)
     assert s.groups == [[0, 1]] and s.depth[0] == s.depth[2] < s.depth[3]  # the group and x2: the top layer
     assert s.x[0] == s.x[1] < s.x[2]
+
+
+def test_rows_past_the_detail_limit_are_counted_under_rows(browser, tmp_path):
+    """A run of 500 rows (Adult, ip.run): the row selector ended at the 200th with no word; now the Rows section
+    says how many rows have a view of their own and where the others are."""
+    import interplay as ip
+    from interplay.report import MAX_DETAIL_ROWS, save_report
+
+    rng = np.random.default_rng(0)
+    many = ip.Explanation(rng.normal(size=(500, 3)), np.zeros(500), rng.normal(size=(500, 3)), ["a", "b", "c"],
+                          "exact", np.zeros(500))
+    path = save_report([many], tmp_path / "many.html")
+    assert page_data(path.read_text(encoding="utf-8"))["detail"] == {"shown": MAX_DETAIL_ROWS, "of": 500}
+    browser.open(path.as_uri())
+    assert browser.evaluate("document.querySelectorAll('#row-select option').length") == MAX_DETAIL_ROWS
+    hint = browser.evaluate("document.getElementById('row-select').parentNode.querySelector('p.hint').textContent")
+    assert f"first {MAX_DETAIL_ROWS} of the 500 rows" in hint and "other 300" in hint
+    assert browser.problems() == []
+    few = save_report([ip.Explanation(many.values[:20], np.zeros(20), many.data[:20], ["a", "b", "c"],
+                                          "exact", np.zeros(20))],
+                      tmp_path / "few.html")
+    assert "detail" not in page_data(few.read_text(encoding="utf-8"))

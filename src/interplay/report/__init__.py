@@ -233,6 +233,8 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
             predictions = list(result.info.get("predictions", []))
             outputs = list(result.info.get("explained_outputs", []))
             left_out: list = []
+            if len(result) > MAX_DETAIL_ROWS:  # said under Rows (the selector silently ended at row 200)
+                info[("beyond detail",)] = max(info.get(("beyond detail",), 0), len(result))
             for k in range(min(len(result), MAX_DETAIL_ROWS)):
                 label = labels[k] if k < len(labels) else k
                 key = _find(rows, label, targets[k], features)
@@ -485,6 +487,8 @@ def build_report(results: Iterable[Any], *, title: str = "interplay report",
         "rows": [_row_payload(key, rows[key], names, several) for key in rows],
         "meta": [[str(k), "(default)" if v is None else str(v)] for k, v in lines.items()],
     }
+    if ("beyond detail",) in info:  # rows of an Explanation past MAX_DETAIL_ROWS: in the summary only
+        payload["detail"] = {"shown": MAX_DETAIL_ROWS, "of": info[("beyond detail",)]}
     if summary is not None and len(summary) > 1:
         shown = slice(0, MAX_SUMMARY_ROWS)  # keeps the page light; the saved results hold every row
         labels = list(summary.info.get("rows", summary.info.get("index", range(len(summary)))))

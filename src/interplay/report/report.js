@@ -728,7 +728,9 @@
   var first = 0;  // start with the first row that has a graph (the most complete view)
   for (var r = D.rows.length - 1; r >= 0; r--) { if (D.rows[r].graph) { first = r; } }
   if (D.rows.length > 1) {
-    var pick = section("Rows", "Choose the explained row.", true);
+    var pick = section("Rows", "Choose the explained row." + (D.detail ? " The first " + D.detail.shown + " of the " +
+      D.detail.of + " rows have a view of their own; the other " + (D.detail.of - D.detail.shown) + ": in the " +
+      "summary of all explained rows below and in the saved results." : ""), true);
     var sel = el("select", {id: "row-select", "aria-label": "explained row"});
     D.rows.forEach(function (R, k) { sel.appendChild(el("option", {value: String(k)}, R.label)); });
     sel.value = String(first);
