@@ -77,3 +77,21 @@ def test_rows_past_the_detail_limit_are_counted_under_rows(browser, tmp_path):
                                           "exact", np.zeros(20))],
                       tmp_path / "few.html")
     assert "detail" not in page_data(few.read_text(encoding="utf-8"))
+
+
+def test_about_names_each_results_method_from_the_python_api():
+    """Results of the Python API keep their method in ``result.method``, not in ``info``: the About table of
+    Adult's report (Shapley values, SII and the graph by 'tree') had no method line, and with a run's Explanation
+    (info["method"]) only "shapley: tree", as if the graph had none."""
+    import interplay as ip
+
+    names = ["a", "b", "c"]
+    game = ip.Game(lambda Z: Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2], 3, names)
+    shapley = ip.shapley(game, method="exact")
+    interactions = ip.interactions(game, index="sii", method="exact")
+    bivariate = ip.bivariate(game, method="permutation", budget=200, random_state=0)
+    assert "method" not in shapley.info and "method" not in bivariate.info  # the case
+    about = dict(page_data(build_report([shapley, interactions, bivariate]))["meta"])
+    assert about["method"] == "attributions: exact; interactions (sii): exact; bivariate: permutation"
+    about = dict(page_data(build_report([shapley, interactions]))["meta"])
+    assert about["method"] == "exact"

@@ -215,7 +215,11 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
                 continue  # an Explanation's row labels (info["index"]) are not the interaction index
             if key == "method" and result.info.get("methods"):  # auto, rows chose differently: how many each
                 value = f"{value} ({_row_counts(result.info['methods'])})"
-            if key in result.info:
+            recorded = key in result.info
+            if key == "method" and not recorded and getattr(result, "method", None) is not None:
+                value, recorded = str(result.method), True  # the Python API's results keep it out of info (the
+                # About table named no method, or only the Shapley values', for a graph and interactions by another)
+            if recorded:
                 seen = info.setdefault(key, [])
                 if not any(_same(value, v) for v in seen):
                     seen.append(value)
