@@ -95,3 +95,24 @@ def test_about_names_each_results_method_from_the_python_api():
     assert about["method"] == "attributions: exact; interactions (sii): exact; bivariate: permutation"
     about = dict(page_data(build_report([shapley, interactions]))["meta"])
     assert about["method"] == "exact"
+
+
+def test_graph_node_values_that_differ_from_the_chart_say_why(browser, tmp_path):
+    """The CLI's Adult report (--method permutation): the attribution chart showed relationship -0.06411 (the
+    run's Shapley values), the graph's node and summary -0.0594 (the bivariate estimate's own), with no word on
+    why one row had two values; now a note names both methods. Equal values (exact, tree): no note."""
+    import interplay as ip
+    from interplay.report import save_report
+
+    names = ["a", "b", "c", "d"]
+    game = ip.Game(lambda Z: Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2] - 0.5 * Z[:, 3], 4, names)
+    bivariate = ip.bivariate(game, method="permutation", budget=60, random_state=0)
+    exact = ip.shapley(game, method="exact")
+    assert not np.allclose(bivariate.univariate.values, exact.values)  # the case: two estimates
+    note = "document.querySelector('p.graph-values') && document.querySelector('p.graph-values').textContent"
+    browser.open(save_report([exact, bivariate], tmp_path / "two.html").as_uri())
+    text = browser.evaluate(note)
+    assert text and "\u201cpermutation\u201d" in text and "\u201cexact\u201d" in text
+    browser.open(save_report([ip.bivariate(game, method="exact")], tmp_path / "one.html").as_uri())
+    assert browser.evaluate(note) is None
+    assert browser.problems() == []

@@ -720,6 +720,14 @@
         "An edge i \u2192 j of the graph carries the importance of j when i is present; |weight| \u2264 \u03b3 " +
         "makes it a redundancy (j adds little once i is known). Move \u03b3 to see how the groups, sources and " +
         "sinks change (computed in advance for every threshold).", true);
+      var differ = R.attribution && R.graph.phi && R.graph.phi.some(function (v, k) {
+        return Math.abs(v - R.attribution[k]) > 1e-9 * Math.max(1, Math.abs(v)); });
+      if (differ) {  // two estimates of one row's Shapley values on one page: say which is which
+        g.appendChild(el("p", {"class": "hint graph-values"}, "The graph's node values are its own Shapley " +
+          "estimates (method \u201c" + R.graph.method + "\u201d, from the evaluations of its edges), not the " +
+          "attribution chart's (method \u201c" + R.attribution_method + "\u201d, a separate estimate): the two " +
+          "differ by their estimation error."));
+      }
       graphView(g, R.graph);
     }
     app = keep;
