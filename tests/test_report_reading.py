@@ -116,3 +116,19 @@ def test_graph_node_values_that_differ_from_the_chart_say_why(browser, tmp_path)
     browser.open(save_report([ip.bivariate(game, method="exact")], tmp_path / "one.html").as_uri())
     assert browser.evaluate(note) is None
     assert browser.problems() == []
+
+
+def test_about_writes_a_kinds_unset_value_as_default_not_none():
+    """A run's Explanation (budget None: the method's own) beside a graph that records no budget: the About line
+    read "budget: shapley: None"."""
+    import interplay as ip
+
+    names = ["a", "b", "c"]
+    rng = np.random.default_rng(0)
+    run = ip.Explanation(rng.normal(size=(4, 3)), np.zeros(4), rng.normal(size=(4, 3)), names, "exact", np.zeros(4),
+                         info={"kind": "shapley", "budget": None, "method": "exact"})
+    game = ip.Game(lambda Z: Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2], 3, names)
+    graph = ip.bivariate(game, method="exact")
+    graph = ip.BivariateExplanation(graph.adjacency, graph.univariate, names, 8, "exact", info={"row": 1})
+    about = dict(page_data(build_report([run, graph]))["meta"])
+    assert about["budget"] == "shapley: (default)"

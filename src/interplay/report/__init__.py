@@ -463,8 +463,14 @@ def _meta_line(values: list, by_kind: dict, kinds: set | None = None) -> Any:
     if len(values) == 1 and not (partial and all(len(v) == 1 for v in by_kind.values())):
         return values[0]
     if by_kind and all(len(v) == 1 for v in by_kind.values()):
-        return "; ".join(f"{kind}: {v[0]}" for kind, v in by_kind.items())
-    return "varies by row: " + "; ".join(map(str, values))
+        return "; ".join(f"{kind}: {_shown(v[0])}" for kind, v in by_kind.items())
+    return "varies by row: " + "; ".join(map(_shown, values))
+
+
+def _shown(value: Any) -> str:
+    """A header value as the page writes it: None (not given: the method's own default) as "(default)", as a whole
+    line's None is (a run's budget beside a graph's read "shapley: None")."""
+    return "(default)" if value is None else str(value)
 
 
 def build_report(results: Iterable[Any], *, title: str = "interplay report",
