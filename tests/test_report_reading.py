@@ -132,3 +132,21 @@ def test_about_writes_a_kinds_unset_value_as_default_not_none():
     graph = ip.BivariateExplanation(graph.adjacency, graph.univariate, names, 8, "exact", info={"row": 1})
     about = dict(page_data(build_report([run, graph]))["meta"])
     assert about["budget"] == "shapley: (default)"
+
+
+def test_report_graph_puts_set_aside_features_in_rows_of_their_own():
+    """As the picture's bands: the features with no redundancy edge, then those with little effect on their own,
+    then those with no effect, each in rows of their own (on Adult sex, -0.2028, shared a row with four faded
+    set-aside features, and a fifth sat alone below)."""
+    names = ["big", "mid", "tiny", "none"]
+    import interplay as ip
+
+    game = ip.Game(lambda Z: 10.0 * Z[:, 0] + 4.0 * Z[:, 1] + 0.5 * Z[:, 2] + 0.0 * Z[:, 3], 4, names)
+    result = ip.bivariate(game, method="exact")
+    H = result.graph().redundancy()
+    assert H.no_effect == ("none",) and H.little_effect == ("tiny",) and set(H.isolated()) >= {"big", "mid"}
+    s = _analysis.analyse(result.graph())
+    assert s.depth[0] == s.depth[1] < s.depth[2] < s.depth[3]
+    assert s.x[0] < s.x[1]  # largest first
+    sweep = _analysis.thresholds(result.graph())
+    assert sweep["states"][sweep["default"]]["depth"] == s.depth.tolist()

@@ -10,8 +10,8 @@ little effect on their own, are set aside as :meth:`ExplanationGraph.redundancy`
 :func:`interplay.graph.redundancy.default_gamma` (5 % of the largest ``|W|``).
 
 The layout (:func:`layered`) is the condensation of ``H_gamma`` drawn in layers: sources at the top, sinks at the
-bottom (networkx's ``topological_generations``), features with no redundancy edge (and the set-aside ones, with
-no or little effect) in a band of their own, the
+bottom (networkx's ``topological_generations``), features with no redundancy edge in a band of their own, the
+set-aside ones (little effect on their own, then no effect) each kind in another, the
 nodes of a layer ordered by the mean position of their parents (one barycentre sweep, fewer crossings); a layer
 with no parents (the first, the features with no redundancy edge) reads left to right from the largest ``|phi|``
 (what the node size shows; the ranking score without values; a group by its largest member), as the graph
@@ -93,7 +93,8 @@ def layered(h, size: np.ndarray, max_per_row: int = 6):
     node's size shows per feature (``|phi|``, or the ranking score without values); classes with no parent are
     placed left to right from the largest (a group: its largest member's), ties in class order.
 
-    Rows: the condensation's topological generations (sources first), then the classes with no redundancy edge;
+    Rows: the condensation's topological generations (sources first), then the classes with no redundancy edge,
+    then the features set aside (little effect on their own, then no effect), each kind in rows of its own;
     a generation of more than ``max_per_row`` classes is wrapped over several rows, every other one shifted by
     half a place and 0.7 of a generation lower so that edges from above pass between the nodes.
     """
@@ -106,8 +107,14 @@ def layered(h, size: np.ndarray, max_per_row: int = 6):
     lone = {c for c in condensation if condensation.degree(c) == 0 and len(members[c]) == 1}
     connected = condensation.subgraph([c for c in condensation if c not in lone])
     generations = [sorted(g) for g in nx.topological_generations(connected)]
-    if lone:
-        generations.append(sorted(lone))
+    # then the lone features, and those set aside (little effect on their own, then no effect) each in rows of
+    # their own, as the graph picture's bands (they shared a row: a driver beside faded set-aside features)
+    none = {index[name] for name in (getattr(h, "no_effect", None) or ())}
+    little = {index[name] for name in (getattr(h, "little_effect", None) or ())} - none
+    for part in ({c for c in lone if members[c][0] not in none | little},
+                 {c for c in lone if members[c][0] in little}, {c for c in lone if members[c][0] in none}):
+        if part:
+            generations.append(sorted(part))
     strength = {c: max(size[m] for m in members[c]) for c in condensation}
     place: dict[int, float] = {}
     layer_of = {}

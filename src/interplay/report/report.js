@@ -269,8 +269,9 @@
     left.appendChild(legend);
     left.appendChild(el("p", {"class": "hint"},
       "Rows: the top row is made redundant by no other feature, the rows below by those above (the condensation " +
-      "of the redundancy graph H\u03b3, sources on top); features with no redundancy edge at the bottom, faded when " +
-      "they are set aside (no effect, or too little on their own to call redundant). Node area: " +
+      "of the redundancy graph H\u03b3, sources on top); features with no redundancy edge below them, then, faded, " +
+      "those set aside (too little effect on their own to call redundant, then no effect), each kind in rows of " +
+      "its own. Node area: " +
       (phi ? "|attribution| (red raises, blue lowers the output)" : "ranking score") + "; a row no arrow reaches " +
       "reads left to right from the largest (a box by its largest member), a row arrows reach places each node " +
       "below its sources. Redundancy arrows implied " +
