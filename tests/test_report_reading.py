@@ -150,3 +150,23 @@ def test_report_graph_puts_set_aside_features_in_rows_of_their_own():
     assert s.x[0] < s.x[1]  # largest first
     sweep = _analysis.thresholds(result.graph())
     assert sweep["states"][sweep["default"]]["depth"] == s.depth.tolist()
+
+
+def test_graph_paragraph_says_its_gamma_when_the_slider_moves(browser, tmp_path):
+    """The paragraph (graph.describe() at the default gamma) stayed as it was when the slider moved: on Adult at
+    gamma 0.118 it said "None of the others is redundant given another" beside the arrow occupation -> age."""
+    import interplay as ip
+    from interplay.report import save_report
+
+    game = ip.Game(lambda Z: 3.0 * Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2] + 0.7 * Z[:, 3], 4, ["a", "b", "c", "d"])
+    result = ip.bivariate(game, method="exact")
+    browser.open(save_report([result], tmp_path / "g.html").as_uri())
+    hidden = "document.getElementById('graph-summary-note').hidden"
+    assert browser.evaluate(hidden) is True  # at the default: the paragraph is the picture's reading
+    browser.evaluate("var s = document.getElementById('gamma'); s.value = s.max; s.dispatchEvent(new Event('input'));")
+    assert browser.evaluate(hidden) is False
+    text = browser.evaluate("document.getElementById('graph-summary-note').textContent")
+    assert "default \u03b3" in text
+    default = page_data(build_report([result]))["rows"][0]["graph"]["gamma"]
+    assert f"{default:.4g}" in text
+    assert browser.problems() == []

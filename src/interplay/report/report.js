@@ -221,6 +221,11 @@
     var HEIGHT = heightOf(states[G.default]);
 
     if (G.summary) { container.appendChild(el("p", {"class": "summary", id: "graph-summary"}, G.summary)); }
+    // the paragraph reads the default threshold only: said when the slider is elsewhere (it read "none of the
+    // others is redundant" beside the arrows drawn at a larger gamma)
+    var summaryNote = el("p", {"class": "hint", id: "graph-summary-note"});
+    summaryNote.hidden = true;
+    if (G.summary) { container.appendChild(summaryNote); }
     var controls = el("div", {"class": "controls"});
     var gl = el("label", null, "\u03b3 (redundancy threshold)");
     var slider = el("input", {type: "range", id: "gamma", min: "0", max: String(gammas.length - 1), step: "1"});
@@ -503,6 +508,9 @@
       }
       gval.textContent = fmt(state.k === G.default ? G.gamma : gamma) + "  (H\u03b3 density " + Math.round(100 * s.density) + "%" +
         (state.k === G.default ? ", default" : "") + ")";
+      summaryNote.hidden = state.k === G.default;
+      summaryNote.textContent = "The paragraph above reads the graph at the default \u03b3 = " + fmt(G.gamma) +
+        "; the picture and the tables below are at \u03b3 = " + fmt(gamma) + ".";
       note.textContent = s.density === 0 ? "At this \u03b3 no feature is redundant given another. Move the " +
         "slider right to treat weaker edges as redundancies." : "";
       boxLayer.textContent = ""; edgeLayer.textContent = ""; edgeEls = [];
