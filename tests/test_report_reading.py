@@ -170,3 +170,25 @@ def test_graph_paragraph_says_its_gamma_when_the_slider_moves(browser, tmp_path)
     default = page_data(build_report([result]))["rows"][0]["graph"]["gamma"]
     assert f"{default:.4g}" in text
     assert browser.problems() == []
+
+
+def test_row_selector_marks_the_rows_with_interactions_and_a_graph(browser, tmp_path):
+    """The CLI's Adult report (50 rows, --detail-rows 3): the selector listed "row 0" ... "row 49" alike, and only
+    choosing one told whether it had the heatmap and the graph; now those rows say so."""
+    import interplay as ip
+    from interplay.report import save_report
+
+    names = ["a", "b", "c"]
+    rng = np.random.default_rng(0)
+    rows = ip.Explanation(rng.normal(size=(4, 3)), np.zeros(4), rng.normal(size=(4, 3)), names, "exact",
+                          np.zeros(4))
+    game = ip.Game(lambda Z: Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2], 3, names)
+    b = ip.bivariate(game, method="exact")
+    i = ip.interactions(game, index="sii", method="exact")
+    detail = [ip.BivariateExplanation(b.adjacency, b.univariate, names, 8, "exact", info={"row": 1}),
+              ip.Interactions(i.values, i.index, 2, i.baseline, names, 8, "exact", info={"row": 1})]
+    browser.open(save_report([rows, *detail], tmp_path / "rows.html").as_uri())
+    options = browser.evaluate("Array.from(document.querySelectorAll('#row-select option')).map(function (o) {"
+                               " return o.textContent; })")
+    assert options == ["row 0", "row 1 + interactions, graph", "row 2", "row 3"]
+    assert browser.problems() == []

@@ -749,7 +749,11 @@
       D.detail.of + " rows have a view of their own; the other " + (D.detail.of - D.detail.shown) + ": in the " +
       "summary of all explained rows below and in the saved results." : ""), true);
     var sel = el("select", {id: "row-select", "aria-label": "explained row"});
-    D.rows.forEach(function (R, k) { sel.appendChild(el("option", {value: String(k)}, R.label)); });
+    var some = D.rows.some(function (R) { return !R.graph && !R.interactions; });
+    D.rows.forEach(function (R, k) {  // which rows have more than attributions (the CLI's --detail-rows)
+      var more = (R.interactions ? ["interactions"] : []).concat(R.graph ? ["graph"] : []);
+      sel.appendChild(el("option", {value: String(k)}, R.label + (some && more.length ? " + " + more.join(", ") : "")));
+    });
     sel.value = String(first);
     sel.addEventListener("change", function () { renderRow(D.rows[Number(sel.value)]); });
     pick.appendChild(sel);
