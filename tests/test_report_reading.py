@@ -192,3 +192,20 @@ def test_row_selector_marks_the_rows_with_interactions_and_a_graph(browser, tmp_
                                " return o.textContent; })")
     assert options == ["row 0", "row 1 + interactions, graph", "row 2", "row 3"]
     assert browser.problems() == []
+
+
+def test_heatmap_caption_says_where_the_single_feature_values_are(browser, tmp_path):
+    """The caption said "single-feature values on it [the diagonal]", but the diagonal is drawn blank and those
+    values are in the "alone" column on the right, on a scale of their own."""
+    import interplay as ip
+    from interplay.report import save_report
+
+    game = ip.Game(lambda Z: Z[:, 0] + 2.0 * Z[:, 1] * Z[:, 2], 3, ["a", "b", "c"])
+    browser.open(save_report([ip.interactions(game, index="sii", method="exact")], tmp_path / "h.html").as_uri())
+    caption = browser.evaluate("Array.from(document.querySelectorAll('h2')).filter(function (h) {"
+                               " return h.textContent.indexOf('Interactions') === 0; })[0].nextSibling.textContent")
+    assert "single-feature values on it" not in caption and "\u201calone\u201d" in caption
+    diagonal = browser.evaluate("Array.from(document.querySelectorAll('rect.diag')).map(function (r) {"
+                                " return r.getAttribute('fill'); })")
+    assert set(diagonal) == {"#ffffff"}  # blank, as the caption says
+    assert browser.problems() == []

@@ -712,7 +712,8 @@
     }
     if (R.interactions) {
       var h = section("Interactions (" + R.interactions.index.toUpperCase() + ")",
-        "Pairwise interaction values off the diagonal, single-feature values on it; red: the pair together adds " +
+        "Pairwise interaction values off the diagonal; the single-feature values in the column \u201calone\u201d " +
+        "on the right (its own colour scale; the diagonal is left blank); red: the pair together adds " +
         "to the output, blue: it takes away. Hover a cell.");
       var gaps = R.interactions.unestimated || [];
       var pairGaps = gaps.filter(function (p) { return p[0] !== p[1]; }).length, nf = R.interactions.matrix.length;
