@@ -209,3 +209,22 @@ def test_heatmap_caption_says_where_the_single_feature_values_are(browser, tmp_p
                                 " return r.getAttribute('fill'); })")
     assert set(diagonal) == {"#ffffff"}  # blank, as the caption says
     assert browser.problems() == []
+
+
+def test_report_graph_draws_no_effect_features_grey_as_the_picture(browser, tmp_path):
+    """plot.graph draws a feature with no notable effect grey (legend: "grey: no notable effect on this
+    prediction"); the report kept its red or blue (faded, as the little-effect ones), and only at the default."""
+    import interplay as ip
+    from interplay.report import save_report
+
+    names = ["big", "mid", "tiny", "none"]
+    game = ip.Game(lambda Z: 10.0 * Z[:, 0] + 4.0 * Z[:, 1] * Z[:, 0] + 0.5 * Z[:, 2] + 0.01 * Z[:, 3], 4, names)
+    result = ip.bivariate(game, method="exact")
+    assert result.graph().redundancy().no_effect == ("none",) and result.univariate.values[3] > 0  # not 0: red
+    browser.open(save_report([result], tmp_path / "grey.html").as_uri())
+    fills = browser.evaluate("Array.from(document.querySelectorAll('#graph g.node circle')).map(function (c) {"
+                             " return c.getAttribute('fill'); })")
+    assert fills[3] == "#b7bec6" and fills[2] != "#b7bec6" and fills[0] != "#b7bec6"
+    legend = browser.evaluate("document.querySelector('.legend').textContent")
+    assert "grey: no notable effect on this prediction" in legend
+    assert browser.problems() == []

@@ -271,6 +271,7 @@
     legendItem("line", POS, "A \u2192 B: B raises the output given A");
     legendItem("line", NEG, "\u2026 lowers it");
     legendItem("swatch", GROUP, "box: interchangeable features");
+    if (phi) { legendItem("swatch", GREY, "grey: no notable effect on this prediction"); }  // as the picture
     left.appendChild(legend);
     left.appendChild(el("p", {"class": "hint"},
       "Rows: the top row is made redundant by no other feature, the rows below by those above (the condensation " +
@@ -542,6 +543,7 @@
         if (s.isolated.indexOf(k) >= 0) { role.push("isolated"); }
         var setAside = (s.no_effect || []).indexOf(k) >= 0 || (s.little_effect || []).indexOf(k) >= 0;
         if (setAside) { role.push("aside"); }
+        node.dot.setAttribute("fill", (s.no_effect || []).indexOf(k) >= 0 ? GREY : colour(k));  // as the picture
         node.g.setAttribute("data-role", role.join(" "));
         node.g.style.opacity = setAside ? "0.45" : "";
       }
