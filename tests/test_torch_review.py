@@ -164,19 +164,19 @@ def test_dtype_other_than_the_modules_works_when_the_module_converts():
     assert np.isfinite(values.values).all()
 
 
+class LargeCalls(TorchModel):
+    """A module that asks for 8,192-row calls, as a TorchModel on a GPU asks for 16,384."""
+
+    @property
+    def call_rows(self):
+        return 8192
+
+
 def test_a_model_asking_for_large_calls_gets_them_from_its_first_call():
     """ModelFunction.call_rows (a torch module on a GPU asks for 16,384 rows) is where the explainer's calls start,
     instead of its cache-sized ones (about 1,000 rows), within max_rows; the values are the same."""
-    X = _data(14, 30)
-    net = _tanh_net(14)
-    sizes = []
+    X, net, sizes = _data(14, 30), _tanh_net(14), []
     net.register_forward_hook(lambda module, inputs, output: sizes.append(len(inputs[0])))
-
-    class LargeCalls(TorchModel):
-        @property
-        def call_rows(self):
-            return 8192
-
     plain = ip.Explainer(net, X[:10]).shapley(X[20], method="kernel", budget=2048, random_state=0)
     assert sizes[1] <= 1024, sizes  # sizes[0]: the empty and full coalitions' call
     sizes.clear()
@@ -191,16 +191,8 @@ def test_a_model_asking_for_large_calls_gets_them_from_its_first_call():
 def test_a_batch_run_keeps_the_models_own_call_size(tmp_path):
     """ip.run fixes its calls' size (the same bits on resume); without call_rows= it is the model's own
     (TorchModel.call_rows on a GPU), not the CPU's cache-sized start."""
-    X = _data(14, 30)
-    net = _tanh_net(14)
-    sizes = []
+    X, net, sizes = _data(14, 30), _tanh_net(14), []
     net.register_forward_hook(lambda module, inputs, output: sizes.append(len(inputs[0])))
-
-    class LargeCalls(TorchModel):
-        @property
-        def call_rows(self):
-            return 8192
-
     ex = ip.Explainer(LargeCalls(net), X[:10])
     run = ip.run(ex, X[20:22], method="kernel", budget=2048, out=tmp_path / "run", n_jobs=1, random_state=0,
                  progress=False)
