@@ -568,8 +568,9 @@ class Explainer:
 
     def games(self, x: Any, y: Any = None) -> dict[Any, Game]:
         """One game per explained output of row ``x`` (``{output label: Game}``), sharing one set of model
-        calls: a coalition evaluated for one output is read from a shared cache by the others."""
-        return self._games(self._check_row(x), y)
+        calls: a coalition evaluated for one output is read from a shared cache by the others. Each game says
+        what its values are in (``game.explained``), which ``ip.shapley(game)`` and the others record."""
+        return {label: self._with_unit(game, label) for label, game in self._games(self._check_row(x), y).items()}
 
     def _games(self, x: np.ndarray, y: Any = None) -> dict[Any, Game]:
         """:meth:`games` of a row already checked by :meth:`_check_row`."""
@@ -577,19 +578,20 @@ class Explainer:
         value_fn = self._value_function(x, list(transforms.values()))
         if len(transforms) == 1:
             (label,) = transforms
-            return {label: self._labelled(Game(value_fn, self.n_features, self.feature_names), label)}
+            return {label: Game(value_fn, self.n_features, self.feature_names)}
         shared = SharedValues(value_fn, self.n_features, len(transforms))
         games = {}
         for t, label in enumerate(transforms):
             output_fn = shared.output(t)
             output_fn.__name__ = f"{value_fn.__name__}, output {label!r}"
-            games[label] = self._labelled(Game(output_fn, self.n_features, self.feature_names), label)
+            games[label] = Game(output_fn, self.n_features, self.feature_names)
         return games
 
-    def _labelled(self, game: Game, label: Any) -> Game:
+    def _with_unit(self, game: Game, label: Any) -> Game:
         """``game`` with what its values are in (``game.explained``: unit, class, removal), which
         ``ip.shapley(game)`` and the other functions record in their results' ``info`` as the Explainer's own
-        methods do (their plots then name the class; they named none)."""
+        methods do (their plots then name the class; they named none). Only the public :meth:`games`: the
+        Explainer's own per-row work records these itself (and labelling every row of a run cost 5-8%)."""
         target = "label" if self.output == "loss" else (label.item() if isinstance(label, np.generic) else label)
         game.explained = {"output": self.output, "target": target, "removal": self.removal,
                           **self._reference_info()}
@@ -798,7 +800,7 @@ class Explainer:
         """The per-row results of :meth:`_many` into ``per_output`` (by output) and the output each row's game
         explains into ``explained``, row by row (what is finished stays there if the loop is interrupted)."""
         for row, label, seed in tracked(zip(rows, labels, seeds), len(rows), f"explaining ({kind})", enabled=show):
-            games = self.games(row, label)
+            games = self._games(self._check_row(row), label)  # (the Explainer records unit and class itself)
             finished = {}  # stored once every output of the row is done (an interrupt leaves no half row)
             for output, game in games.items():
                 # the same seed for every output of a row: sampled coalitions coincide, the model runs once
