@@ -230,3 +230,20 @@ def test_background_columns_must_match_the_model():
     assert phi.values.sum() + phi.baseline == pytest.approx(model.predict(frame.iloc[[2]])[0])
     with pytest.raises(ValueError, match="differ from the columns the model was fitted on"):
         ip.Explainer(model, frame.assign(c=1.0))
+
+
+def test_given_baseline_with_a_category_the_background_never_holds_is_warned():
+    # an encoder that ignores unknown categories turns such a reference into all-zero indicators, a row the
+    # model never saw: the explanation then measures the distance to that row, silently
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"n": [1.0, 2.0, 3.0], "c": ["x", "y", "y"]})
+    fn = ip.models.ModelFunction(lambda df: df["n"].to_numpy() * (df["c"] == "y").to_numpy(), "regressor", "m",
+                                 columns=("n", "c"))
+    with pytest.warns(UserWarning, match=r"baseline: .*'c': \[1\]"):
+        ip.Explainer(fn, frame, removal="baseline", baseline=[2.0, 1])  # a code, not the category's name
+    with pytest.warns(UserWarning, match=r"baseline: .*'c': \['z'\]"):
+        ip.Explainer(fn, frame, removal="baseline", baseline={"n": 2.0, "c": "z"})
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a value of the background (and any number in a numeric column): silent
+        ip.Explainer(fn, frame, removal="baseline", baseline={"n": 7.5, "c": "x"})

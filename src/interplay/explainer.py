@@ -56,6 +56,7 @@ from .removal import (
     reference_vector,
 )
 from .removal._columns import CallSizer
+from .removal.baseline import warn_unseen_categories
 from .removal.conditional import refuse_missing
 from .results import Attribution, BivariateExplanation, Explanation, Interactions, group_data, rows_std_errors
 
@@ -221,6 +222,13 @@ class Explainer:
                                               column_names=self.column_names)
             if self.raw:  # a reference category the model does not know reaches it as a missing value
                 self._warn_unknown_categories(np.asarray(self.reference, dtype=object)[None, :], "baseline")
+                if not isinstance(baseline, str):  # a given category no background row holds (pandas
+                    import pandas as pd  # categories: the warning above, on the model's own categories)
+
+                    dtypes = self.model.dtypes if self.model.dtypes is not None else ()
+                    dtypes = dtypes if len(dtypes) == n_columns else ()
+                    warn_unseen_categories(self.reference, self.background, self.column_names,
+                                           skip=[j for j, t in enumerate(dtypes) if isinstance(t, pd.CategoricalDtype)])
         elif baseline is not None:
             raise ValueError(f"baseline: only used with removal='baseline', got removal={self.removal!r}")
         self._check_removed_values([self.model])

@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .._validation import missing_mask
 from ._columns import CallSizer, float_column, joint_mode, numeric_columns
 
 REFERENCES = ("mean", "median", "mode", "zero")
@@ -100,6 +101,32 @@ def reference_vector(baseline, background: np.ndarray | None, n_features: int,
     if reference.dtype != object and np.isinf(reference).any():
         raise ValueError("baseline: contains inf; expected finite values (or NaN for a missing value)")
     return reference
+
+
+def warn_unseen_categories(reference: np.ndarray, background: np.ndarray, column_names: Sequence[str] | None,
+                           skip: Sequence[int] = ()) -> None:
+    """Warn when a given reference holds, in a categorical column of an object ``background`` (but those in
+    ``skip``), a value no background row holds (a code for a name, a typo): a model whose encoder ignores unknown
+    categories takes it silently, as no category at all."""
+    if background is None or background.dtype != object:
+        return
+    numeric = numeric_columns(background)
+    unseen = {}
+    for j in np.flatnonzero(~numeric):
+        if j in skip:
+            continue
+        value = reference[j]
+        if missing_mask(np.array([value], dtype=object))[0]:
+            continue
+        column = background[:, j]
+        if value not in set(column[~missing_mask(column)]):  # 1 == 1.0 == True, as an encoder compares them
+            name = column_names[j] if column_names is not None else int(j)
+            unseen[name] = [value.item() if isinstance(value, np.generic) else value]
+    if unseen:
+        listed = "; ".join(f"{name!r}: {values}" for name, values in unseen.items())
+        warnings.warn(f"baseline: values no background row holds in categorical columns ({listed}); the model may "
+                      "never have seen them (an encoder that ignores unknown categories reads them as no category "
+                      "at all): give values of the data", UserWarning, stacklevel=3)
 
 
 def _by_name(baseline: Any, column_names: Sequence[str] | None, n_features: int) -> Any:
