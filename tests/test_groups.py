@@ -247,3 +247,19 @@ def test_given_baseline_with_a_category_the_background_never_holds_is_warned():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a value of the background (and any number in a numeric column): silent
         ip.Explainer(fn, frame, removal="baseline", baseline={"n": 7.5, "c": "x"})
+
+
+def test_joint_mode_of_a_group_with_no_repeated_row_is_warned():
+    # a group holding a categorical column takes its joint mode under every baseline; with a continuous column in
+    # it, every joint row was distinct and the first background row's values were taken silently
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"n": [1.5, 2.25, 3.0, 4.75], "c": ["x", "y", "y", "x"], "m": [1.0, 2.0, 3.0, 4.0]})
+    fn = ip.models.ModelFunction(lambda df: df["n"].to_numpy() * (df["c"] == "y").to_numpy() + df["m"].to_numpy(),
+                                 "regressor", "m", columns=("n", "c", "m"))
+    for baseline in ("mean", "median", "mode"):
+        with pytest.warns(UserWarning, match=r"baseline=.*group \['n', 'c'\] has no repeated joint value"):
+            ip.Explainer(fn, frame, removal="baseline", baseline=baseline, groups={"nc": ["n", "c"]})
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a repeated joint value: its mode is no accident
+        ip.Explainer(fn, frame.assign(n=[1.0, 2.0, 2.0, 1.0]), removal="baseline", groups={"nc": ["n", "c"]})

@@ -89,6 +89,14 @@ def reference_vector(baseline, background: np.ndarray | None, n_features: int,
                 baseline != "zero" and _is_binary_block(background[:, group]))
             if len(group) > 1 and joint:
                 reference[group] = joint_mode(background[:, group])
+                block = background[:, group]
+                block = block[~missing_mask(block).any(axis=1)]
+                if len(block) > 1 and len({tuple(row) for row in block}) == len(block):
+                    named = [column_names[j] for j in group] if column_names is not None else group
+                    warnings.warn(f"baseline={baseline!r}: group {named} has no repeated joint value, so its joint "
+                                  "mode (taken for a group with a categorical column or a one-hot block) is "
+                                  "arbitrary (one background row's values); give a baseline vector, or group "
+                                  "the categorical columns apart from the continuous ones", UserWarning, stacklevel=3)
         return reference if reference.dtype == object else reference.astype(float)
     baseline = _by_name(baseline, column_names, n_features)
     try:
