@@ -263,3 +263,19 @@ def test_joint_mode_of_a_group_with_no_repeated_row_is_warned():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a repeated joint value: its mode is no accident
         ip.Explainer(fn, frame.assign(n=[1.0, 2.0, 2.0, 1.0]), removal="baseline", groups={"nc": ["n", "c"]})
+
+
+@pytest.mark.parametrize("method", ["exact", "auto"])
+def test_interactions_and_bivariate_of_groups_keep_their_columns_through_a_save(tmp_path, method):
+    """An Explanation of a grouped explainer records each group's columns (info["groups"]); its interactions and
+    Bivariate matrix did not, so once saved nobody could tell which columns made "ab"."""
+    rng = np.random.default_rng(0)
+    bg, x = rng.normal(size=(15, 5)), rng.normal(size=5)
+    ex = ip.Explainer(smooth, bg, groups={"ab": [0, 1], "de": ["x3", "x4"]})
+    expected = {"ab": ["x0", "x1"], "de": ["x3", "x4"]}
+    assert ex.shapley(x, method=method).info["groups"] == expected
+    for result in (ex.interactions(x, method=method), ex.bivariate(x, method=method)):
+        assert result.info["groups"] == expected
+        path = ip.save(result, tmp_path / f"{type(result).__name__}.json")
+        assert ip.load(path).info["groups"] == expected
+    assert "groups" not in ip.Explainer(smooth, bg).interactions(x, method="exact").info

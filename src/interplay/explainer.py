@@ -860,8 +860,7 @@ class Explainer:
         data = rows
         if self.groups is not None:  # .data has one column per feature, in the features' order (groups first)
             data = group_data(rows, self.groups)
-            info["groups"] = {name: [self.column_names[j] for j in cols]
-                              for name, cols in zip(self.feature_names, self.groups) if len(cols) > 1}
+            info["groups"] = self._groups_info()
         return Explanation(
             values=np.array([r.values for r in results]), base_values=np.array([r.baseline for r in results]),
             data=data, feature_names=self.feature_names, method=method,
@@ -923,12 +922,12 @@ class Explainer:
             x = self._rows(x, "x")  # checked as on the sampling path (missing values: against the model)
             with self._checked_rows():
                 result = explain_interactions(self, x, index, order, y, budget=budget, **options)
-            return _labelled(self._noted(result, reason) if reason else result, label)
+            return self._grouped(_labelled(self._noted(result, reason) if reason else result, label))
         result = self._one("interactions", x, y, random_state, index=index, order=order, method=method,
                            budget=budget, **options)
         if index in ("sii", "bii") and order in (1, 2):
             result = self._tree_declined(method, y, options, result)
-        return _labelled(result, label)
+        return self._grouped(_labelled(result, label))
 
     def bivariate(self, x: Any, method: str = "auto", budget: int | None = None, random_state: Any = None,
                   y: Any = None, **options) -> BivariateExplanation | dict[Any, BivariateExplanation]:
@@ -941,9 +940,25 @@ class Explainer:
             x = self._rows(x, "x")  # checked as on the sampling path (missing values: against the model)
             with self._checked_rows():
                 result = explain_bivariate(self, x, y, budget=budget, **options)
-            return _labelled(self._noted(result, reason) if reason else result, label)
+            return self._grouped(_labelled(self._noted(result, reason) if reason else result, label))
         result = self._one("bivariate", x, y, random_state, method=method, budget=budget, **options)
-        return _labelled(self._tree_declined(method, y, options, result), label)
+        return self._grouped(_labelled(self._tree_declined(method, y, options, result), label))
+
+    def _grouped(self, result):
+        """``result`` (or a dict of them) with ``info["groups"]``: each group's columns, as an Explanation's
+        (an interaction or Bivariate result of a grouped explainer lost which columns made each group, once saved)."""
+        if self.groups is None:
+            return result
+        if isinstance(result, dict):
+            return {k: self._grouped(r) for k, r in result.items()}
+        if "groups" in result.info:
+            return result
+        return _with_info(result, groups=self._groups_info())
+
+    def _groups_info(self) -> dict:
+        """``{group name: [its columns]}`` for the groups of more than one column."""
+        return {name: [self.column_names[j] for j in cols]
+                for name, cols in zip(self.feature_names, self.groups) if len(cols) > 1}
 
     def __repr__(self) -> str:
         return (f"Explainer(model={self.model.name}, removal={self.removal!r}, output={self.output!r}, "
