@@ -191,3 +191,46 @@ def test_parts_whose_column_types_differ_are_read_together():
     a = data[:, 0].tolist()  # a missing value reads back as NaN, as Explainer.shapley gives it (was None)
     assert a[0::2] == ["1.5", "Paris"] and isinstance(a[1], float) and np.isnan(a[1])
     assert data[:, 1].tolist() == [1.0, 2.0, 3.5]
+
+
+def test_a_chunk_all_missing_in_a_column_keeps_the_other_chunks_types(tmp_path):
+    """A chunk (e.g. the last, short one) whose rows all lack a numeric category column (categories 3, 7, 11) or
+    a text one: load_run gives the Explainer's own cells, 7 (not 7.0) and NaN (was: 7.0 in every chunk)."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    rng = np.random.default_rng(0)
+    n = 80
+    frame = pd.DataFrame({"age": rng.integers(18, 80, n),
+                          "code": pd.Categorical(rng.choice([3, 7, 11], n)),
+                          "work": pd.Categorical(rng.choice(["Private", "State-gov"], n))})
+    y = 0.05 * frame["age"] + (frame["code"] == 7) + 2.0 * (frame["work"] == "Private")
+    model = HistGradientBoostingRegressor(categorical_features="from_dtype", max_iter=10).fit(frame, y)
+    explainer = ip.Explainer(model, frame.iloc[:10])
+    X = frame.iloc[10:15].copy()
+    X.loc[X.index[-1], ["code", "work"]] = np.nan  # the last chunk (one row) lacks both
+    reference = explainer.shapley(X, method="exact")
+    out = tmp_path / "run"
+    run(explainer, X, method="exact", out=out, n_jobs=1, chunk_size=2, progress=False)
+    loaded = load_run(out)
+    np.testing.assert_array_equal(loaded.values, reference.values)
+    assert loaded.data[0, 1] in (3, 7, 11) and type(loaded.data[0, 1]) is type(reference.data[0, 1])
+    for got, expected in zip(loaded.data.ravel(), reference.data.ravel()):
+        if isinstance(expected, float) and np.isnan(expected):
+            assert isinstance(got, float) and np.isnan(got)
+        else:
+            assert type(got) is type(expected) and got == expected, (got, expected)
+    assert open_run(out).table().schema.field("data.code").type == pa.int64()
+
+
+def test_an_all_missing_part_does_not_change_a_column_s_type():
+    """Booleans (or integers) in one part and only NaN (stored as floats) in another stay booleans (integers)
+    with a missing value (booleans became the text 'True' / 'False')."""
+    from interplay.runs._table import concat, data_matrix
+
+    one = pa.table({"row": [0, 1], "data.b": [True, False], "data.i": pa.array([3, 7], pa.int64())})
+    two = pa.table({"row": [2], "data.b": [float("nan")], "data.i": [float("nan")]})
+    table = concat([one, two])
+    assert table.schema.field("data.b").type == pa.bool_() and table.schema.field("data.i").type == pa.int64()
+    data = data_matrix(table, ["data.b", "data.i"])
+    assert data[:2].tolist() == [[True, 3], [False, 7]] and type(data[1, 0]) is bool and type(data[1, 1]) is int
+    assert all(isinstance(v, float) and np.isnan(v) for v in data[2])

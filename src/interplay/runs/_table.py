@@ -150,7 +150,8 @@ def data_matrix(table, columns: Sequence[str]) -> np.ndarray:
 
 def concat(tables: list):
     """One pyarrow Table of parts whose columns may differ in type (a raw input column stored as numbers in one
-    chunk and as text in another): such a column becomes text (floats when all are numbers) in every part."""
+    chunk and as text in another): such a column becomes text (floats when all are numbers) in every part; a
+    part where the column is all missing has no say (it takes the others' type, as nulls)."""
     import pyarrow as pa
 
     schemas = [t.schema for t in tables]
@@ -159,16 +160,24 @@ def concat(tables: list):
     target = {}
     names = list(dict.fromkeys(n for s in schemas for n in s.names))
     for name in names:
-        types = {s.field(name).type for s in schemas if name in s.names}
+        present = [t.column(name) for t in tables if name in t.column_names]
+        if len({c.type for c in present}) < 2:
+            continue
+        # a part whose column is all missing (stored as floats: NaN) has no say in the type: a numeric category
+        # column (3, 7, 11) with a chunk where it is all NaN stays integers (it became 7.0 in every part)
+        types = {c.type for c in present if not _all_missing(c)} or {c.type for c in present}
         if len(types) > 1:
             numeric = all(pa.types.is_integer(t) or pa.types.is_floating(t) for t in types)
             target[name] = pa.float64() if numeric else pa.string()
+        else:
+            target[name] = types.pop()
     # a column some parts lack (``target``/``index`` in the parts of a run begun by an older version) is null there
     return pa.concat_tables([_cast(t, target) for t in tables], promote_options="default")
 
 
 def _cast(table, target: dict):
-    """``table`` with the columns named in ``target`` cast to their type there (NaN to null for text)."""
+    """``table`` with the columns named in ``target`` cast to their type there (NaN to null for any type but
+    floats)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -176,10 +185,22 @@ def _cast(table, target: dict):
         if name not in table.column_names or table.schema.field(name).type == kind:
             continue
         column = table.column(name)
-        if kind == pa.string() and pa.types.is_floating(column.type):
+        if not pa.types.is_floating(kind) and pa.types.is_floating(column.type):
             column = pc.if_else(pc.is_nan(column), pa.scalar(None, column.type), column)
         table = table.set_column(table.column_names.index(name), name, column.cast(kind))
     return table
+
+
+def _all_missing(column) -> bool:
+    """Whether every value of a pyarrow column is missing: null, or NaN in a float column."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if column.null_count == len(column):
+        return True
+    if not pa.types.is_floating(column.type):
+        return False
+    return bool(pc.all(pc.fill_null(pc.is_nan(column), True)).as_py())
 
 
 def adjacency(table, names: Sequence[str]) -> np.ndarray:
