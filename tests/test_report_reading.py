@@ -34,7 +34,7 @@ def test_report_graph_layer_reads_left_to_right_from_the_largest_value():
     assert int(np.argmax(graph.ranking().scores)) == 5  # the case: PageRank and |value| disagree
     data = page_data(build_report([result]))
     G = data["rows"][0]["graph"]
-    state = G["states"][G["default"]]
+    state = G["distinct_states"][G["state_at"][G["default"]]]
     assert len(set(state["depth"])) == 1  # one row: every feature side by side
     order = sorted(range(6), key=lambda i: state["x"][i])
     assert order == [0, 1, 2, 3, 4, 5]  # largest |value| first, the order of plot.graph's layer
@@ -228,3 +228,33 @@ def test_report_graph_draws_no_effect_features_grey_as_the_picture(browser, tmp_
     legend = browser.evaluate("document.querySelector('.legend').textContent")
     assert "grey: no notable effect on this prediction" in legend
     assert browser.problems() == []
+
+
+def _thirty_features() -> BivariateExplanation:
+    """A Bivariate Shapley graph of 30 features of a boosted model (hundreds of distinct thresholds)."""
+    import pandas as pd
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    import interplay as ip
+
+    X, y = make_classification(300, 30, n_informative=10, random_state=0)
+    frame = pd.DataFrame(X, columns=[f"feature_{i}" for i in range(30)])
+    model = HistGradientBoostingClassifier(max_iter=30, random_state=0).fit(frame, y)
+    return ip.Explainer(model, frame.iloc[:40]).bivariate(frame.iloc[50], method="tree")
+
+
+def test_report_graph_stores_each_distinct_threshold_state_once():
+    """Every threshold's state (what the gamma slider draws) is on the page, each distinct picture stored once: a
+    30-feature row's graph was ~260 kB of states (6 MB for the CLI's 20 detail rows), now about a third."""
+    result = _thirty_features()
+    sweep = _analysis.thresholds(result)
+    assert len(sweep["states"]) > 200  # the case: many thresholds, far fewer distinct pictures
+    html = build_report([result])
+    G = page_data(html)["rows"][0]["graph"]
+    assert len(G["state_at"]) == len(G["densities"]) == len(G["gammas"]) == len(sweep["states"])
+    assert len(G["distinct_states"]) < len(sweep["states"]) / 2
+    for k, state in enumerate(sweep["states"]):  # each threshold's state, as the page puts it back together
+        assert dict(G["distinct_states"][G["state_at"][k]], density=G["densities"][k]) == state
+    states_bytes = len(json.dumps(sweep["states"], separators=(",", ":")))
+    assert len(json.dumps(G["distinct_states"], separators=(",", ":"))) < states_bytes / 2

@@ -429,11 +429,30 @@ def _graph_payload(graph, method: str) -> dict:
     phi = graph.univariate
     size = np.abs(phi) if phi is not None else np.asarray(ranking.scores)
     sweep = _analysis.thresholds(graph)
+    distinct, state_at, densities = _distinct_states(sweep["states"])
     return {"weights": _floats(graph.weights), "phi": None if phi is None else _floats(phi),
             "size": _floats(size), "ranking": _floats(ranking.scores),
             "ranking_method": str(ranking.info.get("method")), "gammas": sweep["gammas"],
-            "states": sweep["states"], "default": sweep["default"], "gamma": sweep["default_gamma"],
+            "distinct_states": distinct, "state_at": state_at, "densities": densities,
+            "default": sweep["default"], "gamma": sweep["default_gamma"],
             "summary": graph.describe(), "method": method}
+
+
+def _distinct_states(states: list) -> tuple[list, list, list]:
+    """The analysis at each threshold stored once per distinct picture: the distinct states (without
+    ``density``, which changes at every threshold), the index of each threshold's state among them, and each
+    threshold's density. The page puts them back together (``states[k]``); a graph of 30 features has up to
+    ~400 thresholds but ~140 distinct states (a page of 20 such rows was 6 MB)."""
+    distinct, index, state_at, densities = [], {}, [], []
+    for state in states:
+        rest = {k: v for k, v in state.items() if k != "density"}
+        key = json.dumps(rest, sort_keys=True, separators=(",", ":"))
+        if key not in index:
+            index[key] = len(distinct)
+            distinct.append(rest)
+        state_at.append(index[key])
+        densities.append(state["density"])
+    return distinct, state_at, densities
 
 
 def _row_counts(methods: list) -> str:

@@ -213,7 +213,13 @@
   // every distinct threshold (interplay.plot._analysis.thresholds); the page only looks it up.
   function graphView(container, G) {
     var W = G.weights, n = W.length, size = G.size, phi = G.phi, rank = G.ranking, i, j;
-    var states = G.states, gammas = G.gammas;
+    // each threshold's state: its distinct picture (stored once) and its own density
+    var gammas = G.gammas, states = G.state_at.map(function (d, k) {
+      var s = {}, src = G.distinct_states[d], key;
+      for (key in src) { if (Object.prototype.hasOwnProperty.call(src, key)) { s[key] = src[key]; } }
+      s.density = G.densities[k];
+      return s;
+    });
     var maxAbs = 0, maxSize = Math.max.apply(null, size.map(Math.abs)) || 1;
     for (i = 0; i < n; i++) { for (j = 0; j < n; j++) { if (i !== j) { maxAbs = Math.max(maxAbs, Math.abs(W[i][j])); } } }
     var WIDTH = 860, PAD = 70, ROW = 120, TOP = 80;
