@@ -450,3 +450,26 @@ def test_may_be_trees_knows_every_class_the_readers_take():
         assert may_be_trees(model), model
     for model in (LinearRegression(), make_pipeline(StandardScaler(), LinearRegression()), np.sum, "x"):
         assert not may_be_trees(model), model
+
+
+@pytest.mark.parametrize("paired", [True, False])
+def test_a_solve_that_may_write_over_its_targets_gives_the_same_numbers(paired):
+    """kernel_solve(overwrite_targets=True) (Bivariate Shapley's n + 1 targets, whose fresh copies page-faulted:
+    1.31 -> 1.16 of the univariate time at 100 features) gives the same solution and errors bit for bit; without
+    it the caller's targets are left alone."""
+    from interplay.estimators._sampling import bivariate_targets, kernel_sample, kernel_solve
+
+    n = 12
+    sample = kernel_sample(n, 600, np.random.default_rng(3), paired=paired)
+    rng = np.random.default_rng(4)
+    W = rng.normal(size=(n, 4))
+    value = lambda Z: np.tanh(np.asarray(Z, float) @ W).sum(axis=1)  # noqa: E731
+    ends = np.array([np.zeros(n, bool), np.ones(n, bool)])
+    values = value(np.concatenate([ends, sample.coalitions]))
+    targets, totals = bivariate_targets(sample.coalitions, values)
+    kept = targets.copy()
+    plain = kernel_solve(sample, targets, totals)
+    np.testing.assert_array_equal(targets, kept)  # not written over
+    over = kernel_solve(sample, targets, totals, overwrite_targets=True)
+    np.testing.assert_array_equal(over.phi, plain.phi)
+    np.testing.assert_array_equal(over.std_errors, plain.std_errors)

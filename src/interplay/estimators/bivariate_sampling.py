@@ -84,7 +84,7 @@ def kernel_bivariate(game: Game, *, budget: int | None = None, rng: np.random.Ge
     """
     sample, values, used = draw_kernel_sample(game, budget, rng, paired=paired, method="kernel")
     targets, totals = bivariate_targets(sample.coalitions, values)
-    solution = kernel_solve(sample, targets, totals, std_errors=True if std_errors else 1)
+    solution = kernel_solve(sample, targets, totals, std_errors=True if std_errors else 1, overwrite_targets=True)
     resolved = default_budget(game.n_players) if budget is None else budget
     info = {"budget": resolved, "paired": paired, "enumerated_sizes": sample.enumerated_sizes,
             "n_sampled_units": len(sample.counts), "n_draws": sample.n_draws, "std_errors": std_errors,

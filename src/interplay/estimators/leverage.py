@@ -67,7 +67,7 @@ def leverage_bivariate(game: Game, *, budget: int | None = None, rng: np.random.
     projection for the ``n + 1`` targets ``v`` and ``u_i(S) = v(S) 1{i in S}`` (Eq. 5); cost ``<= budget``."""
     sample, values, used, budget = draw_leverage_sample(game, budget, rng, method="leverage")
     targets, totals = bivariate_targets(sample.coalitions, values)
-    solution = kernel_solve(sample, targets, totals, std_errors=True if std_errors else 1)
+    solution = kernel_solve(sample, targets, totals, std_errors=True if std_errors else 1, overwrite_targets=True)
     info = {**sample_info(sample, budget), "std_errors": bool(std_errors), **sketch_info(solution)}
     phi, std_phi, adjacency, std_adj = split_bivariate(solution.phi, solution.std_errors)
     univariate = Attribution(phi, values[0], game.feature_names, used, "leverage", std_phi, info)

@@ -308,7 +308,7 @@ def polynomial_bivariate(game: Game, *, budget: int | None = None, rng: np.rando
         info.update(n_pairs=int(np.count_nonzero(np.triu(poly.pairs))), fit_seconds=time.perf_counter() - start)
     r = values if poly is None else values - poly(rows)
     targets, totals = bivariate_targets(sample.coalitions, r)
-    solution = kernel_solve(sample, targets, totals, std_errors=True if std_errors else 1)
+    solution = kernel_solve(sample, targets, totals, std_errors=True if std_errors else 1, overwrite_targets=True)
     phi, std_phi, adjacency, std_adj = split_bivariate(solution.phi, solution.std_errors)
     if poly is not None:
         phi = phi + poly.shapley()
