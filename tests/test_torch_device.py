@@ -99,11 +99,11 @@ def test_classifier_on_the_device(output):
 def test_interactions_and_bivariate_on_the_device():
     X = _data()
     cpu, device = _pair()
-    for ex_cpu, ex_dev in [(ip.Explainer(cpu, X[:8]), ip.Explainer(device, X[:8]))]:
-        np.testing.assert_allclose(np.asarray(ex_dev.interactions(X[30], index="sii", method="exact").matrix),
-                                   np.asarray(ex_cpu.interactions(X[30], index="sii", method="exact").matrix), **F32)
-        np.testing.assert_allclose(ex_dev.bivariate(X[30], method="exact").adjacency,
-                                   ex_cpu.bivariate(X[30], method="exact").adjacency, **F32)
+    ex_cpu, ex_dev = ip.Explainer(cpu, X[:8]), ip.Explainer(device, X[:8])
+    np.testing.assert_allclose(np.asarray(ex_dev.interactions(X[30], index="sii", method="exact").matrix),
+                               np.asarray(ex_cpu.interactions(X[30], index="sii", method="exact").matrix), **F32)
+    np.testing.assert_allclose(ex_dev.bivariate(X[30], method="exact").adjacency,
+                               ex_cpu.bivariate(X[30], method="exact").adjacency, **F32)
 
 
 def test_shear_cross_contribution_on_the_device():
