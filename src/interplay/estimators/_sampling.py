@@ -420,6 +420,83 @@ def symmetric_inverse(gram: np.ndarray) -> np.ndarray:
     return np.linalg.pinv(full, hermitian=True) if d else full
 
 
+class GramFactor:
+    """``gram^+`` applied to right-hand sides, for a symmetric positive semi-definite ``gram`` (upper triangle
+    read): the Cholesky factor (LAPACK ``potrf``) with triangular solves (``potrs``) while few right-hand sides
+    have been asked for, and the inverse (:func:`symmetric_inverse`'s ``potri``, ``d^3 / 3`` more) once they
+    would add up to more than ``d``: a product with the inverse is about 1.4x faster per right-hand side than two
+    triangular solves here, so from about ``d`` of them the inverse pays for itself. The pseudo-inverse (and no
+    factor) when the pivots do not show the matrix clearly positive definite, as :func:`symmetric_inverse`.
+
+    KernelSHAP's Shapley values with sketched standard errors need ``1 + 1 + 100`` right-hand sides (the solution,
+    the eliminated player's row, the sketch's blocks): at 299 unknowns the inverse cost 0.67 ms more than the
+    triangular solves save (measured: ``potri`` 0.67 ms, 100 right-hand sides by ``potrs`` 0.42 ms against 0.30
+    ms by the inverse), about 1.5% of an explanation of a cheap 300-feature model. The results are the same
+    but for rounding (a few units in the last place)."""
+
+    def __init__(self, gram: np.ndarray) -> None:
+        import scipy.linalg
+
+        gram = np.asarray(gram, dtype=float)
+        self.d, self.factor, self._inverse, self._solved = len(gram), None, None, 0
+        factor, info = scipy.linalg.lapack.dpotrf(gram, lower=0, clean=1)
+        if info == 0:
+            pivots = np.diag(factor) ** 2
+            if len(pivots) and pivots.min() > 1e-10 * pivots.max():
+                self.factor = factor
+        if self.factor is None:
+            self._inverse = symmetric_inverse(gram)
+
+    @property
+    def inverse(self) -> np.ndarray:
+        """``gram^+`` (formed from the factor on first use)."""
+        if self._inverse is None:
+            self._inverse = _inverse_from_factor(self.factor, overwrite=True)
+            self.factor = None
+        return self._inverse
+
+    @classmethod
+    def of_inverse(cls, inverse: np.ndarray) -> "GramFactor":
+        """A solver from ``gram^+`` itself (products only)."""
+        self = cls.__new__(cls)
+        self.d, self.factor, self._inverse, self._solved = len(inverse), None, inverse, 0
+        return self
+
+    def solve(self, rhs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """``gram^+ rhs`` for a ``(d, k)`` array ``rhs`` (into ``out`` when given)."""
+        import scipy.linalg
+
+        k = rhs.shape[1]
+        if self._inverse is None and self._solved + k <= self.d:
+            self._solved += k
+            solution, info = scipy.linalg.lapack.dpotrs(self.factor, rhs, lower=0)
+            if info == 0:
+                if out is None:
+                    return solution
+                out[...] = solution
+                return out
+        return np.matmul(self.inverse, rhs, out=out)
+
+    def row_sums(self) -> np.ndarray:
+        """``gram^+ 1`` (the sums of the inverse's rows; kept)."""
+        if getattr(self, "_row_sums", None) is None:
+            self._row_sums = (self._inverse.sum(axis=0) if self._inverse is not None else
+                              self.solve(np.ones((self.d, 1)))[:, 0])
+        return self._row_sums
+
+
+def _inverse_from_factor(factor: np.ndarray, *, overwrite: bool = False) -> np.ndarray:
+    """The symmetric inverse from an upper Cholesky factor whose strict lower triangle is zero (``potri``)."""
+    import scipy.linalg
+
+    upper, info = scipy.linalg.lapack.dpotri(factor, lower=0, overwrite_c=int(overwrite))
+    if info != 0:
+        raise np.linalg.LinAlgError(f"potri failed (info {info})")
+    inverse = upper + upper.T
+    inverse.flat[::len(inverse) + 1] = np.diagonal(upper)
+    return inverse
+
+
 def weighted_gram(design: np.ndarray, weights: np.ndarray, *, signs_only: bool = False) -> np.ndarray:
     """``design' diag(weights) design`` for non-negative ``weights``, by symmetric rank-k updates (BLAS ``syrk``:
     half the work of a general product). Only the upper triangle is filled (what :func:`symmetric_inverse`
@@ -538,8 +615,8 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
         gram_weights = sample.weights
     stacked = unit_targets if first == 0 else np.concatenate([reduced[:first], unit_targets])
     rhs = design.T @ (sample.weights[:head, None] * stacked)
-    inverse = symmetric_inverse(weighted_gram(design, gram_weights, signs_only=True))  # one for every target
-    beta = inverse @ rhs
+    inverse = GramFactor(weighted_gram(design, gram_weights, signs_only=True))  # one for every target
+    beta = inverse.solve(rhs)
     phi = np.vstack([beta, totals[None, :] - beta.sum(axis=0, keepdims=True)])
     n_se = len(totals) if std_errors is True else int(std_errors)
     if n_se == 0:
@@ -692,9 +769,10 @@ def _projected_units(inverse: np.ndarray, x_units: np.ndarray) -> np.ndarray:
     """``(X'WX)^+ x_u`` for every unit (columns), with a last row for the eliminated player: minus the sum of
     the others (efficiency constraint), i.e. ``-(1' (X'WX)^+) x_u``, one matrix-vector product. Written into
     one array (no stacked copy). Cost ``U n^2``."""
-    out = np.empty((len(inverse) + 1, len(x_units)))
-    np.matmul(inverse, x_units.T, out=out[:-1])
-    np.matmul(x_units, -inverse.sum(axis=0), out=out[-1])
+    gram = inverse if isinstance(inverse, GramFactor) else GramFactor.of_inverse(inverse)
+    out = np.empty((gram.d + 1, len(x_units)))
+    gram.solve(x_units.T, out=out[:-1])
+    np.matmul(x_units, -gram.row_sums(), out=out[-1])
     return out
 
 
