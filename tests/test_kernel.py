@@ -240,3 +240,25 @@ def test_single_precision_gram_is_the_exact_sum(n, budget, seed):
     np.testing.assert_allclose(double, reference[upper], rtol=0, atol=1e-13 * scale)
     many = weights * (1.0 + np.arange(len(weights)) * 1e-3)  # more than 8 weights: the double syrk
     np.testing.assert_array_equal(weighted_gram(design, many, signs_only=True), weighted_gram(design, many))
+
+
+def test_gram_factor_solves_by_the_factor_then_by_the_inverse():
+    """GramFactor: triangular solves while the right-hand sides asked for stay within d, then the inverse; the
+    same solutions either way (and the pseudo-inverse for a singular matrix)."""
+    from interplay.estimators._sampling import GramFactor
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 6))
+    gram = X.T @ X
+    exact = np.linalg.inv(gram)
+    factor = GramFactor(np.triu(gram))  # only the upper triangle is read
+    b = rng.standard_normal((6, 4))
+    np.testing.assert_allclose(factor.solve(b), exact @ b, rtol=1e-10, atol=1e-12)
+    assert factor._inverse is None  # 4 <= 6 right-hand sides: no inverse formed
+    np.testing.assert_allclose(factor.row_sums(), exact.sum(axis=0), rtol=1e-10, atol=1e-12)
+    out = np.empty((6, 3))
+    assert factor.solve(b[:, :3], out=out) is out  # 4 + 1 + 3 > 6: the inverse from here
+    assert factor._inverse is not None
+    np.testing.assert_allclose(out, exact @ b[:, :3], rtol=1e-10, atol=1e-12)
+    singular = np.outer(X[0], X[0])
+    np.testing.assert_allclose(GramFactor(singular).solve(b), np.linalg.pinv(singular) @ b, atol=1e-12)
