@@ -188,7 +188,8 @@ def test_targets_given_as_pandas_or_a_0d_array(wine):
 def test_a_target_list_naming_one_class_twice_is_refused(wine):
     """Classes [1, 2, 3] (the wine data as UCI labels them) and ``target=[0, 1, 2]`` (meant as output indices, as
     shap's last axis): 0 is read as the index of class 1 and 1 as the label 1, so the dict held classes 1 and 2,
-    class 3 silently missing. Now refused, naming both entries; the same label twice stays one entry."""
+    class 3 silently missing. Now refused (0 is no class label of a model whose labels are also positions); the same
+    label twice stays one entry."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     _, X = wine
@@ -196,7 +197,7 @@ def test_a_target_list_naming_one_class_twice_is_refused(wine):
 
     y = load_wine().target + 1
     model = HistGradientBoostingClassifier(max_iter=5, random_state=0).fit(X, y)
-    with pytest.raises(ValueError, match=r"target: 0 and 1 both name class 1 .*classes are \[1, 2, 3\]"):
+    with pytest.raises(ValueError, match=r"target: expected one of the model's class labels \[1, 2, 3\], got 0"):
         ip.Explainer(model, X.iloc[::9], target=[0, 1, 2])
     explainer = ip.Explainer(model, X.iloc[::9], target=[1, 2, 3])
     assert list(explainer.shapley(X.iloc[[0]], method="exact")) == [1, 2, 3]
@@ -349,3 +350,37 @@ def test_a_game_from_the_explainer_gives_results_that_name_its_unit_and_class():
     np.testing.assert_array_equal(result.values, ex.shapley(X[60], method="exact")["mid"].values[0])
     single = ip.Explainer(model, X[:20], target="alpha").game(X[60])
     assert ip.interactions(single, method="exact").info["target"] == "alpha"
+
+
+def test_an_integer_target_of_labels_that_are_also_positions_is_a_label_only():
+    """Classes [1, 2, 3] and [0, 2, 5]: an integer target that was no label was read as an output position, so
+    target=0 and target=1 of [1, 2, 3] both explained class 1, target=[0, 2] classes 1 and 2 (shap's outputs 0
+    and 2 are classes 1 and 3), and target=1 and 2 of [0, 2, 5] both class 2. Now an integer is a label only
+    there (refused otherwise, naming the class at that position), on the Explainer and the text/image games;
+    labels that are no positions ([5, 6, 7]) still take positions."""
+    from sklearn.linear_model import LogisticRegression
+
+    from interplay.modalities._common import output_transform
+    from interplay.models import as_model
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 3))
+    for classes in ([1, 2, 3], [0, 2, 5]):
+        model = LogisticRegression().fit(X, np.repeat(classes, 30))
+        proba = model.predict_proba(X[:1])[0]
+        for target in classes:  # a label: the class of that label, recorded by its label
+            result = ip.Explainer(model, X[:10], target=target, removal="baseline").shapley(X[:1], method="exact")
+            assert result.info["target"] == target
+            assert result.base_values[0] + result.values.sum() == pytest.approx(proba[classes.index(target)])
+        wrong = next(t for t in range(3) if t not in classes)  # a position only: refused, naming its class
+        message = (rf"target: expected one of the model's class labels \[{', '.join(map(str, classes))}\], got "
+                   rf"{wrong}; .*output position {wrong} is class {classes[wrong]}, pass target={classes[wrong]}")
+        for target in (wrong, [wrong, classes[-1]]):
+            with pytest.raises(ValueError, match=message):
+                ip.Explainer(model, X[:10], target=target)
+        with pytest.raises(ValueError, match=message):
+            output_transform(as_model(model), model.predict_proba(X[:1]), wrong, "probability")
+        assert output_transform(as_model(model), model.predict_proba(X[:1]), 2, "probability").column == (
+            classes.index(2))
+    model = LogisticRegression().fit(X, np.repeat([5, 6, 7], 30))  # no label is a position: 2 is position 2
+    assert ip.Explainer(model, X[:10], target=2).shapley(X[:1], method="exact").info["target"] == 7

@@ -501,6 +501,37 @@ def float_rows(rows: np.ndarray) -> np.ndarray:
     return np.array([[as_float(v) for v in row] for row in rows], dtype=float).reshape(rows.shape)
 
 
+def label_position_clash(classes: Sequence | None, n_outputs: int) -> tuple | None:
+    """``(label, position)`` of the first class label that is a number naming another class's output position
+    (classes [1, 2, 3]: label 1 at position 0; [0, 2, 5]: label 2 at position 1), else None. With such labels an
+    integer target could mean a label or a position, so an integer is read as a label only."""
+    for position, label in enumerate(classes if classes is not None else ()):
+        if (isinstance(label, (numbers.Real, np.number)) and float(label).is_integer()
+                and 0 <= label < n_outputs and label != position):
+            return (label.item() if isinstance(label, np.generic) else label), position
+    return None
+
+
+def class_position(classes: Sequence | None, target: Any, n_outputs: int, name: str = "target") -> int | None:
+    """The output position an integer ``target`` that is not one of ``classes`` names, or None when ``target``
+    is no position (0..n_outputs-1). A class label always wins over a position (classes [5, 6, 7]: 2 is position
+    2, class 7; 6 is class 6); when the labels are numbers that are also other classes' positions
+    (:func:`label_position_clash`) an integer that is not a label is refused, naming the class at that
+    position: with classes [1, 2, 3], 2 is class 2 (not position 2), and 0 is an error, not class 1."""
+    if not isinstance(target, (int, np.integer)) or isinstance(target, bool):
+        return None
+    clash = label_position_clash(classes, n_outputs)
+    if clash is None:
+        return int(target) if 0 <= target < n_outputs else None
+    shown = [c.item() if isinstance(c, np.generic) else c for c in classes]
+    at = shown[int(target)] if 0 <= target < n_outputs else None
+    raise ValueError(f"{name}: expected one of the model's class labels {shown}, got {int(target)}; its labels are "
+                     f"also output positions (label {clash[0]} is at position {clash[1]}), so an integer {name} "
+                     "names a class label, never a position" + (
+                         f": output position {int(target)} is class {at!r}, pass {name}={at!r}"
+                         if at is not None else ""))
+
+
 def one_target(targets: list) -> Any:
     """The target every row explains, or ``"predicted"`` when rows explain different classes."""
     return targets[0] if targets and all(t == targets[0] for t in targets) else "predicted"

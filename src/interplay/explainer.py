@@ -24,6 +24,7 @@ import numpy as np
 from ._optional import installed
 from ._progress import tracked
 from ._validation import (
+    class_position,
     align_columns,
     host_data,
     renames_columns,
@@ -97,9 +98,13 @@ class Explainer:
     target:
         The output explained. Default: the positive class (the last of two) of a binary classifier, every
         class (``"all"``) of a multi-class one, the only output of a regressor. A class label or output
-        index; a list of them, or ``"all"``, explains several outputs at once: the methods then return a
-        dict ``{output: result}`` and the model is called once for all of them. ``"predicted"``: each
-        row's predicted class (one Explanation then mixes classes; ``info["targets"]`` says which).
+        index: a class label first (classes [5, 6, 7]: ``6`` is class 6, ``2`` position 2, class 7); where the
+        labels are numbers that are also other classes' positions (classes [1, 2, 3] or [0, 2, 5]) an integer
+        is a class label only (``2`` is class 2, ``0`` of [1, 2, 3] is refused). Results name the class by its
+        label (``info["target"]``). A list of them, or ``"all"``, explains several outputs at once: the
+        methods then return a dict ``{output: result}`` and the model is called once for all of them.
+        ``"predicted"``: each row's predicted class (one Explanation then mixes classes; ``info["targets"]``
+        says which).
     feature_names:
         Names of the input columns in the results (default: the background's columns, else the model's, else
         ``x0..``). A DataFrame is still matched by its own column names (the background's or the model's).
@@ -522,11 +527,14 @@ class Explainer:
                          f"{_plain(y)!r}")
 
     def _class_column(self, label: Any, n_outputs: int, name: str) -> int:
+        """The output column ``label`` names: a class label first, else an output index (refused where the
+        model's labels are numbers that are also other classes' positions: :func:`class_position`)."""
         classes = self.model.classes
         if classes is not None and label in classes:
             return classes.index(label)
-        if isinstance(label, (int, np.integer)) and 0 <= int(label) < n_outputs:
-            return int(label)
+        column = class_position(classes, label, n_outputs, name)
+        if column is not None:
+            return column
         known = [_plain(c) for c in classes] if classes is not None else list(range(n_outputs))
         raise ValueError(f"{name}: expected a class label or output index in {known}, got {_plain(label)!r}")
 

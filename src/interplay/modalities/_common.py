@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..fixed_players import explain_reduced
-from .._validation import check_choice
+from .._validation import check_choice, class_position
 from ..models import ModelFunction, as_model
 from ..models.adapters import check_probabilities  # noqa: F401 - text and image import it from here
 from ..removal import OutputTransform
@@ -30,11 +30,12 @@ def _is_predicted(model: ModelFunction, target: Any) -> bool:
 def output_transform(model: ModelFunction, full_output: np.ndarray, target: Any, output: str) -> OutputTransform:
     """The utility of a modality game: column ``target`` of the model's output, as ``output``.
 
-    ``target``: a class label or an output index; ``"predicted"``: the class the model predicts for the
-    explained input (``full_output[0]``); default (``None``): as in :class:`~interplay.Explainer`, a binary
-    classifier's positive class (its second class, so that signs and colours mean the same across inputs), but
-    a classifier of more than two classes its predicted class for the explained input (one game explains one
-    output), and a regressor's only output."""
+    ``target``: a class label or an output index, read as :class:`~interplay.Explainer` reads it (a label first;
+    a label only where the labels are numbers that are also other classes' positions); ``"predicted"``: the
+    class the model predicts for the explained input (``full_output[0]``); default (``None``): as in
+    :class:`~interplay.Explainer`, a binary classifier's positive class (its second class, so that signs and
+    colours mean the same across inputs), but a classifier of more than two classes its predicted class for the
+    explained input (one game explains one output), and a regressor's only output."""
     output = check_choice(output, "output", OUTPUTS)
     if output == "auto":
         output = "probability" if model.kind == "classifier" else "prediction"
@@ -62,8 +63,9 @@ def output_transform(model: ModelFunction, full_output: np.ndarray, target: Any,
     target = _plain(target)
     if classes is not None and target in classes:
         return OutputTransform(output, list(classes).index(target))
-    if isinstance(target, int) and not isinstance(target, bool) and 0 <= target < n_outputs:
-        return OutputTransform(output, target)
+    column = class_position(classes, target, n_outputs)
+    if column is not None:
+        return OutputTransform(output, column)
     choices = [_plain(c) for c in classes] if classes is not None else list(range(n_outputs))
     predicted = " or 'predicted'" if model.kind == "classifier" else ""
     raise ValueError(f"target: expected a class label or output index in {choices}{predicted}, got {target!r}")
