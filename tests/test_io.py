@@ -298,3 +298,33 @@ def test_unstorable_arrays_in_info_name_their_key(tmp_path):
     result = ip.Attribution([1.0], 0.0, ["x"], 1, "exact", info={"raw": np.array([b"ab"])})
     with pytest.raises(TypeError, match=r"info\['raw'\]: cannot store an array of dtype \|S2"):
         ip.save(result, tmp_path / "r.json")
+
+
+def test_to_shapiq_empty_set_as_shapiqs_exact_computer():
+    """to_shapiq put v(empty) at () for every index; shapiq's ExactComputer keeps there the index's own value of
+    the empty set for SII, BII and BV (the mean of v over all coalitions for BII and BV), and for FBII the
+    intercept, also as baseline_value. Now every exact result converts to what ExactComputer gives on the game."""
+    shapiq = pytest.importorskip("shapiq")
+    exact_module = pytest.importorskip("shapiq.game_theory.exact")
+    n = 4
+    table = np.random.default_rng(1).normal(size=2**n) + 3.0
+
+    def v(Z):
+        return table[(np.asarray(Z, bool) * (1 << np.arange(n))).sum(axis=1)]
+
+    try:
+        computer = exact_module.ExactComputer(n_players=n, game=v)
+    except TypeError:  # shapiq 1.4: ExactComputer(game, n_players)
+        computer = exact_module.ExactComputer(v, n_players=n)
+    game = ip.Game(v, n)
+    ours = {"SV": ip.shapley(game, method="exact"), "BV": ip.banzhaf(game, method="exact")}
+    for index in ("sii", "bii", "stii", "ksii", "fsii", "fbii", "moebius"):
+        result = ip.interactions(game, index=index, order=2, method="exact")
+        ours[io._SHAPIQ_INDEX[index]] = result
+    for name, result in ours.items():
+        converted, truth = io.to_shapiq(result), computer(name, 1 if name in ("SV", "BV") else 2)
+        assert isinstance(converted, shapiq.InteractionValues) and converted.index == truth.index
+        for key in [(), *result.values] if name not in ("SV", "BV") else [(), (0,), (3,)]:
+            assert converted[key] == pytest.approx(truth[key], abs=1e-8), (name, key)
+        assert converted.baseline_value == pytest.approx(truth.baseline_value, abs=1e-8), name
+    assert io.to_shapiq(ours["BII"])[()] == pytest.approx(table.mean()) and abs(table.mean() - table[0]) > 0.1

@@ -384,8 +384,11 @@ def to_shapiq(result: Any):
     """A ``shapiq.InteractionValues`` with the same values: Interactions (SII, BII, STII, Moebius) or an
     Attribution (as order-1 ``SV``, or ``BV`` when ``info["kind"] == "banzhaf"``). Needs ``shapiq``.
 
-    shapiq stores the empty set's value as ``baseline_value``; interplay's baseline (``v(empty)``) is put there
-    (for FBII the empty set's value is the fitted intercept, ``info["intercept"]``, as in shapiq).
+    ``baseline_value`` is interplay's baseline ``v(empty)``, and ``()`` holds what shapiq's ``ExactComputer``
+    puts there: ``v(empty)`` for SV, STII, k-SII, FSII and Moebius; the index's own value of the empty set for
+    SII, BII and BV (``info["empty_set"]`` of an exact result: for BII and BV the mean of ``v`` over all
+    coalitions; a sampled result has none and keeps ``v(empty)`` there, as shapiq's approximators do); for FBII
+    the fitted intercept, ``info["intercept"]``, which is then also ``baseline_value``, as in ``ExactComputer``.
     """
     try:
         import shapiq
@@ -399,7 +402,8 @@ def to_shapiq(result: Any):
     budget = int(budget) if isinstance(budget, (int, np.integer)) else None
     if isinstance(result, Attribution):
         index = "BV" if result.info.get("kind") == "banzhaf" else "SV"
-        values = {(): result.baseline, **{(i,): float(v) for i, v in enumerate(result.values)}}
+        empty = float(result.info.get("empty_set", result.baseline)) if index == "BV" else result.baseline
+        values = {(): empty, **{(i,): float(v) for i, v in enumerate(result.values)}}
         return shapiq.InteractionValues(values, index=index, max_order=1, min_order=0, n_players=n,
                                         estimated=estimated, estimation_budget=budget,
                                         baseline_value=result.baseline)
@@ -407,9 +411,13 @@ def to_shapiq(result: Any):
         if result.index not in _SHAPIQ_INDEX:
             raise ValueError(f"to_shapiq: shapiq has no index matching {result.index!r}; "
                              f"supported: {sorted(_SHAPIQ_INDEX)}")
-        empty = float(result.info.get("intercept", result.baseline)) if result.index == "fbii" else result.baseline
+        empty = result.baseline
+        if result.index in ("sii", "bii"):
+            empty = float(result.info.get("empty_set", result.baseline))
+        elif result.index == "fbii":
+            empty = float(result.info.get("intercept", result.baseline))
         values = {(): empty, **{tuple(k): float(v) for k, v in result.values.items()}}
         return shapiq.InteractionValues(values, index=_SHAPIQ_INDEX[result.index], max_order=result.order,
-                                        min_order=0, n_players=n, estimated=estimated,
-                                        estimation_budget=budget, baseline_value=result.baseline)
+                                        min_order=0, n_players=n, estimated=estimated, estimation_budget=budget,
+                                        baseline_value=empty if result.index == "fbii" else result.baseline)
     raise TypeError(f"to_shapiq: expected Interactions or an Attribution, got {type(result).__name__}")

@@ -25,6 +25,8 @@ Sources:
   coalition weighted equally (intercept free; it is reported as ``info["intercept"]``):
   ``FBII(S) = m(S) + (-1)^{k-s} sum_{T superset S, t > k} 2^{s-t} C(t-s-1, k-s) m(T)``. At ``s = k`` this is
   ``sum_{T superset S} 2^{s-t} m(T) = BII(S)``: the BII paper's Thm. 2 (top-order coefficients are BII).
+- The index of the empty set (``info["empty_set"]`` of exact SII, BII and Banzhaf values, where shapiq keeps it
+  apart from ``v(empty)``): the same formulas at ``s = 0``, :func:`empty_set_value`.
 - Bivariate Shapley: Bivariate Shapley paper Eq. 6, with the orientation of the papers' README
   (``adjacency[i, j] = E2[j, i]``).
 """
@@ -165,6 +167,17 @@ def fbii_intercept(values: np.ndarray, n: int, order: int) -> float:
     return float(np.sum(dividends * table[popcounts(n)]))
 
 
+def empty_set_value(values: np.ndarray, n: int, index: str) -> float:
+    """The index's own value of the empty set, which shapiq stores at ``()`` for SII, BII and Banzhaf values
+    (its ``ExactComputer``): ``SII(empty) = sum_T t! (n-t)! / (n+1)! v(T)`` (the SII formula at ``s = 0``: the
+    mean over sizes ``0..n`` of the mean value of the coalitions of that size), ``BII(empty) = 2^-n sum_T v(T)``
+    (BII paper Eq. 2 at ``s = 0``: the mean value of all coalitions)."""
+    if index == "sii":
+        sizes = popcounts(n)
+        return float(np.sum(values / ((n + 1) * np.array([comb(n, t) for t in range(n + 1)], dtype=float)[sizes])))
+    return float(np.mean(values))
+
+
 def bivariate_from_values(values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Exact Bivariate Shapley adjacency and Shapley values from the table of all coalition values.
 
@@ -202,7 +215,8 @@ def exact_banzhaf(game: Game, *, budget: int | None = None, rng=None,
     """Exact Banzhaf values (BII paper, Eq. 2 with |S| = 1; cost: ``2**n`` evaluations)."""
     n = game.n_players
     values = evaluate_all(game, max_players=max_players, budget=budget, kind="banzhaf")
-    return Attribution(banzhaf_from_values(values, n), values[0], game.feature_names, 2**n, "exact")
+    return Attribution(banzhaf_from_values(values, n), values[0], game.feature_names, 2**n, "exact",
+                       info={"empty_set": empty_set_value(values, n, "bii")})
 
 
 @register("interactions", "exact")
@@ -218,6 +232,8 @@ def exact_interactions(game: Game, *, index: str = "sii", order: int = 2, budget
         raise ValueError(f"order: the Shapley excess is defined for pairs, expected order=2, got {order}")
     values = evaluate_all(game, max_players=max_players, budget=budget, kind="interactions")
     info = {"intercept": fbii_intercept(values, n, order)} if index == "fbii" else {}
+    if index in ("sii", "bii"):
+        info["empty_set"] = empty_set_value(values, n, index)
     return Interactions(interactions_from_values(values, n, index, order), index, order, values[0],
                         game.feature_names, 2**n, "exact", info=info)
 
@@ -240,4 +256,4 @@ def enumerated_interactions(game: Game, index: str, order: int, budget: int, met
     result = exact_interactions(game, index=index, order=order, budget=budget)
     return Interactions(result.values, index, order, result.baseline, game.feature_names, result.n_evaluations,
                         method, {k: 0.0 for k in result.values} if std_errors else None,
-                        {"budget": budget, "enumerated": True})
+                        {**result.info, "budget": budget, "enumerated": True})
