@@ -297,3 +297,18 @@ def test_posthoc_metrics_accept_rows_of_different_sizes():
     curve = m.posthoc_accuracy_groups([g8, g13], [[[0, 1]], [[3, 4, 5]]], n_levels=2, random_state=0)
     assert curve.fraction_masked[0] == 0.0
     assert curve.fraction_masked[-1] == pytest.approx((1 / 8 + 2 / 13) / 2)
+
+
+def test_posthoc_accuracy_by_ranking_signed_by_default_or_absolute():
+    """Scores are ranked signed (Bivariate Shapley Sec. 5 (c), as ranking_accuracy and monotonicity rank SHEAR's
+    phi); absolute=True ranks |scores|. v(S) = 0.6 + 0.3 [x0 in S] - 0.3 [x1 in S] + 0.05 [x2 in S], phi = (0.3,
+    -0.3, 0.05), threshold 0.85: signed, x1 (it lowers v) is masked first, v = 0.95, then x2, v = 0.9: both kept;
+    by |phi|, x2 goes first, v = 0.6 (lost), then x1 (ties: the lower index ranks higher), v = 0.9."""
+    game = ip.Game(lambda Z: 0.6 + Z @ np.array([0.3, -0.3, 0.05]), 3)
+    phi = [0.3, -0.3, 0.05]
+    signed = m.posthoc_accuracy_by_ranking([game], [phi], fractions=[1 / 3, 2 / 3], threshold=0.85)
+    np.testing.assert_allclose(signed.accuracy, [1.0, 1.0])
+    by_size = m.posthoc_accuracy_by_ranking([game], [phi], fractions=[1 / 3, 2 / 3], threshold=0.85, absolute=True)
+    np.testing.assert_allclose(by_size.accuracy, [0.0, 1.0])
+    with pytest.raises(TypeError, match="absolute: expected True or False, got 'yes'"):
+        m.posthoc_accuracy_by_ranking([game], [phi], absolute="yes")

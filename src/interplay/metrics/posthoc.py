@@ -72,11 +72,15 @@ def _masked_fraction(masks: list[np.ndarray]) -> np.ndarray:
 
 
 def posthoc_accuracy_by_ranking(games: Any, scores: Any, fractions: Sequence[float] = (0.1, 0.3, 0.5, 0.7, 0.9),
-                                *, mask: str = "lowest", threshold: float = 0.5) -> PosthocCurve:
+                                *, mask: str = "lowest", threshold: float = 0.5,
+                                absolute: bool = False) -> PosthocCurve:
     """Post-hoc accuracy after masking ``round(f * M)`` features by score, for each fraction ``f``
     (Bivariate Shapley paper Fig. 3: mask the least influential features; ``mask="highest"`` masks the most
     influential instead). ``scores``: one row per game (ties: lower index ranks higher), matched to the games'
-    features by name when both carry names.
+    features by name when both carry names. The scores are ranked as given, signed, as the paper ranks its
+    scores (Sec. 5 (c): "high-scoring features representing high importance"): with the predicted class's
+    Shapley values, a feature that lowers its probability is masked first; ``absolute=True`` ranks ``|scores|``
+    instead (masks the features of least effect either way first).
     Cost: ``len(fractions)`` evaluations per row.
     """
     games = as_games(games)
@@ -84,6 +88,10 @@ def posthoc_accuracy_by_ranking(games: Any, scores: Any, fractions: Sequence[flo
     n = s.shape[1]
     if mask not in ("lowest", "highest"):
         raise ValueError(f"mask: expected 'lowest' or 'highest', got {mask!r}")
+    if not isinstance(absolute, (bool, np.bool_)):
+        raise TypeError(f"absolute: expected True or False, got {absolute!r}")
+    if absolute:
+        s = np.abs(s)
     try:
         f = np.asarray(fractions, dtype=float).ravel()
     except (TypeError, ValueError):
