@@ -126,10 +126,14 @@ def test_bivariate_cohort_graphs_and_importance(data, tmp_path):
     np.testing.assert_allclose(load_run(tmp_path).info["adjacency"], adjacency, rtol=0, atol=1e-14)
     cohort = X[:, 0] > 0
     assert 0 < cohort.sum() < len(X)
-    graph = result.cohort_graph(cohort)
+    graph = result.cohort_graph(cohort)  # magnitudes, as graph() and mean_graph
+    np.testing.assert_allclose(graph.adjacency, np.abs(adjacency[cohort]).mean(axis=0), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(graph.univariate.values, np.abs(shapley[cohort]).mean(axis=0), rtol=1e-12, atol=1e-14)
+    graph = result.cohort_graph(cohort, aggregate="signed")
     np.testing.assert_allclose(graph.adjacency, adjacency[cohort].mean(axis=0), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(graph.univariate.values, shapley[cohort].mean(axis=0), rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(result.cohort_graph().adjacency, adjacency.mean(axis=0), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(result.cohort_graph(aggregate="signed").adjacency, adjacency.mean(axis=0),
+                               rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(result.global_importance(), np.abs(shapley).mean(axis=0), rtol=1e-12)
     np.testing.assert_allclose(result.global_importance(np.flatnonzero(cohort)),
                                np.abs(shapley[cohort]).mean(axis=0), rtol=1e-12)

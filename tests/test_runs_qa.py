@@ -384,7 +384,7 @@ def test_cohort_rows_outside_the_run_are_refused_and_the_signed_mean_reads_as_a_
         result.graph([0, 1, 8, 1000])
     with pytest.raises(ValueError, match="rows: row positions"):
         result.cohort_graph([-1])
-    mean = result.cohort_graph([0, 1, 2]).graph()
+    mean = result.cohort_graph([0, 1, 2], aggregate="signed").graph()
     assert mean.kind == "mean" and mean.info["n_rows"] == 3
     assert "signed mean over the rows" in mean.describe()
 
@@ -401,3 +401,46 @@ def test_a_path_dependent_run_says_how_features_were_removed(tmp_path):
     assert loaded.info["removal"] == "path-dependent (tree cover)"  # was the explainer's 'marginal'
     direct = explainer.shapley(X[:4], method="tree", tree_path_dependent=True)
     np.testing.assert_allclose(loaded.values, direct.values, atol=1e-12)
+
+
+def test_a_runs_cohort_graph_keeps_magnitudes_like_its_graph(tmp_path):
+    """run.cohort_graph(rows) gave the signed mean adjacency while run.graph(rows) and ip.mean_graph keep
+    magnitudes: an edge +w in half the rows and -w in the others read as 0 there, a and b as redundant given each
+    other and without effect, while graph() of the same rows said neither. Rows of a * b with b = +-1 flip the sign
+    of every edge into and out of a and b."""
+    X = np.array([[1.0, 1.0, 0.5], [1.0, -1.0, 0.5], [2.0, 1.0, 0.5], [2.0, -1.0, 0.5]])
+    explainer = ip.Explainer(lambda Z: Z[:, 0] * Z[:, 1] + Z[:, 2], removal="baseline", baseline=np.zeros(3),
+                             feature_names=["a", "b", "c"])
+    result = run(explainer, X, "exact", kind="bivariate", out=tmp_path / "r", chunk_size=2, n_jobs=1,
+                 progress=False)
+    adjacency = load_run(tmp_path / "r").info["adjacency"]
+    assert adjacency[:, 0, 1] == pytest.approx([0.5, -0.5, 1.0, -1.0])  # opposite signs: the case in question
+    cohort = result.cohort_graph()
+    assert cohort.info["aggregate"] == "abs"
+    np.testing.assert_allclose(cohort.adjacency, np.abs(adjacency).mean(axis=0), atol=1e-12)
+    np.testing.assert_allclose(cohort.adjacency, result.graph().weights, atol=1e-12)  # the same reading as graph()
+    np.testing.assert_allclose(cohort.univariate.values, [0.75, 0.75, 0.5], atol=1e-12)  # mean |phi|
+    graph = cohort.graph()
+    assert graph.kind == "cohort" and graph.info["aggregate"] == "abs" and graph.info["n_rows"] == 4
+    assert graph.redundancy().edges() == [] == result.graph().redundancy().edges()
+    assert "mean |value| over the rows" in graph.describe() and "No effect" not in graph.describe()
+    mask = np.array([True, True, False, False])  # a cohort: its rows only
+    np.testing.assert_allclose(result.cohort_graph(mask).adjacency, result.graph(mask).weights, atol=1e-12)
+
+    signed = result.cohort_graph(aggregate="signed")  # still there, and labelled as what it is
+    assert signed.info["aggregate"] == "signed"
+    np.testing.assert_allclose(signed.adjacency, adjacency.mean(axis=0), atol=1e-12)
+    assert abs(signed.adjacency[0, 1]) < 1e-12 and signed.graph().kind == "mean"
+    assert ("a", "b") in signed.graph().redundancy().edges()  # the cancelled edge: why it is not the default
+    with pytest.raises(ValueError, match="aggregate"):
+        result.cohort_graph(aggregate="median")
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ax = ip.plot.graph(cohort)
+    assert ax.get_title(loc="left").startswith("mean |W| explanation graph of 4 rows")
+    assert ip.plot.graph(signed).get_title(loc="left").startswith("signed mean explanation graph of 4 rows")
+    import matplotlib.pyplot as plt
+
+    plt.close("all")

@@ -405,18 +405,21 @@ def _check_share(share) -> float:
 
 
 def from_bivariate(explanation) -> ExplanationGraph:
-    """G of a :class:`~interplay.results.BivariateExplanation`: ``W = explanation.adjacency``; a run's
-    ``cohort_graph`` (``info["mean_over_rows"]``, the rows' signed mean) gives ``kind="mean"``, read as a cohort's
-    mean, not as one prediction."""
+    """G of a :class:`~interplay.results.BivariateExplanation`: ``W = explanation.adjacency``. A run's
+    ``cohort_graph`` (``info["mean_over_rows"]``) is read as a cohort's mean, not as one prediction: its
+    ``info["aggregate"]`` ``"abs"`` (mean ``|W|``, mean ``|phi|``) gives ``kind="cohort"``, ``"signed"`` (the rows'
+    signed mean; a result without ``aggregate``, from before it was recorded, is signed) gives ``kind="mean"``."""
     info = {"method": explanation.method, "n_evaluations": explanation.n_evaluations,
             **{k: explanation.info[k] for k in ("output", "target") if k in explanation.info}}
-    mean = bool(explanation.info.get("mean_over_rows"))
-    if mean:
-        info.update(n_rows=explanation.info.get("rows"), aggregate="signed")
+    kind = "bivariate"
+    if explanation.info.get("mean_over_rows"):
+        aggregate = "abs" if explanation.info.get("aggregate") == "abs" else "signed"
+        kind = "cohort" if aggregate == "abs" else "mean"
+        info.update(n_rows=explanation.info.get("rows"), aggregate=aggregate)
     return ExplanationGraph(
         weights=explanation.adjacency, feature_names=explanation.feature_names,
         univariate=explanation.univariate.values if explanation.univariate is not None else None,
-        kind="mean" if mean else "bivariate", std_errors=explanation.std_errors, info=info,
+        kind=kind, std_errors=explanation.std_errors, info=info,
     )
 
 

@@ -1039,6 +1039,9 @@ def _title(g, s, gamma, index) -> str:
                 "them")
     if g.kind == "mean":
         return f"signed mean explanation graph of {g.info.get('n_rows') or 'the'} rows, gamma = {s.gamma:.3g}"
+    if g.kind == "cohort":  # a mean matrix of magnitudes read at one gamma (a run's cohort_graph)
+        return (f"mean |W| explanation graph of {g.info.get('n_rows') or 'the'} rows, "
+                f"gamma = {s.gamma:.3g}")
     return f"explanation graph, gamma = {s.gamma:.3g}"
 
 

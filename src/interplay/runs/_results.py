@@ -16,7 +16,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from .._optional import require
-from .._validation import one_target
+from .._validation import check_choice, one_target
 from ..fixed_players import NULL_PLAYERS_NOTE
 from ..results import Attribution, BivariateExplanation, Explanation, group_data
 from ._store import Store
@@ -255,21 +255,32 @@ class Run:
                            self.method, info={**self._unit_info(rows), "rows": count, "mean_over_rows": True,
                                               "aggregate": "mean value"})
 
-    def cohort_graph(self, rows: Any = None) -> BivariateExplanation:
-        """The cohort's explanation graph: mean adjacency over its rows (``kind="bivariate"`` runs only)."""
+    def cohort_graph(self, rows: Any = None, *, aggregate: str = "abs") -> BivariateExplanation:
+        """The cohort's mean explanation matrix over its rows (all rows without ``rows``; ``kind="bivariate"`` runs
+        only), as a :class:`BivariateExplanation`. ``aggregate="abs"`` (default, as :meth:`graph` and
+        :func:`interplay.graph.mean_graph`): mean ``|W|`` and mean ``|phi|``, so an edge or a feature that is
+        strong with one sign in some rows and the other sign in others keeps its size; ``"signed"``: the signed
+        means (the rows' mean game), in which such an edge cancels and can read as a redundancy. ``info["aggregate"]``
+        records which; its ``.graph()`` is ``kind="cohort"`` (magnitudes) or ``"mean"`` (signed), read at one gamma
+        of the mean matrix (:meth:`graph` reads each row at its own gamma and keeps the shares of rows)."""
         if self.kind != "bivariate":
             raise ValueError(f"cohort_graph: needs a run with kind='bivariate', this run has kind={self.kind!r}")
+        from ..graph.cohort import AGGREGATES
         from ._table import adjacency_columns, pair_index
 
+        check_choice(aggregate, "aggregate", AGGREGATES)
+        absolute = aggregate == "abs"
         cols = adjacency_columns(self.feature_names)
-        total, count = self._sums(rows, cols, absolute=False)
+        total, count = self._sums(rows, cols, absolute=absolute)
         d = len(self.feature_names)
         mean = np.zeros((d, d))
         i, j = pair_index(d)
         mean[i, j] = total / count
-        univariate = self.mean_attribution(rows)  # the cohort's evaluations: its rows' (not the whole run's)
+        # the cohort's evaluations: its rows' (not the whole run's)
+        univariate = self.global_importance(rows) if absolute else self.mean_attribution(rows)
         return BivariateExplanation(mean, univariate, self.feature_names, univariate.n_evaluations,
-                                    self.method, info={**self._unit_info(rows), "rows": count, "mean_over_rows": True})
+                                    self.method, info={**self._unit_info(rows), "rows": count, "mean_over_rows": True,
+                                                       "aggregate": aggregate})
 
     def graph(self, rows: Any = None, *, aggregate: str = "abs", gamma: float | None = None):
         """The explanation graph of the whole data set, or of a cohort (``rows``: mask or indices), magnitudes kept
