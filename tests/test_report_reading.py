@@ -258,3 +258,46 @@ def test_report_graph_stores_each_distinct_threshold_state_once():
         assert dict(G["distinct_states"][G["state_at"][k]], density=G["densities"][k]) == state
     states_bytes = len(json.dumps(sweep["states"], separators=(",", ":")))
     assert len(json.dumps(G["distinct_states"], separators=(",", ":"))) < states_bytes / 2
+
+
+def test_report_graph_edges_keep_off_every_label(browser, tmp_path):
+    """The report's arrows ran through the names written under their own ends (on Adult, four arcs into 'age' ran
+    through 'age -1.046'): the router counted a label as part of its node's dot, which an edge may touch. Here the
+    redundancy arrow from a long-named feature to 'second', drawn right below it, ran through that long name."""
+    from interplay.report import save_report
+
+    names = ["a-rather-long-name-x", "second", "third", "fourth"]
+    w = np.array([[0.0, 0.01, 0.6, 0.5],
+                  [0.9, 0.0, 0.5, 0.4],
+                  [0.8, 0.5, 0.0, 0.3],
+                  [0.7, 0.4, 0.3, 0.0]])
+    phi = np.array([1.0, 0.5, 0.45, 0.4])
+    result = BivariateExplanation(w, Attribution(phi, 0.0, names, 64, "exact"), names, 64, "exact")
+    assert ("a-rather-long-name-x", "second") in result.graph().redundancy().edges()  # drawn below it
+    browser.open(save_report([result], tmp_path / "labels.html").as_uri())
+    crossings = browser.evaluate("""(function () {
+      var boxes = [];
+      document.querySelectorAll('#graph g.node').forEach(function (g) {
+        if (g.style.display === 'none') { return; }
+        g.querySelectorAll('text').forEach(function (t) {
+          if (!t.textContent) { return; }
+          var b = t.getBBox(); boxes.push([t.textContent, b.x + 1, b.y + 1, b.x + b.width - 1, b.y + b.height - 1]);
+        });
+      });
+      var out = [];
+      document.querySelectorAll('#graph path.edge').forEach(function (p) {
+        var n = p.getTotalLength();
+        for (var s = 0; s <= n; s += 2) {
+          var q = p.getPointAtLength(s);
+          boxes.forEach(function (b) {
+            if (q.x > b[1] && q.x < b[3] && q.y > b[2] && q.y < b[4]) {
+              out.push(p.getAttribute('data-from') + '->' + p.getAttribute('data-to') + ' over ' + b[0]);
+            }
+          });
+        }
+      });
+      return out.filter(function (v, i) { return out.indexOf(v) === i; });
+    })()""")
+    assert browser.evaluate("document.querySelectorAll('#graph path.edge').length") >= 3
+    assert crossings == []
+    assert browser.problems() == []

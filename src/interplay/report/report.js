@@ -363,14 +363,26 @@
       var t = Math.min(sx, sy);
       return [shape.x + dx * t, shape.y + dy * t];
     }
-    function curve(sa, sb, bend) {  // a quadratic curve from outline to outline, bent sideways by `bend`
+    function curve(sa, sb, bend) {  // a quadratic curve from outline to outline, bent sideways by `bend` (c; c1, c2:
+                                    // the same as a cubic)
       var mx = (sa.x + sb.x) / 2, my = (sa.y + sb.y) / 2, dx = sb.x - sa.x, dy = sb.y - sa.y;
-      var qx = mx - dy * bend, qy = my + dx * bend;
-      return {p: anchor(sa, qx, qy), c: [qx, qy], q: anchor(sb, qx, qy)};
+      var qx = mx - dy * bend, qy = my + dx * bend, p = anchor(sa, qx, qy), q = anchor(sb, qx, qy);
+      return {p: p, c: [qx, qy], c1: [p[0] + 2 / 3 * (qx - p[0]), p[1] + 2 / 3 * (qy - p[1])],
+              c2: [q[0] + 2 / 3 * (qx - q[0]), q[1] + 2 / 3 * (qy - q[1])], q: q};
     }
+    // a curve leaving a dot at angle ta and entering the other at angle tb (radians, y down): for an end whose
+    // label, under its dot, every bend of the direct curve runs through (an arrow up into a node from below)
+    function portCurve(sa, sb, ta, tb, reach) {  // reach: how far out the curve goes, a multiple of the default
+      var dx = sb.x - sa.x, dy = sb.y - sa.y, d = reach * Math.max(30, Math.min(140, 0.35 * Math.sqrt(dx * dx + dy * dy)));
+      var ua = [Math.cos(ta), Math.sin(ta)], ub = [Math.cos(tb), Math.sin(tb)];
+      var p = [sa.x + ua[0] * (sa.r + 2), sa.y + ua[1] * (sa.r + 2)], q = [sb.x + ub[0] * (sb.r + 2), sb.y + ub[1] * (sb.r + 2)];
+      return {p: p, c1: [p[0] + ua[0] * d, p[1] + ua[1] * d], c2: [q[0] + ub[0] * d, q[1] + ub[1] * d], q: q};
+    }
+    // the directions a curve may leave or enter a dot by: all round but straight down, where its label is
+    var PORTS = [-90, -45, -135, 0, 180, 30, 150].map(function (a) { return a * Math.PI / 180; });
     function pathOf(k) {
-      return "M" + k.p[0].toFixed(1) + "," + k.p[1].toFixed(1) + " Q" + k.c[0].toFixed(1) + "," + k.c[1].toFixed(1) +
-             " " + k.q[0].toFixed(1) + "," + k.q[1].toFixed(1);
+      function xy(v) { return v[0].toFixed(1) + "," + v[1].toFixed(1); }
+      return "M" + xy(k.p) + (k.c ? " Q" + xy(k.c) : " C" + xy(k.c1) + " " + xy(k.c2)) + " " + xy(k.q);
     }
     // what an edge should not cross: every drawn node's dot or group box, and every label (its ends' too: an
     // arrow entering a node from below would run through the name written under it)
@@ -389,39 +401,65 @@
       }
       return out;
     }
-    function pointsOf(k) {  // points along a curve, its ends left out
-      var out = [];
-      for (var t = 0.02; t < 1; t += 0.04) {
-        var u = 1 - t;
-        out.push([u * u * k.p[0] + 2 * u * t * k.c[0] + t * t * k.q[0], u * u * k.p[1] + 2 * u * t * k.c[1] + t * t * k.q[1]]);
+    function pointsOf(k) {  // points along a curve, about every 8 px (a sparser sampling stepped over a label)
+      var out = [], chord = Math.abs(k.q[0] - k.p[0]) + Math.abs(k.q[1] - k.p[1]);
+      var hull = chord + Math.abs(k.c1[0] - k.p[0]) + Math.abs(k.c1[1] - k.p[1]) +
+                 Math.abs(k.c2[0] - k.q[0]) + Math.abs(k.c2[1] - k.q[1]);
+      var m = Math.max(25, Math.ceil(hull / 8));
+      for (var i = 0; i < m; i++) {
+        var t = (i + 0.5) / m, u = 1 - t, a = u * u * u, b = 3 * u * u * t, c = 3 * u * t * t, e = t * t * t;
+        out.push([a * k.p[0] + b * k.c1[0] + c * k.c2[0] + e * k.q[0], a * k.p[1] + b * k.c1[1] + c * k.c2[1] + e * k.q[1]]);
       }
       return out;
     }
-    // how badly a curve lies: its points inside an obstacle (not its own ends) or out of the picture, then (less)
-    // its points near the edges already drawn
+    function lengthOf(points) {
+      var s = 0;
+      for (var i = 1; i < points.length; i++) { s += Math.hypot(points[i][0] - points[i - 1][0], points[i][1] - points[i - 1][1]); }
+      return s;
+    }
+    // how badly a curve lies: each obstacle it runs into (not its own ends' dots or boxes) counts 1, and its points
+    // inside obstacles or out of the picture, then (less) its points near the edges already drawn, per 1/25 of it
     function cost(points, sa, sb, obstacles, drawn) {
-      var hits = 0, crowd = 0;
+      var hits = 0, crowd = 0, crossed = [], m = points.length, unit = 25 / m, end = Math.round(4 / unit);
       points.forEach(function (pt, i) {
         var x = pt[0], y = pt[1];
         if (x < 4 || x > WIDTH - 4 || y < 4 || y > HEIGHT - 4) { hits += 2; return; }
         for (var o = 0; o < obstacles.length; o++) {
           var b = obstacles[o];
-          if (b.shape !== sa && b.shape !== sb && x > b.x0 && x < b.x1 && y > b.y0 && y < b.y1) { hits++; return; }
+          // an end's own dot or box is where the curve starts and stops (a dot counts only inside its circle, which
+          // a curve leaving it backwards runs through); its label is not: an arrow run through the name under its
+          // own end hid the name (the labels carried their node's shape and were exempt with it)
+          var own = !b.label && (b.shape === sa || b.shape === sb);
+          if (own && (b.shape.kind !== "circle" || Math.hypot(x - b.shape.x, y - b.shape.y) >= b.shape.r)) { continue; }
+          if (x > b.x0 && x < b.x1 && y > b.y0 && y < b.y1) {
+            hits++;
+            if (crossed.indexOf(b) < 0) { crossed.push(b); }
+            return;
+          }
         }
-        if (i < 4 || i > points.length - 5) { return; }  // edges of one node meet near it anyway
+        if (i < end || i > m - 1 - end) { return; }  // edges of one node meet near it anyway
         for (var d = 0; d < drawn.length; d++) {
           if (Math.abs(drawn[d][0] - x) < 7 && Math.abs(drawn[d][1] - y) < 7) { crowd++; return; }
         }
       });
-      return hits + 0.3 * crowd;
+      return crossed.length + unit * (hits + 0.3 * crowd);
     }
     // the bend (from `bends`, in order of preference) whose curve lies best; remembered as drawn
     function route(sa, sb, bends, obstacles, drawn) {
       var best = null, lowest = Infinity;
-      bends.forEach(function (bend) {
-        var k = curve(sa, sb, bend), points = pointsOf(k), c = cost(points, sa, sb, obstacles, drawn);
+      function consider(k, port) {
+        var points = pointsOf(k), c = cost(points, sa, sb, obstacles, drawn);
+        if (port) {  // taken only where it lies better by a whole point; the shortest (least detour) first
+          c += 0.5 + 0.4 * Math.max(0, lengthOf(points) / Math.max(1, Math.hypot(k.q[0] - k.p[0], k.q[1] - k.p[1])) - 1);
+        }
         if (c < lowest) { best = {k: k, points: points}; lowest = c; }
-      });
+      }
+      bends.forEach(function (bend) { consider(curve(sa, sb, bend), false); });
+      if (lowest >= 1 && sa.kind === "circle" && sb.kind === "circle") {  // through a label or a node: go round
+        [1, 2].forEach(function (reach) {  // farther out: round a long name written under a near node
+          PORTS.forEach(function (ta) { PORTS.forEach(function (tb) { consider(portCurve(sa, sb, ta, tb, reach), true); }); });
+        });
+      }
       best.points.forEach(function (pt) { drawn.push(pt); });
       return pathOf(best.k);
     }
