@@ -1,5 +1,6 @@
 """Sampled interaction indices (BII by MSR / Eq. 12 pairwise; SII, Shapley-Taylor, excess by permutations)."""
 
+import re
 from math import comb
 
 import numpy as np
@@ -135,3 +136,32 @@ def test_budget_filling_keeps_permutation_samplers_unbiased(index, order):
     spread = runs.std(axis=0, ddof=1)
     target = np.array([exact[k] for k in keys])
     assert np.all(np.abs(runs.mean(axis=0) - target) <= 4.5 * spread / np.sqrt(len(runs)) + 1e-12)
+
+
+def test_permutation_sii_says_which_subsets_it_never_sampled():
+    """A set of s players is a window of a permutation with probability (n-s+1) / C(n, s) (1 in 22 for triples
+    of 12 players): at budget 1,000 the permutation SII left the one real triple (0, 1, 2) unseen and reported
+    it as 0, with a warning that did not tell it from the subsets sampled once. ``info`` now lists the unseen
+    subsets, the warning counts both kinds and gives a budget that samples every subset twice."""
+    n = 12
+    game = ip.Game(lambda Z: Z[:, 0] * Z[:, 1] * Z[:, 2] + Z.sum(axis=1), n)
+    with pytest.warns(RuntimeWarning, match="too few samples") as caught:
+        result = ip.interactions(game, index="sii", order=3, method="permutation", budget=1000, random_state=0,
+                                 exact_if_affordable=False)
+    unseen = result.info["unestimated"]
+    assert result.info["n_unestimated"] == len(unseen) > 0 and (0, 1, 2) in unseen
+    assert all(result.values[s] == 0.0 and result.std_errors[s] == np.inf for s in unseen)
+    single = [s for s, e in result.std_errors.items() if e == np.inf and s not in unseen]
+    assert result.info["n_single_sample"] == len(single) > 0
+    message = next(str(w.message) for w in caught if "too few samples" in str(w.message))
+    assert f"{len(unseen)} were never sampled" in message and f"{len(single)} had a single sample" in message
+    # pairs of 12 players: the budget the warning names samples every pair at least twice
+    with pytest.warns(RuntimeWarning, match="too few samples") as caught:
+        ip.interactions(game, index="sii", order=2, method="permutation", budget=200, random_state=0,
+                        exact_if_affordable=False)
+    advice = int(re.search(r"budget of about (\d+)", str(caught[0].message)).group(1))
+    for seed in range(3):
+        again = ip.interactions(game, index="sii", order=2, method="permutation", budget=advice, random_state=seed,
+                                exact_if_affordable=False)
+        assert again.info["n_unestimated"] == again.info["n_single_sample"] == 0
+        assert all(np.isfinite(e) for e in again.std_errors.values())
