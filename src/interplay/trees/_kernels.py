@@ -581,7 +581,7 @@ def path_dependent_pairs(X, feature, threshold, left, right, default_left, decis
 
 COMPILING = ("interplay: compiling the tree kernels (numba; once, typically 10-20 s: they are cached for later "
              "sessions)")
-_announced = False
+_announced: set = set()  # the kernels whose compilation has been announced in this process (by their Python function)
 
 
 def _cache_cold(kernel) -> bool:
@@ -603,13 +603,18 @@ def _cache_cold(kernel) -> bool:
 
 
 def announce_compilation(*kernels) -> None:
-    """Say once per process, on stderr, that the tree kernels are being compiled, when the first call of one of
-    ``kernels`` is about to compile it (a cold numba cache); silent on warm runs (a kernel compiled in this
-    process costs one attribute read, one whose cache is on disk a file check) and with ``INTERPLAY_PROGRESS=0``."""
-    global _announced
-    if _announced or not any(_cache_cold(k) for k in kernels):
+    """Say on stderr that the tree kernels are being compiled, when the first call of one of ``kernels`` is about
+    to compile it (a cold numba cache); once per kernel and process: a kernel first used later (path-dependent
+    TreeSHAP after interventional values, its pairs, the coded categorical ensembles) is announced when it
+    compiles (it compiled silently once another had been announced). Silent on warm runs (a kernel compiled in
+    this process costs a set look-up and one attribute read, one whose cache is on disk a file check) and with
+    ``INTERPLAY_PROGRESS=0``. The kernels see one type signature each (the ensembles' arrays and the rows are
+    cast to fixed dtypes, :class:`~interplay.trees.ensemble.TreeEnsemble`): a compiled kernel does not compile
+    again."""
+    cold = [k for k in kernels if getattr(k, "py_func", k) not in _announced and _cache_cold(k)]
+    if not cold:
         return
-    _announced = True
+    _announced.update(getattr(k, "py_func", k) for k in cold)
     from .._progress import _resolve
 
     if _resolve(None) is not False:

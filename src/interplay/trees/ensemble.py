@@ -110,7 +110,10 @@ class TreeEnsemble:
     def predict(self, X) -> np.ndarray:
         """``(N, n_outputs)`` ensemble outputs (``base`` + the sum of the trees' leaf values)."""
         X = self.prepare(np.atleast_2d(X))
-        announce_compilation(predict_rows)
+        # the first ensemble prediction (the tree check) comes just before the interventional kernels: one notice
+        from ._kernels import interventional, max_depth
+
+        announce_compilation(predict_rows, max_depth, interventional)
         return predict_rows(X, *self.arrays()) + self.base
 
     def arrays(self) -> tuple:
