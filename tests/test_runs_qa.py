@@ -440,7 +440,12 @@ def test_a_runs_cohort_graph_keeps_magnitudes_like_its_graph(tmp_path):
     matplotlib.use("Agg")
     ax = ip.plot.graph(cohort)
     assert ax.get_title(loc="left").startswith("mean |W| explanation graph of 4 rows")
-    assert ip.plot.graph(signed).get_title(loc="left").startswith("signed mean explanation graph of 4 rows")
+    signed_ax = ip.plot.graph(signed)
+    assert signed_ax.get_title(loc="left").startswith("signed mean explanation graph of 4 rows")
+    legend = signed_ax.get_legend() or signed_ax.figure.legends[0]
+    words = [t.get_text() for t in signed_ax.texts] + [t.get_text() for t in legend.get_texts()]
+    assert any("no notable effect on the rows' mean" in w for w in words)  # a and b: no effect on the mean
+    assert not any("this prediction" in w for w in words)  # a mean over rows, not one prediction
     import matplotlib.pyplot as plt
 
     plt.close("all")

@@ -231,13 +231,16 @@ class _Band:
     right: float
 
 
-#: Captions of the set-aside features' layers: one row (``False``) or a cohort (``True``).
-NO_EFFECT_CAPTION = {False: "no notable effect on this prediction", True: "no notable effect in at least half the rows"}
+#: Captions of the set-aside features' layers: one row (``False``), a cohort read row by row (``True``: shares
+#: of rows) or a mean over rows read as one matrix (``"mean"``: a run's ``cohort_graph``).
+NO_EFFECT_CAPTION = {False: "no notable effect on this prediction", True: "no notable effect in at least half the rows",
+                     "mean": "no notable effect on the rows' mean"}
 LITTLE_EFFECT_CAPTION = {False: "little effect on its own: not read as redundant",
-                         True: "little effect on its own in at least half the rows: not read as redundant"}
+                         True: "little effect on its own in at least half the rows: not read as redundant",
+                         "mean": "little effect on its own on the rows' mean: not read as redundant"}
 
 
-def _layers(s, nodes: dict[int, _Node], lone_caption: str, cohort: bool = False) -> list[tuple[str, list[int]]]:
+def _layers(s, nodes: dict[int, _Node], lone_caption: str, cohort: bool | str = False) -> list[tuple[str, list[int]]]:
     """The layers, top to bottom, with their captions: the condensation's topological generations (sources
     first; every class below the first has a redundancy arrow from the layer just above), then the single
     features with no redundancy edge at all (``lone_caption``), then the features set aside (little effect on
@@ -342,7 +345,7 @@ def _hang(row: list[int], nodes: dict[int, _Node], top: float) -> float:
 
 
 def _place_layered(s, nodes: dict[int, _Node], lone_caption: str = "no redundancy edge, in or out",
-                   max_width: float = MAX_WIDTH, cohort: bool = False) -> list[_Band]:
+                   max_width: float = MAX_WIDTH, cohort: bool | str = False) -> list[_Band]:
     """Layers top to bottom, each in a shaded band; a layer wider than ``max_width`` inches continues in further
     rows of its band. A layer whose nodes have no parent above (the first, the features with no redundancy edge,
     the set-aside ones) reads left to right from the largest ``|value|`` (what the size shows), the others each
@@ -1125,7 +1128,8 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
     magnitudes = g.kind == "cohort"  # mean |phi| and mean |W|: no sign to colour
 
     nodes = _nodes(g, s, magnitudes)
-    cohort = g.redundancy_share is not None and at is None
+    cohort = (True if g.redundancy_share is not None and at is None else
+              "mean" if g.kind in ("mean", "cohort") else False)  # which captions (NO_EFFECT_CAPTION)
     bands = (_place_layered(s, nodes, f"{index} interactions: no redundancy reading" if index
                             else "no redundancy edge, in or out", cohort=cohort) if layout == "layered"
              else _place_ring(s, nodes, layout, random_state))
