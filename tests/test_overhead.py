@@ -473,3 +473,21 @@ def test_a_solve_that_may_write_over_its_targets_gives_the_same_numbers(paired):
     over = kernel_solve(sample, targets, totals, overwrite_targets=True)
     np.testing.assert_array_equal(over.phi, plain.phi)
     np.testing.assert_array_equal(over.std_errors, plain.std_errors)
+
+
+@pytest.mark.parametrize("n", [3, 64, 65, 100, 128, 129, 300])
+def test_unique_keys_is_numpys_unique(n):
+    """games.unique_keys: the same three arrays as np.unique(return_index, return_inverse) for the packed keys of
+    coalitions with repeats (byte strings of 9-16 bytes by two big-endian words, the rest by numpy)."""
+    from interplay.games import _packed_keys, unique_keys
+
+    rng = np.random.default_rng(n)
+    base = rng.random((40, n)) < 0.5
+    base[:3] = False  # keys alike in their first 64 players, different after
+    base[1, -1] = base[2, -2] = True
+    coalitions = base[rng.integers(0, len(base), 300)]
+    keys = _packed_keys(coalitions)
+    got, expected = unique_keys(keys), np.unique(keys, return_index=True, return_inverse=True)
+    for a, b in zip(got, expected):
+        np.testing.assert_array_equal(a, b.ravel() if b.ndim > 1 and a.ndim == 1 else b)
+    assert len(got[0]) == len(np.unique(coalitions, axis=0))

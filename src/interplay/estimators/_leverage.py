@@ -30,7 +30,8 @@ from math import comb
 import numpy as np
 
 from .._bits import masks_of_size
-from ._sampling import KernelSample, _keys, kernel_size_masses
+from ..games import _packed_keys, unique_keys
+from ._sampling import KernelSample, kernel_size_masses
 
 
 def _group_pairs(n: int, g: int) -> int:
@@ -94,7 +95,7 @@ def _random_pairs(n: int, g: int, k: int, rng: np.random.Generator) -> np.ndarra
         kth = np.partition(keys, g - 1, axis=1)[:, g - 1:g]
         draws = keys <= kth
         found = np.concatenate([found, draws])
-        _, first = np.unique(_keys(found), return_index=True)
+        _, first, _ = unique_keys(_packed_keys(found))
         found = found[np.sort(first)]
     return found[:k]
 

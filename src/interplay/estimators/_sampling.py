@@ -13,7 +13,7 @@ import numpy as np
 
 from .._bits import masks_of_size
 from .._validation import check_int
-from ..games import Game
+from ..games import Game, _packed_keys, unique_keys
 
 
 def default_budget(n: int) -> int:
@@ -345,7 +345,7 @@ def _draw_units(n, groups, group_mass, n_units, rng, *, paired, group_units=None
         if paired:  # canonical member of the pair {S, N \ S}: the one holding player 0 (flip the others)
             np.not_equal(masks, ~masks[:, :1], out=masks)
         draws = np.concatenate([draws, masks])
-        _, first, inverse = np.unique(_keys(draws), return_index=True, return_inverse=True)
+        _, first, inverse = unique_keys(_packed_keys(draws))  # any order of the keys: units by first draw below
         if len(first) >= n_units:
             cut = np.sort(first)[n_units - 1] + 1  # the draw that brings the n_units-th distinct unit
             draws, inverse = draws[:cut], inverse.ravel()[:cut]
