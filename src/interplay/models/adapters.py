@@ -99,6 +99,8 @@ of another width is refused when the explainer is built; ``n_calls``/``n_rows`` 
             if _is_instance(self.source, "torch", "nn.Module"):
                 if isinstance(exc, TypeError):
                     hint = "; a torch module must return one tensor, of shape (N,) or (N, n_outputs)"
+                if getattr(self.source, "training", False):  # e.g. batch norm refuses one row in training mode
+                    hint += "; the module is in training mode: call module.eval() before explaining it"
             elif (self.columns is None and callable(self.source)  # a plain function (a native booster: no source)
                     and not hasattr(self.source, "predict")
                     and isinstance(exc, (IndexError, KeyError, TypeError, AttributeError))):

@@ -20,25 +20,35 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .._validation import check_int
 from .adapters import ModelFunction
 
 VECTORIZE_ABOVE = 96  # inputs; below this one backward pass per input beats vmap (CPU, torch 2.13)
 ACCELERATOR_CALL_ROWS = 16384  # rows per call to start with on a GPU (TorchModel.call_rows)
 
 
-def _warn_if_training(module: Any) -> None:
+def _warn_if_training(module: Any, stacklevel: int = 4) -> bool:
     """A module in training mode with dropout or batch norm gives other outputs on every call (and other
-    Hessians): the explanation would change from call to call. Warn, naming the fix (not done here: it would
-    change the caller's object)."""
+    Hessians): the explanation would change from call to call, and batch norm's running statistics are updated
+    by the masked rows. Warn, naming the fix (not done here: it would change the caller's object); True when it
+    warned. Checked when the model is wrapped and again on its first call in training mode (a module switched to
+    ``train()`` after wrapping gave random values silently)."""
+    if not getattr(module, "training", False):
+        return False
     import torch.nn as nn
 
     random = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm)
-    if getattr(module, "training", False) and any(isinstance(m, random) for m in module.modules()):
-        import warnings
+    layers = [m for m in module.modules() if isinstance(m, random)]
+    if not layers:
+        return False
+    import warnings
 
-        warnings.warn(f"model: {type(module).__name__} is in training mode and has dropout or batch norm layers, "
-                      "so its outputs (and the explanation) change from call to call; call module.eval() before "
-                      "explaining it", UserWarning, stacklevel=4)
+    norm = any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in layers)
+    warnings.warn(f"model: {type(module).__name__} is in training mode and has dropout or batch norm layers, "
+                  "so its outputs (and the explanation) change from call to call"
+                  + (" and explaining it updates its batch norm running statistics" if norm else "")
+                  + "; call module.eval() before explaining it", UserWarning, stacklevel=stacklevel)
+    return True
 
 
 def _input_width(module: Any) -> int | None:
@@ -64,8 +74,8 @@ class TorchModel(ModelFunction):
         if dtype is None:  # the module's own floating-point dtype (float32 for a module without parameters)
             dtype = self._parameter_dtype() or torch.float32
         self.dtype = dtype
-        self.batch_size = batch_size
-        _warn_if_training(module)
+        self.batch_size = check_int(batch_size, "batch_size", minimum=1, allow_none=True)
+        self._warned_training = _warn_if_training(module)
         super().__init__(fn=self._forward, kind="classifier" if classifier else "regressor",
                          name=f"{type(module).__name__}.forward", source=module, n_inputs=_input_width(module))
 
@@ -116,6 +126,8 @@ class TorchModel(ModelFunction):
     def _forward(self, rows: Any) -> np.ndarray:
         import torch
 
+        if not self._warned_training:  # switched to train() after wrapping: warn once (module docstring)
+            self._warned_training = _warn_if_training(self.module, stacklevel=5)
         inputs = self._tensor(rows)
         step = self.batch_size or max(len(inputs), 1)
         with torch.no_grad():
