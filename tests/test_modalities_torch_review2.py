@@ -60,3 +60,28 @@ def test_batch_size_does_not_change_values():
     for size in (1, 7):
         values = ip.Explainer(TorchModel(net, batch_size=size), X[:20]).shapley(X[20:22], method="exact").values
         np.testing.assert_allclose(values, whole, rtol=0, atol=1e-12)
+
+
+def _length(texts):
+    return np.array([len(t.split()) ** 0.5 for t in texts])
+
+
+@pytest.mark.parametrize("tokenizer, message", [
+    (lambda s: None, "tokenizer: <lambda> must return a list of token strings, got NoneType"),
+    (lambda s: s.lower(), "tokenizer: <lambda> must return a list of token strings, got a string 'not bad"),
+    (lambda s: {"input_ids": [1, 2], "attention_mask": [1, 1]}, "got a mapping dict .*input_ids.*tokenize"),
+])
+def test_tokenizer_returning_no_list_is_refused(tokenizer, message):
+    from interplay.modalities import TextExplainer
+
+    with pytest.raises(TypeError, match=message):  # a string was split into characters, spaces included
+        TextExplainer(_length, tokenizer=tokenizer).shapley("not bad at all")
+
+
+def test_tokenizer_returning_nothing_is_named():
+    from interplay.modalities import TextExplainer
+
+    with pytest.raises(ValueError, match="tokenizer: <lambda> returned no tokens for 'not bad at all'"):
+        TextExplainer(_length, tokenizer=lambda s: []).shapley("not bad at all")
+    with pytest.raises(ValueError, match="text: no tokens found in ''"):  # an empty text is the text's fault
+        TextExplainer(_length, tokenizer=lambda s: s.split()).shapley("")

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Mapping
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -98,8 +99,7 @@ def token_spans(text: str, tokenizer: str | Callable[[str], Sequence[str]] = "wh
     string between words) are dropped: they are no part of the text."""
     text = _check_text(text)
     if callable(tokenizer):
-        tokens = [str(t) for t in tokenizer(text)]
-        tokens = [t for t in tokens if t]
+        tokens = _called_tokens(tokenizer, text)
         spans = _find_spans(text, tokens)
     elif tokenizer == "whitespace":
         matches = list(re.finditer(r"\S+", text))
@@ -112,6 +112,28 @@ def token_spans(text: str, tokenizer: str | Callable[[str], Sequence[str]] = "wh
     if not tokens:
         raise ValueError(f"text: no tokens found in {text!r}")
     return tokens, spans
+
+
+def _called_tokens(tokenizer: Callable[[str], Sequence[str]], text: str) -> list[str]:
+    """The non-empty tokens a callable tokenizer returns for ``text``: a list (or other iterable) of strings. A
+    string returned (``lambda s: s.lower()`` for ``lambda s: s.lower().split()``) was split into characters,
+    spaces included, ``None`` failed with "'NoneType' object is not iterable", and a mapping (a Hugging Face
+    tokenizer called itself returns a ``BatchEncoding``) gave its keys as tokens; all refused, as is a tokenizer
+    that returns no token for a text that has some (its message named the text, not the tokenizer)."""
+    name = getattr(tokenizer, "__name__", type(tokenizer).__name__)
+    returned = tokenizer(text)
+    if isinstance(returned, (str, bytes, bytearray)) or returned is None or not hasattr(returned, "__iter__"):
+        what = f"a string {returned[:40]!r}" if isinstance(returned, str) else type(returned).__name__
+        raise TypeError(f"tokenizer: {name} must return a list of token strings, got {what}"
+                        + ("; split it, e.g. lambda s: s.split()" if isinstance(returned, str) else ""))
+    if isinstance(returned, Mapping):
+        raise TypeError(f"tokenizer: {name} must return a list of token strings, got a mapping "
+                        f"{type(returned).__name__} (keys {list(returned)[:3]}); for a Hugging Face tokenizer pass "
+                        "its .tokenize method")
+    tokens = [t for t in (str(t) for t in returned) if t]
+    if not tokens and text.strip():
+        raise ValueError(f"tokenizer: {name} returned no tokens for {text[:60]!r}")
+    return tokens
 
 
 def tokenize(text: str, tokenizer: str | Callable[[str], Sequence[str]] = "whitespace") -> list[str]:
