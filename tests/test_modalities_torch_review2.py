@@ -85,3 +85,62 @@ def test_tokenizer_returning_nothing_is_named():
         TextExplainer(_length, tokenizer=lambda s: []).shapley("not bad at all")
     with pytest.raises(ValueError, match="text: no tokens found in ''"):  # an empty text is the text's fault
         TextExplainer(_length, tokenizer=lambda s: s.split()).shapley("")
+
+
+def _cnn():
+    """Softmax over 3 classes of an (N, 8, 8) batch (a CNN that adds the channel axis itself)."""
+
+    class CNN(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            torch.manual_seed(0)
+            self.conv, self.fc = torch.nn.Conv2d(1, 2, 3, padding=1), torch.nn.Linear(2 * 8 * 8, 3)
+
+        def forward(self, x):
+            return torch.softmax(self.fc(torch.tanh(self.conv(x.unsqueeze(1))).flatten(1)), dim=1)
+
+    return CNN().eval()
+
+
+def test_image_of_the_wrong_size_names_the_image():
+    from interplay.modalities import ImageExplainer
+
+    explainer = ImageExplainer(TorchModel(_cnn(), classifier=True), segments="patches", patch_size=4)
+    image = np.random.default_rng(0).random((8, 8))
+    assert explainer.shapley(image, method="exact").values.shape == (4,)
+    with pytest.raises(RuntimeError, match=r"image: the model failed on a batch of this image \(shape \(10, 10\).*"
+                                           r"mat1 and mat2"):
+        explainer.shapley(np.random.default_rng(0).random((10, 10)), method="exact")
+
+
+@pytest.mark.parametrize("shape", [(0, 8), (8, 0, 3)])
+def test_empty_image_refused(shape):
+    from interplay.modalities import ImageExplainer
+
+    with pytest.raises(ValueError, match=r"image: expected at least one pixel, got shape"):
+        ImageExplainer(lambda b: np.asarray(b).reshape(len(b), -1).sum(1), segments="patches").shapley(
+            np.zeros(shape), method="exact")
+
+
+def test_image_with_nan_refused():
+    from interplay.modalities import ImageExplainer
+
+    image = np.random.default_rng(0).random((4, 4))
+    image[1, 2] = np.nan
+    with pytest.raises(ValueError, match=r"image: expected finite pixel values, got NaN or inf at 1 of 16 values "
+                                         r"\(first at \(1, 2\)\)"):
+        ImageExplainer(lambda b: np.asarray(b).reshape(len(b), -1).sum(1), segments="patches",
+                       patch_size=2).shapley(image, method="exact")
+
+
+def test_channels_first_image_warns():
+    from interplay.modalities import ImageExplainer
+
+    explainer = ImageExplainer(lambda b: np.asarray(b).reshape(len(b), -1).mean(1), segments="patches",
+                               patch_size=4)
+    image = np.random.default_rng(0).random((3, 8, 8))  # torch's (C, H, W)
+    with pytest.warns(UserWarning, match=r"looks channels-first \(C, H, W\).*transpose\(1, 2, 0\)"):
+        explainer.game(image)
+    with warnings.catch_warnings():  # the same image channels-last: no warning
+        warnings.simplefilter("error")
+        explainer.game(image.transpose(1, 2, 0))

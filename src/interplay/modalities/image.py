@@ -156,11 +156,24 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
     image = np.asarray(host_data(image), dtype=float)  # a tensor on a GPU too
     if image.ndim not in (2, 3):
         raise ValueError(f"image: expected (H, W) or (H, W, C), got shape {image.shape}")
+    if min(image.shape[:2]) == 0:
+        raise ValueError(f"image: expected at least one pixel, got shape {image.shape}")
+    if not np.isfinite(image).all():  # (the baseline is refused so too; the model's check named no image)
+        bad = np.argwhere(~np.isfinite(image))
+        raise ValueError(f"image: expected finite pixel values, got NaN or inf at {len(bad)} of {image.size} "
+                         f"values (first at {tuple(bad[0].tolist())})")
     if min(image.shape[:2]) == 1:  # e.g. a flattened row of a table of images: its patches would be strips
         import warnings
 
         warnings.warn(f"image: shape {image.shape} is one pixel high or wide; if it is a flattened image, pass it "
                       "in its (H, W) shape (e.g. row.reshape(8, 8) for sklearn's digits)", UserWarning, stacklevel=3)
+    elif image.ndim == 3 and image.shape[0] in (1, 3, 4) and image.shape[2] not in (1, 3, 4):
+        import warnings  # a torch-style (C, H, W) image: read as C rows of H x W pixels with W channels
+
+        warnings.warn(f"image: shape {image.shape} looks channels-first (C, H, W), but images are read as (H, W, C) "
+                      f"(here {image.shape[0]} pixels high with {image.shape[2]} channels); pass "
+                      "image.transpose(1, 2, 0) (a tensor: image.permute(1, 2, 0)) and let the model permute its "
+                      "batch back, (N, H, W, C) -> (N, C, H, W)", UserWarning, stacklevel=3)
     if isinstance(segments, str):
         if segments == "slic":
             labels = slic_segments(image, n_segments=n_segments, compactness=compactness)
@@ -178,7 +191,12 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
     base = baseline_image(image, baseline, blur_sigma=blur_sigma)
     max_rows = check_int(max_rows, "max_rows", minimum=1)
     pair = np.stack([image, base])  # the image and its baseline image: one call for both (max_rows=1: two)
-    full = np.concatenate([model(pair[k:k + max_rows]) for k in range(0, 2, max_rows)])
+    try:
+        full = np.concatenate([model(pair[k:k + max_rows]) for k in range(0, 2, max_rows)])
+    except RuntimeError as error:  # the model's own failure (ModelFunction): say which image it got, and how
+        raise RuntimeError(f"image: the model failed on a batch of this image (shape {image.shape}; the model "
+                           f"gets (N, H, W) or (N, H, W, C) arrays, here {pair.shape}); is it the size and "
+                           f"layout the model expects? ({error})") from error
     check_probabilities(model, full, "the image and on its baseline image")
     transform = output_transform(model, full, target, output)
 
