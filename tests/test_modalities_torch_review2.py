@@ -144,3 +144,24 @@ def test_channels_first_image_warns():
     with warnings.catch_warnings():  # the same image channels-last: no warning
         warnings.simplefilter("error")
         explainer.game(image.transpose(1, 2, 0))
+
+
+@pytest.mark.parametrize("mask, removal", [(None, "tokens dropped"), ("[MASK]", "tokens replaced by '[MASK]'")])
+def test_text_results_record_how_tokens_were_removed(mask, removal):
+    from interplay.modalities import TextExplainer
+
+    explainer = TextExplainer(_length, mask=mask)
+    assert explainer.shapley("not bad at all", method="exact").info["removal"] == removal
+    assert explainer.shapley("not bad at all", method="c-shapley", k=1).info["removal"] == removal
+
+
+@pytest.mark.parametrize("baseline, removal", [
+    ("zero", "regions set to the baseline 'zero'"), ("blur", "regions set to the baseline 'blur' (sigma 2)"),
+    (0.5, "regions set to the value 0.5"), (np.full((4, 4), 0.25), "regions set to the given baseline image")])
+def test_image_results_record_the_baseline(baseline, removal):
+    from interplay.modalities import ImageExplainer
+
+    explainer = ImageExplainer(lambda b: np.asarray(b).reshape(len(b), -1).mean(1), segments="patches",
+                               patch_size=2, baseline=baseline)
+    image = np.random.default_rng(0).random((4, 4))
+    assert explainer.shapley(image, method="exact").info["removal"] == removal

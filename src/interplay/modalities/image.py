@@ -227,8 +227,17 @@ class ImageExplainer(ModalityExplainer):
 
     def annotations(self, game: ImageGame) -> dict:
         """Results carry the image and its regions (``info["image"]``, ``info["segments"]``):
-        ``ip.plot.image(result)`` and the report draw them."""
-        return {"image": game.image, "segments": np.asarray(game.segments)}
+        ``ip.plot.image(result)`` and the report draw them; and what absent regions showed (``info["removal"]``,
+        e.g. ``"regions set to the baseline 'blur' (sigma 2)"``), which the values depend on."""
+        baseline = self.options["baseline"]
+        if isinstance(baseline, str):
+            what = f"the baseline {baseline!r}" + (f" (sigma {self.options['blur_sigma']:g})"
+                                                   if baseline == "blur" else "")
+        elif np.ndim(baseline) == 0:
+            what = f"the value {float(baseline):g}"
+        else:
+            what = "the given baseline image"
+        return {"image": game.image, "segments": np.asarray(game.segments), "removal": f"regions set to {what}"}
 
     def game(self, image: Any) -> ImageGame:
         """The game of ``image``."""

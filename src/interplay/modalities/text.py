@@ -287,8 +287,11 @@ class TextExplainer(ModalityExplainer):
         self.tokenizer, self.mask, self.separator, self.max_rows = tokenizer, mask, separator, max_rows
 
     def annotations(self, game: TextGame) -> dict:
-        """Results carry their tokens (``info["tokens"]``): ``ip.plot.text(result)`` and the report draw them."""
-        return {"tokens": list(game.tokens)}
+        """Results carry their tokens (``info["tokens"]``): ``ip.plot.text(result)`` and the report draw them; and
+        how absent tokens were removed (``info["removal"]``: ``"tokens dropped"`` or ``"tokens replaced by
+        '[MASK]'"``), which the values depend on."""
+        removal = "tokens dropped" if game.mask is None else f"tokens replaced by {game.mask!r}"
+        return {"tokens": list(game.tokens), "removal": removal}
 
     def game(self, text: str | Sequence[str]) -> TextGame:
         """The game of ``text`` (a string, or a list of tokens)."""
