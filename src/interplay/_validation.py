@@ -48,6 +48,16 @@ def check_int(value: Any, name: str, *, minimum: int | None = None, maximum: int
     return value
 
 
+def check_bool(value: Any, name: str, *, allow_none: bool = False) -> bool | None:
+    """Check that ``value`` is ``True`` or ``False`` (a numpy bool too) and return it as ``bool``: a string such as
+    ``"False"`` or ``"no"`` is refused (it is truthy, so it silently meant ``True``)."""
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected {'True, False or None' if allow_none else 'True or False'}, got {value!r}")
+    return bool(value)
+
+
 def check_choice(value: Any, name: str, choices) -> str:
     """Check that ``value`` is one of ``choices`` (strings)."""
     if not isinstance(value, str) or value not in choices:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ._scaled import ScaledGame, unscaled
 from ._threads import one_thread_suits, own_work
-from ._validation import check_int, check_random_state
+from ._validation import check_bool, check_int, check_random_state
 from .estimators import get_estimator
 from .games import as_game
 from .results import Attribution, BivariateExplanation, Interactions
@@ -224,6 +224,9 @@ def _one_thread_suits(game, budget: int | None) -> bool:
 
 
 def _call(kind: str, method: str, game, options: dict, **fixed):
+    for switch in ("std_errors", "exact_if_affordable"):  # "False" is truthy: it silently meant True
+        if switch in options:
+            options[switch] = check_bool(options[switch], switch)
     if kind == "interactions":
         from .estimators.exact import INDICES
 

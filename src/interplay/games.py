@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ._threads import model_call
-from ._validation import check_coalitions, check_feature_names, check_int
+from ._validation import check_bool, check_coalitions, check_feature_names, check_int
 
 ValueFunction = Callable[[np.ndarray], np.ndarray]
 
@@ -85,7 +85,7 @@ class Game:
         self.n_players = check_int(n_players, "n_players", minimum=1)
         self.feature_names = check_feature_names(feature_names, self.n_players)
         self.batch_size = check_int(batch_size, "batch_size", minimum=1, allow_none=True)
-        self.cache = bool(cache)
+        self.cache = check_bool(cache, "cache")
         self._value_fn = value_fn
         self._runs: list[tuple[np.ndarray, np.ndarray]] = []  # sorted (keys, values) runs, sizes shrinking
         self.n_evaluations = 0

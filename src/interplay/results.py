@@ -236,6 +236,9 @@ class Interactions:
         """The pairwise ``matrix`` as a DataFrame with feature names on both axes; ``tidy=True`` (the default
         above order 2, where a matrix would drop the larger subsets): one row per subset (columns ``features``,
         ``order``, ``value`` and ``std_error`` when estimated), every order kept."""
+        from ._validation import check_bool
+
+        tidy = check_bool(tidy, "tidy", allow_none=True)
         pd = _pandas()
         names = list(self.feature_names)
         if tidy is None:
@@ -531,6 +534,9 @@ class Explanation:
         ``std_error`` (when estimated) and ``target`` (when the rows explain different classes,
         ``target="predicted"``: each row's class, from ``info["targets"]``).
         """
+        from ._validation import check_bool
+
+        tidy, data = check_bool(tidy, "tidy"), check_bool(data, "data")
         pd = _pandas()
         index = self._index()
         if data:

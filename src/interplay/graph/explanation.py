@@ -27,7 +27,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .._validation import check_feature_names
+from .._validation import check_bool, check_feature_names
 from ..results import _feature_index
 
 
@@ -213,6 +213,7 @@ class ExplanationGraph:
         from .redundancy import RedundancyGraph, _check_gamma, redundancy_adjacency
 
         self._refuse_if_interactions("redundancy")
+        exclude_no_effect = check_bool(exclude_no_effect, "exclude_no_effect")
         if gamma is None and self.redundancy_share is not None:
             share = _check_share(share)
             aside = little = None
@@ -369,6 +370,7 @@ class ExplanationGraph:
         """
         import networkx as nx
 
+        include_zero = check_bool(include_zero, "include_zero")
         graph = nx.DiGraph(kind=self.kind)
         for i, name in enumerate(self.feature_names):
             attrs = {"index": i}

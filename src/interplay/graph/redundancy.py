@@ -56,7 +56,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .._validation import check_feature_names
+from .._validation import check_bool, check_feature_names
 from ..results import _feature_index
 from .explanation import check_square, roundoff
 
@@ -398,6 +398,7 @@ class RedundancyGraph:
         return graph
 
     def _ends(self, degree_axis: int, per_component: bool):
+        per_component = check_bool(per_component, "per_component")
         ends = ~self._condensed.any(axis=degree_axis)  # axis 0: no in-edge (source); axis 1: no out-edge (sink)
         if degree_axis == 1 and not self.paper_definition:
             ends &= self._condensed.any(axis=0)  # directionally redundant: entered by a class edge

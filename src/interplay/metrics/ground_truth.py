@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_bool
 from ._inputs import align_names, as_scores, descending_order, feature_names_of
 
 _TIE_RTOL = 1e-12  # values within this fraction of a row's largest |value| are tied (rounding, not ranking)
@@ -82,6 +83,7 @@ def ranking_accuracy(estimate: Any, truth: Any, *, absolute: bool = False) -> fl
     all-zero estimate scores ``1/M`` on a truth without ties, not 1). Without ties this is the paper's ACC.
     Features are matched by name when both sides carry names (as in :func:`absolute_error`).
     """
+    absolute = check_bool(absolute, "absolute")
     est, ref = _pair(estimate, truth)
     if absolute:
         est, ref = np.abs(est), np.abs(ref)

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_bool
 from ..games import Game, as_game
 from ._inputs import descending_order, row_scores
 
@@ -56,7 +57,7 @@ def monotonicity(game: Game, attribution: Any, *, absolute: bool = False) -> flo
     if n < 2:
         raise ValueError("game: monotonicity needs at least 2 players")
     phi = row_scores(attribution, game, "attribution")
-    score = np.abs(phi) if absolute else phi
+    score = np.abs(phi) if check_bool(absolute, "absolute") else phi
     order = descending_order(score)
     ranked = score[order]
     if np.all(ranked[:-1] > ranked[1:]):  # no ties: the chain

@@ -6,6 +6,7 @@ import textwrap
 
 import numpy as np
 
+from .._validation import check_bool
 from ._common import check_max_features, diverging_cmap, info_of, new_axes, one_result, with_unit
 
 MAX_INCHES = 12.0  # the heatmap's cells and labels fit in at most this many inches each way
@@ -87,6 +88,7 @@ def heatmap(result, *, feature_names=None, max_features: int | None = 12, ax=Non
     colour bar says so. Values are written in the cells when ``annotate`` (default: at most 12 features drawn),
     all with the same number of decimals. ``max_features``: a positive integer, or None for all.
     """
+    annotate, diagonal = check_bool(annotate, "annotate", allow_none=True), check_bool(diagonal, "diagonal")
     matrix, names, label = _matrix(one_result(result, "result", "heatmap"), feature_names)
     keep = strongest_features(matrix, max_features)
     shown = matrix[np.ix_(keep, keep)].copy()

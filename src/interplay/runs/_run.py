@@ -22,7 +22,7 @@ import numpy as np
 
 from .._optional import require
 from .._progress import progress as progress_display
-from .._validation import check_choice, check_feature_names, check_int, check_random_state
+from .._validation import check_bool, check_choice, check_feature_names, check_int, check_random_state
 from ..estimators import get_estimator
 from ..explainer import Explainer
 from ._backends import BACKENDS, WorkersDied, make_backend, resolve_n_jobs
@@ -117,8 +117,8 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
         raise ValueError("n_jobs: expected a positive number of workers, -1 for all CPUs, or None; got 0")
     if n_jobs is not None and n_jobs > MAX_JOBS:  # (loky failed on 3e9 with an OverflowError deep inside)
         raise ValueError(f"n_jobs: expected at most {MAX_JOBS} workers, got {n_jobs}")
-    if not isinstance(resume, bool):
-        raise TypeError(f"resume: expected True or False, got {resume!r}")
+    resume = check_bool(resume, "resume")
+    store_data = check_bool(store_data, "store_data")
     if progress is not None and not isinstance(progress, bool):
         raise TypeError(f"progress: expected True, False or None (shown after a few seconds), got {progress!r}")
     check_random_state(random_state)  # a bad seed is refused before anything is written (a Generator is not drawn from)

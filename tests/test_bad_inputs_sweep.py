@@ -1,0 +1,81 @@
+"""A sweep of bad inputs over the public API: each one is refused with an error naming the parameter, rather
+than accepted with a surprising result."""
+
+import matplotlib
+import numpy as np
+import pytest
+
+import interplay as ip
+import interplay.metrics as metrics
+
+matplotlib.use("Agg")
+
+
+def _model(X):
+    X = np.asarray(X, dtype=float)
+    return X @ np.array([1.0, 2.0, 3.0, 4.0]) + X[:, 0] * X[:, 1]
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 4))
+    explainer = ip.Explainer(_model, X[:8])
+    return explainer, X, explainer.shapley(X[:3], method="exact"), explainer.interactions(X[0], method="exact"), \
+        explainer.bivariate(X[0], method="exact")
+
+
+def _game(n=6):
+    return ip.Game(lambda S: S.astype(float) @ np.arange(1.0, n + 1) + S[:, 0] * S[:, 1], n)
+
+
+# a string where a switch (True/False) is expected is truthy: "False" and "no" silently meant True
+SWITCHES = {
+    "Game(cache=)": lambda f, v: ip.Game(lambda S: S.sum(axis=1), 3, cache=v),
+    "Explanation.to_pandas(tidy=)": lambda f, v: f[2].to_pandas(tidy=v),
+    "Explanation.to_pandas(data=)": lambda f, v: f[2].to_pandas(data=v),
+    "Interactions.to_pandas(tidy=)": lambda f, v: f[3].to_pandas(tidy=v),
+    "ranking_accuracy(absolute=)": lambda f, v: metrics.ranking_accuracy(np.ones(3), np.arange(3.0), absolute=v),
+    "monotonicity(absolute=)": lambda f, v: metrics.monotonicity(f[0].game(f[1][0]), np.ones(4), absolute=v),
+    "shapley(std_errors=)": lambda f, v: ip.shapley(_game(), method="kernel", budget=40, std_errors=v),
+    "interactions(exact_if_affordable=)": lambda f, v: ip.interactions(_game(), method="permutation", budget=100,
+                                                                       exact_if_affordable=v),
+    "ExplanationGraph.redundancy(exclude_no_effect=)": lambda f, v: f[4].graph().redundancy(exclude_no_effect=v),
+    "RedundancyGraph.sinks(per_component=)": lambda f, v: f[4].graph().redundancy().sinks(per_component=v),
+    "ExplanationGraph.to_networkx(include_zero=)": lambda f, v: f[4].graph().to_networkx(include_zero=v),
+    "plot.heatmap(annotate=)": lambda f, v: ip.plot.heatmap(f[3], annotate=v),
+    "plot.heatmap(diagonal=)": lambda f, v: ip.plot.heatmap(f[3], diagonal=v),
+    "plot.graph(summary=)": lambda f, v: ip.plot.graph(f[4], summary=v),
+}
+
+
+@pytest.mark.parametrize("call", list(SWITCHES), ids=list(SWITCHES))
+@pytest.mark.parametrize("value", ["False", "no"])
+def test_a_word_for_a_switch_is_refused(fitted, call, value):
+    name = call.split("(")[1].rstrip("=)")
+    with pytest.raises(TypeError, match=rf"^{name}: expected True"):
+        SWITCHES[call](fitted, value)
+
+
+@pytest.mark.parametrize("call", list(SWITCHES), ids=list(SWITCHES))
+def test_a_numpy_bool_is_a_switch(fitted, call):
+    import matplotlib.pyplot as plt
+
+    SWITCHES[call](fitted, np.False_)
+    plt.close("all")
+
+
+def test_run_refuses_a_word_for_store_data(fitted, tmp_path):
+    pytest.importorskip("pyarrow")
+    explainer, X = fitted[:2]
+    with pytest.raises(TypeError, match=r"^store_data: expected True or False, got 'no'"):
+        ip.run(explainer, X[:2], "exact", out=tmp_path / "r", store_data="no", n_jobs=1, progress=False)
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("option", ["strongest", "max_edges"])
+@pytest.mark.parametrize("value, error", [(2.7, TypeError), ("3", TypeError), (-1, ValueError)])
+def test_plot_graph_edge_counts_are_integers(fitted, option, value, error):
+    # 2.7 was cut to 2 without a word, "3" failed inside int()
+    with pytest.raises(error, match=rf"^{option}: expected an integer"):
+        ip.plot.graph(fitted[4], **{option: value})
