@@ -79,3 +79,23 @@ def test_plot_graph_edge_counts_are_integers(fitted, option, value, error):
     # 2.7 was cut to 2 without a word, "3" failed inside int()
     with pytest.raises(error, match=rf"^{option}: expected an integer"):
         ip.plot.graph(fitted[4], **{option: value})
+
+
+@pytest.mark.parametrize("baseline", [np.arange(4.0).reshape(2, 2), np.zeros((1, 2, 2)), np.zeros((4, 1))])
+def test_a_table_is_no_baseline_vector(baseline):
+    # its values were read row by row as one vector of 4 values
+    with pytest.raises(ValueError, match=r"^baseline: expected a vector of 4 values \(or one row of them\), got shape"):
+        ip.Explainer(_model, removal="baseline", baseline=baseline)
+
+
+def test_a_one_row_baseline_is_a_vector():
+    explainer = ip.Explainer(_model, removal="baseline", baseline=[[1.0, 2.0, 3.0, 4.0]])
+    assert explainer.reference.tolist() == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_n_neighbors_beyond_the_background_is_refused(fitted):
+    X = fitted[1]
+    # it was cut to the background's 8 rows: every row, marginal removal, without a word
+    with pytest.raises(ValueError, match=r"^n_neighbors: expected at most the 8 background rows, got 9"):
+        ip.Explainer(_model, X[:8], removal="conditional", n_neighbors=9)
+    ip.Explainer(_model, X[:8], removal="conditional", n_neighbors=8)

@@ -191,6 +191,10 @@ class Explainer:
                 if dtypes is not None and self.model.columns == columns:
                     self.model.dtypes = _widened(dtypes)
         n_columns = None if self.background is None else self.background.shape[1]
+        if self.n_neighbors is not None and self.background is not None and self.n_neighbors > len(self.background):
+            raise ValueError(f"n_neighbors: expected at most the {len(self.background)} background rows, got "
+                             f"{self.n_neighbors} (it was cut to {len(self.background)} without a word: every row, "
+                             "which is marginal removal); pass a larger background or a smaller n_neighbors")
         if self.removal in ("marginal", "conditional") and self.background is None:
             raise ValueError(f"background: removal={self.removal!r} averages over background rows; pass "
                              "background= (e.g. a few hundred training rows), or use removal='baseline'. (For a "

@@ -99,6 +99,9 @@ def reference_vector(baseline, background: np.ndarray | None, n_features: int,
                                   "the categorical columns apart from the continuous ones", UserWarning, stacklevel=3)
         return reference if reference.dtype == object else reference.astype(float)
     baseline = _by_name(baseline, column_names, n_features)
+    shape = np.shape(baseline)
+    if len(shape) > 2 or (len(shape) == 2 and shape[0] != 1):  # a (2, 2) table was read as 4 values, row by row
+        raise ValueError(f"baseline: expected a vector of {n_features} values (or one row of them), got shape {shape}")
     try:
         reference = np.asarray(baseline, dtype=object if background is not None and background.dtype == object
                                else float).ravel()
