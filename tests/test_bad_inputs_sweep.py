@@ -99,3 +99,54 @@ def test_n_neighbors_beyond_the_background_is_refused(fitted):
     with pytest.raises(ValueError, match=r"^n_neighbors: expected at most the 8 background rows, got 9"):
         ip.Explainer(_model, X[:8], removal="conditional", n_neighbors=9)
     ip.Explainer(_model, X[:8], removal="conditional", n_neighbors=8)
+
+
+# raw errors from deep inside (numpy, matplotlib, os) that named no parameter
+@pytest.mark.parametrize("plot", ["bar", "waterfall", "heatmap", "beeswarm", "graph"])
+def test_plots_refuse_none(plot):
+    with pytest.raises(TypeError, match=r"^(result|explanation): expected a result to draw, got None"):
+        getattr(ip.plot, plot)(None)
+
+
+@pytest.mark.parametrize("plot, which", [("bar", 2), ("waterfall", 2), ("heatmap", 3), ("beeswarm", 2),
+                                         ("graph", 4)])
+def test_plots_refuse_an_ax_that_is_no_axes(fitted, plot, which):
+    result = fitted[which][0] if plot == "waterfall" else fitted[which]
+    with pytest.raises(TypeError, match=r"^ax: expected matplotlib Axes"):
+        getattr(ip.plot, plot)(result, ax="left")
+
+
+def test_a_scalar_is_no_attribution():
+    with pytest.raises(ValueError, match=r"^values: expected one value per feature \(1-D\), got shape \(\)"):
+        ip.plot.bar(3.0)
+
+
+@pytest.mark.parametrize("plot", ["beeswarm", "scatter"])
+def test_plots_name_a_bad_random_state(fitted, plot):
+    args = (fitted[2], "x0") if plot == "scatter" else (fitted[2],)
+    with pytest.raises(TypeError, match=r"^random_state: expected"):
+        getattr(ip.plot, plot)(*args, random_state="seed")
+
+
+@pytest.mark.parametrize("color, error", [("zz", KeyError), (9, IndexError)])
+def test_scatter_names_a_bad_color(fitted, color, error):
+    with pytest.raises(error, match=r"color: "):
+        ip.plot.scatter(fitted[2], "x0", color=color)
+
+
+@pytest.mark.parametrize("damping", ["x", None, True])
+def test_pagerank_names_a_bad_damping(fitted, damping):
+    with pytest.raises(TypeError, match=r"^damping: expected a number in \[0, 1\)"):
+        fitted[4].graph().pagerank(damping=damping)
+
+
+@pytest.mark.parametrize("size", ["2", 2.0, None])
+def test_top_names_a_bad_size(fitted, size):
+    with pytest.raises(TypeError, match=r"^size: expected an integer"):
+        fitted[3].top(size=size)
+
+
+def test_run_names_a_missing_out(fitted):
+    pytest.importorskip("pyarrow")
+    with pytest.raises(TypeError, match=r"^out: expected the path of the run's folder"):
+        ip.run(fitted[0], fitted[1][:2], "exact", out=None, n_jobs=1, progress=False)

@@ -224,6 +224,9 @@ class Interactions:
 
     def top(self, k: int = 10, size: int = 2) -> list[tuple[tuple[str, ...], float]]:
         """The ``k`` subsets of the given size with the largest absolute values, with feature names."""
+        from ._validation import check_int
+
+        size = check_int(size, "size")  # ("2" failed comparing str with int)
         if not 1 <= size <= self.order:
             raise ValueError(f"size: this result holds subsets of 1 to {self.order} features, got size={size}")
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:

@@ -37,6 +37,7 @@ node a self-loop of weight ``log 2``; see the papers' README.) Cost: no model ev
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -141,6 +142,8 @@ def pagerank(weights, *, transform: str = "softplus", damping: float = 0.85, per
     transformed = transition_weights(weights, transform)
     n = len(transformed)
     names = check_feature_names(feature_names, n)
+    if isinstance(damping, (bool, np.bool_)) or not isinstance(damping, numbers.Real):  # "x" failed in float()
+        raise TypeError(f"damping: expected a number in [0, 1), got {damping!r}")
     damping = float(damping)
     if not 0.0 <= damping < 1.0:
         raise ValueError(f"damping: expected a number in [0, 1), got {damping!r}")

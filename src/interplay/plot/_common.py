@@ -27,8 +27,16 @@ def new_axes(ax, figsize, *, fit: bool = True, layout: str = "tight"):
     with ``"constrained"`` it warned that the layout changed) or ``"constrained"`` (exact around a colorbar beside
     an image, where "tight" left it 2 pixels over the edge)."""
     if ax is not None:
-        return ax
+        return check_axes(ax)
     fig, ax = plt().subplots(figsize=figsize, layout=layout if fit else None)
+    return ax
+
+
+def check_axes(ax):
+    """``ax`` when it is None or matplotlib Axes, else a TypeError naming it (a string failed deep inside: "'str'
+    object has no attribute 'barh'")."""
+    if ax is not None and not (hasattr(ax, "figure") and callable(getattr(ax, "plot", None))):
+        raise TypeError(f"ax: expected matplotlib Axes (e.g. fig, ax = plt.subplots()) or None, got {ax!r}")
     return ax
 
 
@@ -55,6 +63,8 @@ def values_and_names(result, feature_names=None):
         names = list(result.feature_names)
     else:
         values = np.asarray(result, dtype=float)
+        if values.ndim != 1:  # (a scalar failed on len() below)
+            raise ValueError(f"values: expected one value per feature (1-D), got shape {values.shape}")
         names = list(feature_names) if feature_names is not None else [f"x{i}" for i in range(len(values))]
     if values.ndim != 1:
         raise ValueError(f"values: expected one value per feature (1-D), got shape {values.shape}")
@@ -279,6 +289,8 @@ def one_result(result, name: str, plot: str):
         raise TypeError(f"{name}: got a shap.{type(result).__name__}; interplay's plots draw interplay's results "
                         f"(ip.Explainer(model, background).shapley(X) gives an Explanation); draw shap's with "
                         f"shap.plots")
+    if result is None:  # (failed on len() of an unsized object)
+        raise TypeError(f"{name}: expected a result to draw, got None")
     if not isinstance(result, Mapping):
         return result
     keys = [k.item() if isinstance(k, np.generic) else k for k in result]

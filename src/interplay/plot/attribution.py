@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_random_state
 from ._common import (NEGATIVE, NEUTRAL, POSITIVE, check_max_features, encode, explained, fit_texts, format_number,
                       format_value, grouped, info_of, labelled, new_axes, one_result, others, row_data, shade,
                       top_order, value_cmap, values_and_names, warn_mixed, with_unit)
@@ -201,6 +202,7 @@ def beeswarm(explanation, *, max_features: int | None = 12, ax=None, title: str 
         raise TypeError(f"explanation: beeswarm draws many rows of an Explanation, got {type(explanation).__name__}"
                         "; use bar() or waterfall() for one row")
     check_max_features(max_features)
+    rng = check_random_state(random_state)  # (a word failed inside numpy's SeedSequence)
     values = np.asarray(explanation.values, dtype=float)
     names = [str(n) for n in explanation.feature_names]
     if values.ndim != 2 or len(values) == 0:
@@ -215,7 +217,6 @@ def beeswarm(explanation, *, max_features: int | None = 12, ax=None, title: str 
     if rest:  # as shap: the rows' summed values of the features not shown, in grey
         lines.insert(0, (others(len(rest)), values[:, rest].sum(axis=1), None))
     ax = new_axes(ax, (7.5, 0.4 * len(lines) + 1.5))
-    rng = np.random.default_rng(random_state)
     cmap = value_cmap()
     categorical = False
     for k, (_, v, column) in enumerate(lines):

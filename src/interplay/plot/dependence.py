@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._validation import check_random_state
 from ..results import _feature_index
 from ._common import (encode, format_value, grouped, info_of, limits, new_axes, one_result, shade, value_cmap,
                       warn_mixed, with_unit)
@@ -171,6 +172,7 @@ def scatter(explanation, feature, *, color="auto", interactions=None, ax=None, t
     """
     if not hasattr(one_result(explanation, "explanation", "scatter"), "base_values"):
         raise TypeError(f"explanation: scatter draws many rows of an Explanation, got {type(explanation).__name__}")
+    rng = check_random_state(random_state)
     names = [str(n) for n in explanation.feature_names]
     j = _feature_index(feature, tuple(names))
     if not explanation._data_aligned:
@@ -194,14 +196,17 @@ def scatter(explanation, feature, *, color="auto", interactions=None, ax=None, t
         else:
             x[absent] = 0.0
     if categories is not None:  # spread the dots of a category sideways
-        x = x + np.random.default_rng(random_state).uniform(-0.2, 0.2, len(x))
+        x = x + rng.uniform(-0.2, 0.2, len(x))
     c = None
     if isinstance(color, str) and color == "auto":
         c = strongest_interaction(explanation, j, interactions) if len(names) > 1 else None
         if c is not None and names[c] in several:  # no single value to colour by
             c = None
     elif color is not None:
-        c = _feature_index(color, tuple(names))
+        try:
+            c = _feature_index(color, tuple(names))
+        except (KeyError, IndexError) as exc:  # the message named no parameter
+            raise type(exc)(f"color: {exc.args[0]}") from None
         if names[c] in several:
             raise ValueError(f"color: {names[c]!r} is a group of several columns ({_columns(info, names[c])}); it "
                              "has no single value to colour by")

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._validation import check_bool, check_int
 from . import _analysis
-from ._common import NEGATIVE, POSITIVE, info_of, new_axes, one_result, plt, top_order, with_unit
+from ._common import NEGATIVE, POSITIVE, check_axes, info_of, new_axes, one_result, plt, top_order, with_unit
 
 REDUNDANCY_EDGE = "#3d4650"
 GROUP_FILL = "#f4ead2"
@@ -1120,6 +1120,7 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
     if layout not in LAYOUTS:
         raise ValueError(f"layout: expected 'layered', 'circular' or 'spring', got {layout!r}")
     summary = check_bool(summary, "summary", allow_none=True)
+    check_axes(ax)
     strongest = check_int(strongest, "strongest", minimum=0, allow_none=True)
     max_edges = check_int(max_edges, "max_edges", minimum=0, allow_none=True)
     whole = _analysis.as_graph(one_result(result, "result", "graph"), feature_names)

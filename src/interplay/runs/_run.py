@@ -14,6 +14,7 @@ import contextlib
 import datetime
 import hashlib
 import json
+import os
 import sys
 import warnings
 from typing import Any
@@ -104,6 +105,8 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
     require("pyarrow", "batch runs store their results as Parquet, which needs pyarrow", "runs")
     if not isinstance(explainer, Explainer):
         raise TypeError(f"explainer: expected an interplay.Explainer, got {type(explainer).__name__}")
+    if not isinstance(out, (str, os.PathLike)):  # (None failed in os.fspath)
+        raise TypeError(f"out: expected the path of the run's folder (a str or Path), got {out!r}")
     kind = check_choice(kind, "kind", KINDS)
     method = resolve_method(explainer, kind, method)  # "auto": exact tree values for a tree model
     if method not in ("auto", "tree"):
