@@ -150,3 +150,18 @@ def test_run_names_a_missing_out(fitted):
     pytest.importorskip("pyarrow")
     with pytest.raises(TypeError, match=r"^out: expected the path of the run's folder"):
         ip.run(fitted[0], fitted[1][:2], "exact", out=None, n_jobs=1, progress=False)
+
+
+@pytest.mark.parametrize("method, index", [("surrogate", "sii"), ("proxy", "bii"), ("permutation", "sii"),
+                                           ("exact", "sii")])
+@pytest.mark.parametrize("order", [2.0, "2"])
+def test_every_interaction_method_takes_an_integer_order(method, index, order):
+    # surrogate took 2.0, proxy failed inside: "'float' object cannot be interpreted as an integer"
+    with pytest.raises(TypeError, match=r"^order: expected an integer"):
+        ip.interactions(_game(5), index=index, order=order, method=method, budget=64, exact_if_affordable=False)
+
+
+def test_explainer_interactions_takes_an_integer_order(fitted):
+    with pytest.raises(TypeError, match=r"^order: expected an integer, got 2.0"):
+        fitted[0].interactions(fitted[1][0], order=2.0, method="surrogate", budget=64, exact_if_affordable=False)
+    assert fitted[0].interactions(fitted[1][0], order=np.int64(2), method="exact").order == 2

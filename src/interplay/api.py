@@ -232,6 +232,9 @@ def _call(kind: str, method: str, game, options: dict, **fixed):
 
         if fixed.get("index") not in INDICES:  # before auto chooses: its errors would name a valid index
             raise ValueError(f"index: expected one of {sorted(INDICES)}, got {fixed.get('index')!r}")
+        # every method the same (2.0 was taken by some, failed inside others: "'float' object cannot be interpreted
+        # as an integer"); the methods check the largest order they estimate
+        fixed["order"] = check_int(fixed.get("order"), "order", minimum=1)
     with own_work(_one_thread_suits(game, fixed.get("budget"))):  # model calls get the caller's threads
         method, options, auto = _resolve_auto(kind, method, game, options, fixed)
         try:

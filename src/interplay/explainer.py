@@ -928,6 +928,7 @@ class Explainer:
         """Interaction index of row ``x`` (see :func:`interplay.interactions`); a pandas row's label is kept in
         ``info["row"]``."""
         label = _row_label(x)
+        order = check_int(order, "order", minimum=1)  # (2.0 took the tree path, which keeps it a float)
         reason = self._auto_tree(method, y, options) if index in ("sii", "bii") and order in (1, 2) else None
         if method == "tree" or reason:
             from .trees.explain import explain_interactions
