@@ -165,3 +165,14 @@ def test_explainer_interactions_takes_an_integer_order(fitted):
     with pytest.raises(TypeError, match=r"^order: expected an integer, got 2.0"):
         fitted[0].interactions(fitted[1][0], order=2.0, method="surrogate", budget=64, exact_if_affordable=False)
     assert fitted[0].interactions(fitted[1][0], order=np.int64(2), method="exact").order == 2
+
+
+def test_run_refuses_a_misspelled_option_before_making_its_folder(tmp_path):
+    """ip.run(..., budjet=3) named the option only once the first chunk ran, after the run's folder was made."""
+    explainer = ip.Explainer(lambda Z: Z @ np.arange(1.0, 4.0), np.zeros((2, 3)))
+    out = tmp_path / "r"
+    with pytest.raises(TypeError, match=r"options: method='kernel'.*unknown \['budjet'\]"):
+        ip.run(explainer, np.ones((4, 3)), "kernel", out=out, budjet=3)
+    assert not out.exists()
+    done = ip.run(explainer, np.ones((4, 3)), "kernel", out=out, std_errors=False, paired=True, progress=False)
+    assert done.complete and done.explanation().values.shape == (4, 3)  # the options it takes still pass

@@ -269,13 +269,7 @@ def _dispatch(kind: str, method: str, game, options: dict, **fixed):
     supported = getattr(estimator, "indices", None)
     if enumerate_instead and supported is not None and fixed.get("index") not in supported:
         enumerate_instead = False  # let the method raise its own error for an index it does not estimate
-    if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
-        accepted = sorted(name for name, p in parameters.items()
-                          if p.kind is p.KEYWORD_ONLY and name not in ("budget", "rng", "index", "order"))
-        unknown = sorted(set(options) - set(accepted))
-        if unknown:
-            raise TypeError(f"options: method={method!r} for {kind} accepts {accepted}; got unknown "
-                            f"{unknown}{_parallel_hint(unknown)}")
+    check_option_names(kind, method, options)
     if enumerate_instead:
         exact = get_estimator(kind, "exact")(game, **fixed)
         return replace(exact, method=method, info={**exact.info, "enumerated": True, "budget": fixed.get("budget")})
@@ -292,6 +286,19 @@ def _dispatch(kind: str, method: str, game, options: dict, **fixed):
     if not want_errors and getattr(result, "std_errors", None) is not None:
         result = replace(result, std_errors=None)  # a method whose errors cost next to nothing: dropped
     return result
+
+
+def check_option_names(kind: str, method: str, options: dict) -> None:
+    """Unknown options of a registered method: a TypeError listing the ones it accepts (``std_errors`` and
+    ``exact_if_affordable`` are :func:`_dispatch`'s own, taken by every method)."""
+    parameters = _parameters(get_estimator(kind, method))
+    if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+        accepted = sorted(name for name, p in parameters.items()
+                          if p.kind is p.KEYWORD_ONLY and name not in ("budget", "rng", "index", "order"))
+        unknown = sorted(set(options) - set(accepted) - {"std_errors", "exact_if_affordable"})
+        if unknown:
+            raise TypeError(f"options: method={method!r} for {kind} accepts {accepted}; got unknown "
+                            f"{unknown}{_parallel_hint(unknown)}")
 
 
 def _check_choices(estimator: Callable, options: dict) -> None:

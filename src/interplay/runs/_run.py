@@ -111,6 +111,9 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
     method = resolve_method(explainer, kind, method)  # "auto": exact tree values for a tree model
     if method not in ("auto", "tree"):
         get_estimator(kind, method)  # unknown method -> error listing the known ones
+        from ..api import check_option_names
+
+        check_option_names(kind, method, options)  # a misspelled option: refused before the folder is made
     budget = check_int(budget, "budget", minimum=1, allow_none=True)
     chunk_size = check_int(chunk_size, "chunk_size", minimum=1)
     call_rows = check_int(call_rows, "call_rows", minimum=1, allow_none=True)
