@@ -176,3 +176,20 @@ def test_run_refuses_a_misspelled_option_before_making_its_folder(tmp_path):
     assert not out.exists()
     done = ip.run(explainer, np.ones((4, 3)), "kernel", out=out, std_errors=False, paired=True, progress=False)
     assert done.complete and done.explanation().values.shape == (4, 3)  # the options it takes still pass
+
+
+@pytest.mark.parametrize("call, option", [
+    ("shapley", {"tree_path_dependent": "no"}), ("shapley", {"std_errors": "False"}),
+    ("interactions", {"tree_path_dependent": "no"}), ("bivariate", {"tree_path_dependent": "no"}),
+    ("bivariate", {"std_errors": "False"})])
+def test_the_tree_path_refuses_words_for_switches(call, option):
+    """method='tree' (auto's choice for a tree model) bypasses ip.*'s checks: tree_path_dependent='no' was
+    truthy, so the path-dependent values came back for a user who asked for the interventional ones."""
+    pytest.importorskip("numba")
+    from sklearn.ensemble import RandomForestRegressor
+
+    X = np.random.default_rng(0).standard_normal((60, 3))
+    model = RandomForestRegressor(5, max_depth=3, random_state=0).fit(X, X[:, 0] * X[:, 1])
+    explainer = ip.Explainer(model, X[:10])
+    with pytest.raises(TypeError, match=f"{next(iter(option))}: expected True or False"):
+        getattr(explainer, call)(X[:1], **option)

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_numeric_matrix, one_target
+from .._validation import check_bool, check_numeric_matrix, one_target
 from ..results import Attribution, BivariateExplanation, Explanation, Interactions
 from .ensemble import TreeEnsemble
 from .inputs import TreeInputs, tree_inputs
@@ -275,6 +275,8 @@ def explain_rows(explainer, kind: str, X: Any, y: Any = None, *, budget: int | N
                         f"std_errors=, which it ignores: its values are exact){_parallel_hint(sorted(options))}")
     if kind not in ("shapley", "banzhaf"):
         raise ValueError(f"method='tree' supports shapley, banzhaf, interactions and bivariate, not {kind!r}")
+    tree_path_dependent = check_bool(tree_path_dependent, "tree_path_dependent")  # 'no' would mean True
+    check_bool(std_errors, "std_errors")
     if tree_path_dependent and kind != "shapley":
         raise ValueError(f"tree_path_dependent=True: path-dependent TreeSHAP gives Shapley values (shapley) and SHAP "
                          f"interaction values (interactions, index='sii'), not {kind}; drop it to explain the "
@@ -389,6 +391,8 @@ def explain_interactions(explainer, x: Any, index: str, order: int, y: Any = Non
     ``shap.TreeExplainer(model).shap_interaction_values(x)`` for the explained output."""
     if options:
         raise TypeError(f"method='tree' takes no options {sorted(options)}")
+    tree_path_dependent = check_bool(tree_path_dependent, "tree_path_dependent")
+    check_bool(std_errors, "std_errors")
     if index not in ("sii", "bii") or order not in (1, 2):
         raise ValueError(f"index/order: method='tree' computes index='sii' or 'bii' with order 1 or 2, "
                          f"got index={index!r}, order={order!r}")
@@ -425,7 +429,8 @@ def explain_interactions(explainer, x: Any, index: str, order: int, y: Any = Non
 def explain_bivariate(explainer, x: Any, y: Any = None, *, budget: int | None = None, std_errors: bool = True,
                       **options):
     """``Explainer.bivariate(x, method="tree")``: the exact Bivariate Shapley matrix from closed forms."""
-    if options.get("tree_path_dependent"):
+    check_bool(std_errors, "std_errors")
+    if check_bool(options.get("tree_path_dependent", False), "tree_path_dependent"):
         raise ValueError("tree_path_dependent=True: path-dependent TreeSHAP gives Shapley values (shapley) and SHAP "
                          "interaction values (interactions, index='sii'), not the Bivariate Shapley matrix; drop it "
                          "to explain the interventional game")
