@@ -863,8 +863,11 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     except (TypeError, RuntimeError, ImportError) as exc:
         raise click.ClickException(str(exc)) from None
 
-    # the first --detail-rows rows: interaction index and explanation graph, from one cached game per row
-    seeds = np.random.SeedSequence(seed).spawn(len(detail))
+    # the first --detail-rows rows: interaction index and explanation graph, from one cached game per row, each
+    # with its row's seed in the run (run row k is detail row k): the same samples as its Shapley values, so the
+    # graph's node values are the attribution chart's (as explainer.bivariate(x) and shapley(x) share a seed)
+    entropy = int(batch.manifest["params"]["seed_entropy"])
+    seeds = [np.random.SeedSequence(entropy, spawn_key=(k,)) for k in range(len(detail))]
     results, predictions, outputs, written = [], [], [], []
     unestimated: dict = {}  # detail row -> interaction pairs with too few samples for an estimate
     pair_seeds, n_pairs, spent = [], 0, 0
@@ -890,9 +893,8 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                         # the class this row explains (each row's own with --target predicted); a
                         # regressor's one output: 0, as the library's Explainer records it
                         "target": label}
-                children = row_seed.spawn(3)
-                _, s2, s3 = (np.random.default_rng(s) for s in children)
-                pair_seeds.append(children[1])
+                s2, s3 = (np.random.SeedSequence(row_seed.entropy, spawn_key=row_seed.spawn_key) for _ in range(2))
+                pair_seeds.append(np.random.SeedSequence(row_seed.entropy, spawn_key=row_seed.spawn_key))
                 biv = (explainer.bivariate(x, method="tree") if methods["bivariate"] == "tree" else
                        explainer._explain_game("bivariate", game, checked,
                                                method="auto" if per_row else methods["bivariate"],
