@@ -40,3 +40,27 @@ def test_cli_graph_values_are_the_attributions_of_the_same_row(cli_files, tmp_pa
     for k in range(3):
         biv = ip.BivariateExplanation.load(out / f"row-{k}-bivariate.json")
         np.testing.assert_array_equal(biv.univariate.values, values.values[k])
+
+
+def test_report_summary_orders_features_over_every_row_not_only_the_rows_drawn():
+    # 5,000 rows explained by the CLI: the summary drew the first 2,000 and ordered the features by their mean
+    # |value| over those only, while the Rows section sent the reader to it for the rows beyond the first 200
+    import json
+    import re
+
+    from interplay.report import MAX_SUMMARY_ROWS, build_report
+    from interplay.results import Explanation
+
+    n = MAX_SUMMARY_ROWS + 500
+    values = np.zeros((n, 3))
+    values[:, 1] = 0.5
+    values[MAX_SUMMARY_ROWS:, 0] = 10.0  # the largest feature over all rows, zero in the rows drawn
+    expl = Explanation(values=values, base_values=np.zeros(n), data=np.ones((n, 3)), feature_names=["a", "b", "c"],
+                       method="exact", n_evaluations=np.full(n, 8))
+    html = build_report([expl])
+    data = json.loads(re.search(r'<script type="application/json" id="interplay-data">(.*?)</script>', html,
+                                re.S).group(1))
+    summary = data["summary"]
+    assert len(summary["values"]) == MAX_SUMMARY_ROWS and summary["total_rows"] == n
+    np.testing.assert_allclose(summary["importance"], np.abs(values).mean(axis=0))
+    assert int(np.argmax(summary["importance"])) == 0

@@ -524,6 +524,8 @@ def build_report(results: Iterable[Any], *, title: str = "interplay report",
         payload["summary"] = {"values": _floats(summary.values[shown]), "data": _cells(summary.data[shown]),
                               "feature_names": [str(n) for n in summary.feature_names],
                               "method": str(summary.method), "total_rows": len(summary),
+                              # the features' order: mean |value| over every row, not only the rows drawn
+                              "importance": np.abs(_floats(summary.values)).mean(axis=0).tolist(),
                               "labels": [str(v) if isinstance(v, str) else f"row {v}"
                                          for v in labels[:MAX_SUMMARY_ROWS]]}
         from ..plot._common import explained  # what the values are in, as the plots say it

@@ -627,7 +627,8 @@
   function summaryChart(S, all) {
     var names = S.feature_names || D.feature_names;  // stays right when another row is shown
     var V = S.values, X = S.data, m = V.length, d = names.length, j, k;
-    var imp = names.map(function (_, f) { var s = 0; for (k = 0; k < m; k++) { s += Math.abs(V[k][f]); } return s / m; });
+    var imp = S.importance || names.map(function (_, f) {  // over every row (the page draws the first ones)
+      var s = 0; for (k = 0; k < m; k++) { s += Math.abs(V[k][f]); } return s / m; });
     var ranked = imp.map(function (_, f) { return f; }).sort(function (a, b) { return imp[b] - imp[a]; });
     var order = all ? ranked : ranked.slice(0, SUMMARY_FEATURES);
     var left = Math.min(200, Math.max.apply(null, order.map(function (f) { return textWidth(names[f]); })) + 14);
@@ -794,7 +795,9 @@
   if (D.rows.length > 1) {
     var pick = section("Rows", "Choose the explained row." + (D.detail ? " The first " + D.detail.shown + " of the " +
       D.detail.of + " rows have a view of their own; the other " + (D.detail.of - D.detail.shown) + ": in the " +
-      "summary of all explained rows below and in the saved results." : ""), true);
+      (D.summary && D.summary.values.length < (D.summary.total_rows || 0) ? "saved results (the first " +
+       D.summary.values.length + " rows drawn in the summary below)." :
+       "summary of all explained rows below and in the saved results.") : ""), true);
     var sel = el("select", {id: "row-select", "aria-label": "explained row"});
     var some = D.rows.some(function (R) { return !R.graph && !R.interactions; });
     D.rows.forEach(function (R, k) {  // which rows have more than attributions (the CLI's --detail-rows)
@@ -810,8 +813,9 @@
   if (D.summary) {
     var shownRows = D.summary.values.length, totalRows = D.summary.total_rows || shownRows;
     var sm = section("All explained rows" + (D.summary.target !== undefined ? " (class " + D.summary.target + ")" : ""),
-      (shownRows < totalRows ? "The first " + shownRows + " of " + totalRows :
-      String(totalRows)) + " rows summarised: features ordered by mean |attribution|.", true);
+      (shownRows < totalRows ? "The first " + shownRows + " of " + totalRows + " rows drawn: features ordered " +
+      "by mean |attribution| over all " + totalRows + " rows." :
+      String(totalRows) + " rows summarised: features ordered by mean |attribution|."), true);
     sm.appendChild(summaryChart(D.summary));
   }
   var meta = section("About this report", null, true);
