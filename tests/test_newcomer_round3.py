@@ -64,3 +64,17 @@ def test_report_summary_orders_features_over_every_row_not_only_the_rows_drawn()
     assert len(summary["values"]) == MAX_SUMMARY_ROWS and summary["total_rows"] == n
     np.testing.assert_allclose(summary["importance"], np.abs(values).mean(axis=0))
     assert int(np.argmax(summary["importance"])) == 0
+
+
+def test_explainer_called_like_shaps_gives_the_shapley_explanation():
+    # a shap user's first line, explainer(X), raised "'Explainer' object is not callable"
+    from sklearn.datasets import load_diabetes
+    from sklearn.linear_model import LinearRegression
+
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    explainer = ip.Explainer(LinearRegression().fit(X, y), X.iloc[:20])
+    called = explainer(X.iloc[:3], method="exact")
+    expected = explainer.shapley(X.iloc[:3], method="exact")
+    np.testing.assert_array_equal(called.values, expected.values)
+    np.testing.assert_array_equal(called.base_values, expected.base_values)
+    assert list(called.to_pandas().index) == [0, 1, 2]

@@ -890,6 +890,12 @@ class Explainer:
         """
         return _row_index(self._many("shapley", X, y, method, budget, random_state, options), X, random_state)
 
+    def __call__(self, X: Any, method: str = "auto", budget: int | None = None, random_state: Any = None,
+                 y: Any = None, **options) -> Explanation | dict[Any, Explanation]:
+        """``explainer(X)`` is :meth:`shapley` (``X``'s Shapley values as an :class:`Explanation`), as shap's
+        ``explainer(X)`` gives its Explanation."""
+        return self.shapley(X, method=method, budget=budget, random_state=random_state, y=y, **options)
+
     def banzhaf(self, X: Any, method: str = "auto", budget: int | None = None, random_state: Any = None,
                 y: Any = None, **options) -> Explanation | dict[Any, Explanation]:
         """Banzhaf values of every row of ``X``."""
