@@ -78,3 +78,47 @@ def test_explainer_called_like_shaps_gives_the_shapley_explanation():
     np.testing.assert_array_equal(called.values, expected.values)
     np.testing.assert_array_equal(called.base_values, expected.base_values)
     assert list(called.to_pandas().index) == [0, 1, 2]
+
+
+@pytest.fixture(scope="module")
+def adult_like():
+    from sklearn.datasets import load_diabetes
+    from sklearn.ensemble import GradientBoostingRegressor
+
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    model = GradientBoostingRegressor(n_estimators=20, random_state=0).fit(X, y)
+    return ip.Explainer(model, X.iloc[:30]).shapley(X.iloc[:60], method="tree")
+
+
+def test_plots_take_shaps_max_display(adult_like):
+    # shap's keyword, max_display=, raised "unexpected keyword argument" in bar, beeswarm and waterfall
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def labels(ax):
+        return [t.get_text() for t in ax.get_yticklabels()]
+
+    for plot, result in ((ip.plot.bar, adult_like), (ip.plot.beeswarm, adult_like),
+                         (ip.plot.waterfall, adult_like[0])):
+        shap_way = labels(plot(result, max_display=4))
+        ours = labels(plot(result, max_features=4))
+        plt.close("all")
+        assert shap_way == ours and len(ours) == 5  # 4 features and "6 other features"
+        assert any("other features" in t for t in ours)
+
+
+def test_scatter_of_one_selected_feature_as_shap(adult_like):
+    # shap's idiom scatter(expl[:, "bmi"]) raised "missing 1 required positional argument: 'feature'"
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ax = ip.plot.scatter(adult_like[:, "bmi"])
+    np.testing.assert_allclose(ax.collections[0].get_offsets()[:, 1], adult_like.values[:, 2])
+    assert ax.get_xlabel() == "bmi"
+    plt.close("all")
+    with pytest.raises(TypeError, match="feature: expected the feature to plot"):
+        ip.plot.scatter(adult_like)

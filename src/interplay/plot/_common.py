@@ -73,6 +73,11 @@ def values_and_names(result, feature_names=None):
     return values, [str(n) for n in names]
 
 
+def shap_max_display(max_features, max_display):
+    """``max_display``, shap's name for ``max_features``: the number of features drawn when given (not None)."""
+    return max_features if max_display is None else max_display
+
+
 def check_max_features(max_features):
     """``max_features`` (a positive integer or None) as given; else a ValueError naming it (a negative one would
     slice from the end, 0 would draw no feature)."""

@@ -7,7 +7,7 @@ import numpy as np
 from .._validation import check_random_state
 from ._common import (NEGATIVE, NEUTRAL, POSITIVE, check_max_features, encode, explained, fit_texts, format_number,
                       format_value, grouped, info_of, labelled, new_axes, one_result, others, row_data, shade,
-                      top_order, value_cmap, values_and_names, warn_mixed, with_unit)
+                      shap_max_display, top_order, value_cmap, values_and_names, warn_mixed, with_unit)
 
 _SIZE_WORDS = {1: "feature", 2: "pair"}
 
@@ -67,7 +67,8 @@ def _break_mark(ax, x: float, k: int, span: float) -> None:
                 solid_capstyle="butt", zorder=3, gid="bar-break")
 
 
-def bar(result, *, feature_names=None, max_features: int | None = 12, ax=None, title: str | None = None):
+def bar(result, *, feature_names=None, max_features: int | None = 12, ax=None, title: str | None = None,
+        max_display: int | None = None):
     """Horizontal bars, largest ``|value|`` on top; the smallest features are summed into one "N other
     features" bar (as shap's bar plot; grey). A sum more than :data:`CUT_ABOVE` times the longest bar shown (e.g. 75
     small pairs of one sign) is not drawn to scale, where it would squash the bars shown: its bar stops at the
@@ -79,9 +80,10 @@ def bar(result, *, feature_names=None, max_features: int | None = 12, ax=None, t
     different classes, ``target="predicted"``, are pooled with a warning and a title saying so), a
     BivariateExplanation (its Shapley values), Interactions (the subsets with the largest ``|value|``, labelled
     ``"age x sex"``; the others summed per subset size: "N other features", "N other pairs") or an array with
-    ``feature_names``. ``max_features``: a positive integer, or None for all.
+    ``feature_names``. ``max_features``: a positive integer, or None for all (``max_display``, shap's name, is
+    taken for it when given).
     """
-    check_max_features(max_features)
+    max_features = check_max_features(shap_max_display(max_features, max_display))
     result = one_result(result, "result", "bar")
     values, labels, xlabel, signed, sizes, info = _bar_values(result, feature_names)
     if (hasattr(result, "base_values") and len(result) > 1) or "aggregate" in info:  # rows pooled
@@ -117,7 +119,8 @@ def bar(result, *, feature_names=None, max_features: int | None = 12, ax=None, t
     return ax
 
 
-def waterfall(result, *, feature_names=None, max_features: int | None = 10, ax=None, title: str | None = None):
+def waterfall(result, *, feature_names=None, max_features: int | None = 10, ax=None, title: str | None = None,
+              max_display: int | None = None):
     """From the baseline ``v(empty)`` to the prediction, one step per feature (largest ``|value|`` on top,
     where the running total reaches the prediction); the smallest features are merged into one "other
     features" step. Labels show the row's feature values (``"age = 27"``) when the result holds them; the x
@@ -125,9 +128,10 @@ def waterfall(result, *, feature_names=None, max_features: int | None = 10, ax=N
     -2.2 -> 0.58)"``).
 
     ``result``: an Attribution, an Explanation of one row (or pass ``expl[i]``), a BivariateExplanation (its
-    Shapley values) or an array with ``feature_names``. ``max_features``: a positive integer, or None for all.
+    Shapley values) or an array with ``feature_names``. ``max_features``: a positive integer, or None for all
+    (``max_display``, shap's name, is taken for it when given).
     """
-    check_max_features(max_features)
+    max_features = check_max_features(shap_max_display(max_features, max_display))
     values, names = values_and_names(one_result(result, "result", "waterfall"), feature_names)
     one = result[0] if hasattr(result, "base_values") else result
     labels = labelled(names, row_data(one), grouped(one))
@@ -188,7 +192,8 @@ def value_colorbar(ax, label: str = "feature value", categories=None, span=None)
     return bar
 
 
-def beeswarm(explanation, *, max_features: int | None = 12, ax=None, title: str | None = None, random_state=0):
+def beeswarm(explanation, *, max_features: int | None = 12, ax=None, title: str | None = None, random_state=0,
+             max_display: int | None = None):
     """Summary of many rows: one line per feature (most important on top), one dot per row at its value,
     coloured by the feature's value in that row (low blue to high red, each feature on its own scale between its
     5th and 95th percentiles; raw categories by their sorted position; missing values grey), jittered where
@@ -197,11 +202,12 @@ def beeswarm(explanation, *, max_features: int | None = 12, ax=None, title: str 
     rows' summed values of the other features. The x label names the unit and the class explained when the
     result records them; rows that explain different classes (``target="predicted"``) are drawn with a warning
     and a title saying so. A feature of several columns (``groups=``) has no single value: its dots are grey.
-    ``explanation``: an Explanation (many rows)."""
+    ``explanation``: an Explanation (many rows). ``max_display``, shap's name, is taken for ``max_features`` when
+    given."""
     if not hasattr(one_result(explanation, "explanation", "beeswarm"), "base_values"):
         raise TypeError(f"explanation: beeswarm draws many rows of an Explanation, got {type(explanation).__name__}"
                         "; use bar() or waterfall() for one row")
-    check_max_features(max_features)
+    max_features = check_max_features(shap_max_display(max_features, max_display))
     rng = check_random_state(random_state)  # (a word failed inside numpy's SeedSequence)
     values = np.asarray(explanation.values, dtype=float)
     names = [str(n) for n in explanation.feature_names]

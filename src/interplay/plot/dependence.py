@@ -153,7 +153,7 @@ def _level_legend(ax, entries, title: str):
                      fontsize=8, title_fontsize=9, borderaxespad=0.0, handletextpad=0.3)
 
 
-def scatter(explanation, feature, *, color="auto", interactions=None, ax=None, title: str | None = None,
+def scatter(explanation, feature=None, *, color="auto", interactions=None, ax=None, title: str | None = None,
             random_state=0):
     """One dot per row: ``feature``'s value (x) against its attribution (y), coloured by another feature's
     value. A numeric colouring feature with many values: low blue to high red between its 5th and 95th
@@ -162,7 +162,8 @@ def scatter(explanation, feature, *, color="auto", interactions=None, ax=None, t
     each (categories in distinct colours, sorted by name; more than :data:`MAX_COLOURS`: the 8 most frequent,
     the others pooled in dark grey; integer codes blue to red in numeric order); missing values grey.
 
-    ``explanation``: an Explanation of many rows (with ``.data``). ``feature``: a name or index. ``color``:
+    ``explanation``: an Explanation of many rows (with ``.data``). ``feature``: a name or index (optional for a
+    one-feature selection, as shap's ``scatter(expl[:, "age"])``). ``color``:
     ``"auto"`` (the feature that interacts most, see :func:`strongest_interaction`; ``interactions=`` may pass
     interaction values to choose it), a feature name or index, or None (one colour). Raw categorical values are
     placed at their sorted positions, slightly spread. The y label names the unit and the class explained when
@@ -174,6 +175,12 @@ def scatter(explanation, feature, *, color="auto", interactions=None, ax=None, t
         raise TypeError(f"explanation: scatter draws many rows of an Explanation, got {type(explanation).__name__}")
     rng = check_random_state(random_state)
     names = [str(n) for n in explanation.feature_names]
+    if feature is None:
+        if len(names) != 1:
+            raise TypeError(f"feature: expected the feature to plot (a name or index) for an Explanation of "
+                            f"{len(names)} features, got none: scatter(expl, {names[0]!r}), or select one feature "
+                            f"first: scatter(expl[:, {names[0]!r}])")
+        feature = 0
     j = _feature_index(feature, tuple(names))
     if not explanation._data_aligned:
         raise ValueError("explanation: has no feature values (.data) with one column per feature to plot against")
