@@ -122,3 +122,25 @@ def test_scatter_of_one_selected_feature_as_shap(adult_like):
     plt.close("all")
     with pytest.raises(TypeError, match="feature: expected the feature to plot"):
         ip.plot.scatter(adult_like)
+
+
+def test_plots_take_shaps_show(monkeypatch):
+    """shap's plots take show= (shap users write show=False to keep drawing on the figure): it raised 'unexpected
+    keyword argument'. True shows the figure after drawing, False only draws; a word is refused."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = []
+    monkeypatch.setattr(plt, "show", lambda *a, **k: shown.append(1))
+    game = ip.Game(lambda Z: Z @ np.arange(1.0, 4.0) + Z[:, 0] * Z[:, 1], 3)
+    values = ip.shapley(game, method="exact")
+    assert ip.plot.bar(values, show=False) is not None and shown == []
+    ax = ip.plot.waterfall(values, show=True)
+    assert ax.get_figure() is not None and shown == [1]
+    ip.plot.heatmap(ip.interactions(game, index="sii", method="exact"), show=True)
+    assert shown == [1, 1]
+    with pytest.raises(TypeError, match="show: expected True or False"):
+        ip.plot.bar(values, show="no")
+    plt.close("all")

@@ -12,10 +12,14 @@ Every function takes a result (or plain arrays), draws on ``ax`` (a new figure w
   results of TextExplainer / ImageExplainer (they carry their tokens, image and regions).
 """
 
-from .attribution import bar, beeswarm, waterfall
-from .dependence import scatter
-from .graph import gamma_sweep, graph
-from .interactions import heatmap
-from .modalities import image, text
+from . import attribution, dependence, graph as _graph, interactions, modalities
+from ._common import with_show
+
+# every plot also takes shap's show= (True: plt.show() after drawing)
+bar, beeswarm, waterfall = (with_show(f) for f in (attribution.bar, attribution.beeswarm, attribution.waterfall))
+scatter = with_show(dependence.scatter)
+gamma_sweep, graph = with_show(_graph.gamma_sweep), with_show(_graph.graph)
+heatmap = with_show(interactions.heatmap)
+image, text = with_show(modalities.image), with_show(modalities.text)
 
 __all__ = ["bar", "beeswarm", "gamma_sweep", "graph", "heatmap", "image", "scatter", "text", "waterfall"]

@@ -73,6 +73,30 @@ def values_and_names(result, feature_names=None):
     return values, [str(n) for n in names]
 
 
+def with_show(plot):
+    """The public plot function ``plot`` taking shap's ``show=`` too: ``True`` shows the figure after drawing
+    (``plt.show()``), ``False`` (the default: interplay's plots only draw, in a notebook the figure appears by
+    itself) does not; the Axes is returned either way. shap's plots take it, with ``True`` as their default."""
+    import functools
+
+    @functools.wraps(plot)
+    def drawn(*args, show=False, **kwargs):
+        from .._validation import check_bool
+
+        show = check_bool(show, "show")  # (before drawing: a word is refused, no figure left behind)
+        ax = plot(*args, **kwargs)
+        if show:
+            import matplotlib.pyplot as plt
+
+            plt.show()
+        return ax
+
+    drawn.__doc__ = (plot.__doc__ or "").rstrip() + (
+        "\n\n    ``show``: True shows the figure after drawing (``plt.show()``, shap's keyword); False (the default) "
+        "only draws.")
+    return drawn
+
+
 def shap_max_display(max_features, max_display):
     """``max_display``, shap's name for ``max_features``: the number of features drawn when given (not None)."""
     return max_features if max_display is None else max_display
