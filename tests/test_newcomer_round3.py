@@ -144,3 +144,15 @@ def test_plots_take_shaps_show(monkeypatch):
     with pytest.raises(TypeError, match="show: expected True or False"):
         ip.plot.bar(values, show="no")
     plt.close("all")
+
+
+def test_redundancy_summary_says_which_edges_touch_features_set_aside():
+    """H's summary said '8 edges, density 0.400' and then that no feature is redundant given another: every edge
+    went into or out of features set aside (no effect), which the count did not say."""
+    game = ip.Game(lambda Z: 3 * Z[:, 0] + 2 * Z[:, 1] * Z[:, 2] + 0 * Z[:, 3] + 0.001 * Z[:, 4], 5)
+    H = ip.bivariate(game, method="exact").graph().redundancy()
+    assert set(H.no_effect) == {"x3", "x4"} and H.n_edges == 8
+    first = H.summary().splitlines()[0]
+    assert "8 edges, density 0.400" in first and "8 of the edges touch the 2 features set aside" in first
+    assert "set aside" not in ip.bivariate(game, method="exact").graph().redundancy(exclude_no_effect=False) \
+        .summary().splitlines()[0]  # the paper's reading: nothing set aside, nothing to say

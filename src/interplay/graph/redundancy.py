@@ -469,9 +469,14 @@ class RedundancyGraph:
             return fmt(members) + ("" if not self.missing_edges(members) else " (not every pair)")
 
         groups = self.groups()
+        aside = [self.feature_names.index(f) for f in (self.no_effect or ()) + (self.little_effect or ())]
+        touching = int(self.adjacency[aside].sum() + self.adjacency[:, aside].sum()
+                       - self.adjacency[np.ix_(aside, aside)].sum()) if aside else 0
         lines = [
             f"Redundancy graph H (gamma={self.gamma:.4g}): {self.n_features} features, {self.n_edges} edges, "
-            f"density {self.density:.3f}",
+            f"density {self.density:.3f}"
+            + (f" (the paper's H_gamma; {touching} of the edges touch the {len(aside)} features set aside below: "
+               "no or little effect, not redundancy)" if touching else ""),
             "  groups (strongly connected in H; interchangeable unless marked 'not every pair'): "
             + ("; ".join(group(g) for g in groups[:limit]) if groups else "none"),
             f"  sources (no outside feature makes them redundant): {fmt(self.sources())}",
