@@ -156,3 +156,19 @@ def test_redundancy_summary_says_which_edges_touch_features_set_aside():
     assert "8 edges, density 0.400" in first and "8 of the edges touch the 2 features set aside" in first
     assert "set aside" not in ip.bivariate(game, method="exact").graph().redundancy(exclude_no_effect=False) \
         .summary().splitlines()[0]  # the paper's reading: nothing set aside, nothing to say
+
+
+def test_a_run_names_the_columns_it_leaves_out(tmp_path):
+    """explainer.shapley(X.assign(label=1)) refuses the extra column, while ip.run (and the CLI) left it out
+    without a word: a run over a table with its target column looked like a run over the features alone."""
+    import pandas as pd
+
+    X = pd.DataFrame(np.random.default_rng(0).standard_normal((6, 3)), columns=["a", "b", "c"])
+    explainer = ip.Explainer(lambda Z: Z @ np.arange(1.0, 4.0), X)
+    with pytest.warns(UserWarning, match=r"X: column 'label' is not among the explainer's features, left out"):
+        ip.run(explainer, X.assign(label=1), "kernel", out=tmp_path / "r", progress=False)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the feature columns alone: nothing to say
+        ip.run(explainer, X, "kernel", out=tmp_path / "s", progress=False)

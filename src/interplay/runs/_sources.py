@@ -29,6 +29,15 @@ def match_columns(available: Sequence[str], expected: Sequence[str] | None, n_fe
     available = [str(c) for c in available]
     order = column_order(available, expected, "X", allow_extra=True, renamed_ok=renamed_ok)
     if order is not None:
+        left_out = [c for j, c in enumerate(available) if j not in set(order)]
+        if left_out:  # the Explainer's own methods refuse them; a run reads a table that may hold more
+            import warnings
+
+            shown = ", ".join(repr(c) for c in left_out[:10]) + (f", ... ({len(left_out)} in all)"
+                                                                  if len(left_out) > 10 else "")
+            warnings.warn(f"X: column{'s' if len(left_out) > 1 else ''} {shown} {'are' if len(left_out) > 1 else 'is'} "
+                          "not among the explainer's features, left out (y= names a label column)", UserWarning,
+                          stacklevel=5)
         return [available[j] for j in order]
     if n_features is not None and len(available) != n_features:
         raise ValueError(
