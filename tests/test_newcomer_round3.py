@@ -172,3 +172,12 @@ def test_a_run_names_the_columns_it_leaves_out(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the feature columns alone: nothing to say
         ip.run(explainer, X, "kernel", out=tmp_path / "s", progress=False)
+
+
+def test_global_importance_series_is_named_for_what_it_holds():
+    """expl.global_importance().to_pandas() was a Series named after the method ('tree', 'kernel')."""
+    explainer = ip.Explainer(lambda Z: Z @ np.arange(1.0, 4.0), np.zeros((2, 3)), feature_names=["a", "b", "c"])
+    explanation = explainer.shapley(np.ones((3, 3)), method="exact")
+    assert explanation.global_importance().to_pandas().name == "mean |value|"
+    assert explanation.mean_attribution().to_pandas().name == "mean value"
+    assert explanation[0].to_pandas().name == "exact"  # one row: its method, as before

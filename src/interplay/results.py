@@ -113,8 +113,10 @@ class Attribution:
         return float(self.values[_feature_index(feature, self.feature_names)])
 
     def to_pandas(self):
-        """The values as a pandas Series indexed by feature name (named after the method)."""
-        return _pandas().Series(np.array(self.values), index=list(self.feature_names), name=self.method)
+        """The values as a pandas Series indexed by feature name, named after the method (an aggregate over rows,
+        e.g. ``Explanation.global_importance()``, after what it holds: ``"mean |value|"``)."""
+        return _pandas().Series(np.array(self.values), index=list(self.feature_names),
+                                name=self.info.get("aggregate", self.method))
 
     def ranking(self) -> list[str]:
         """Feature names from the largest to the smallest absolute value."""
