@@ -143,3 +143,23 @@ class ModalityExplainer:
             options = {**options, "graph": game.graph}
         return self._carry(game, explain_reduced("bivariate", game, _null(game), method=method, budget=budget,
                                                  random_state=random_state, **options))
+
+
+def model_calls(values_of, coalitions: np.ndarray, size: int, unit: str) -> np.ndarray:
+    """``values_of`` applied to consecutive chunks of at most ``size`` coalitions (one model call each, so memory
+    stays bounded), the results concatenated; progress (``unit``s sent to the model) is shown once the calls have
+    taken a few seconds (:mod:`interplay._progress`): one long text or image sends thousands of strings or images
+    to a model that may take seconds per call (a transformer)."""
+    from .._progress import progress
+    from ..removal._columns import stack
+
+    if len(coalitions) <= size:
+        return np.asarray(values_of(coalitions))
+    parts = []
+    with progress(len(coalitions), "calling the model", unit=unit) as bar:
+        for start in range(0, len(coalitions), size):
+            chunk = coalitions[start:start + size]
+            parts.append(np.asarray(values_of(chunk)))
+            bar.update(len(chunk))
+    return stack(parts)
+

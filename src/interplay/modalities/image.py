@@ -15,11 +15,11 @@ import numpy as np
 
 from .._validation import check_int, host_data
 from ..games import Game
-from ..removal._columns import chunked
 from ._common import (
     ModalityExplainer,
     check_probabilities,
     explained_output,
+    model_calls,
     output_transform,
 )
 
@@ -129,6 +129,10 @@ class ImageGame(Game):
         return masked_images(self.image, self.segments, self.baseline, coalitions)
 
 
+CALL_BYTES = 2**28  # bytes of masked images per model call when max_rows is None (256 MiB)
+MAX_CALL_ROWS = 1024  # and at most this many images
+
+
 def masked_images(image: np.ndarray, segments: np.ndarray, baseline: np.ndarray, coalitions: np.ndarray) -> np.ndarray:
     """Present regions from ``image``, absent ones from ``baseline``: one array for all coalitions."""
     keep = coalitions[:, segments]  # (k, H, W)
@@ -139,12 +143,14 @@ def masked_images(image: np.ndarray, segments: np.ndarray, baseline: np.ndarray,
 
 def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: int = 16, compactness: float = 1.0,
                patch_size: int = 4, baseline: Any = "zero", blur_sigma: float = 2.0, target: Any = None,
-               output: str = "auto", classifier: bool | None = None, max_rows: int = 1024) -> ImageGame:
+               output: str = "auto", classifier: bool | None = None, max_rows: int | None = None) -> ImageGame:
     """The game of ``image`` (``(H, W)`` or ``(H, W, C)``) for a model on a batch of images ``(N, H, W[, C])``.
 
     ``segments``: ``"slic"`` (``n_segments``, ``compactness``), ``"patches"`` (``patch_size``) or an
     ``(H, W)`` integer label image. ``model``: a callable returning ``(N,)`` or ``(N, K)``, or an object with
-    ``predict_proba``/``predict`` on image batches. ``max_rows`` bounds the images per model call.
+    ``predict_proba``/``predict`` on image batches. ``max_rows`` bounds the images per model call (None: as many
+    as fit :data:`CALL_BYTES`, at most 1,024: a 224 x 224 colour image takes 1.2 MB in float64, so 1,024 of them
+    took 1.2 GB a call); progress is shown once the calls take a few seconds.
     ``target``: by default a binary classifier's positive class (its second class, for every image alike), a
     classifier of more than two classes its predicted class for ``image``, a regressor its only output; a class
     label, an output index, or ``"predicted"``. A model declared ``classifier=True`` must return class
@@ -189,7 +195,10 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
     _, labels = np.unique(labels, return_inverse=True)  # labels 0..k-1
     labels = labels.reshape(image.shape[:2])
     base = baseline_image(image, baseline, blur_sigma=blur_sigma)
-    max_rows = check_int(max_rows, "max_rows", minimum=1)
+    max_rows = check_int(max_rows, "max_rows", minimum=1, allow_none=True)
+    if max_rows is None:  # the masked images are float arrays of the image's shape
+        max_rows = int(min(MAX_CALL_ROWS, max(1, CALL_BYTES // max(1, np.result_type(image, base).itemsize
+                                                                    * image.size))))
     pair = np.stack([image, base])  # the image and its baseline image: one call for both (max_rows=1: two)
     try:
         full = np.concatenate([model(pair[k:k + max_rows]) for k in range(0, 2, max_rows)])
@@ -201,8 +210,8 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
     transform = output_transform(model, full, target, output)
 
     def value_fn(coalitions: np.ndarray) -> np.ndarray:
-        return chunked(lambda chunk: transform(model(masked_images(image, labels, base, chunk))),
-                       coalitions, max_rows)
+        return model_calls(lambda chunk: transform(model(masked_images(image, labels, base, chunk))),
+                           coalitions, max_rows, "image")
 
     value_fn.__name__ = f"image game of {model.name}"
     game = ImageGame(value_fn, image, labels, base)
@@ -220,7 +229,7 @@ class ImageExplainer(ModalityExplainer):
 
     def __init__(self, model: Any, *, segments: Any = "slic", n_segments: int = 16, compactness: float = 1.0,
                  patch_size: int = 4, baseline: Any = "zero", blur_sigma: float = 2.0, target: Any = None,
-                 output: str = "auto", classifier: bool | None = None, max_rows: int = 1024) -> None:
+                 output: str = "auto", classifier: bool | None = None, max_rows: int | None = None) -> None:
         super().__init__(model, target=target, output=output, classifier=classifier)
         self.options = dict(segments=segments, n_segments=n_segments, compactness=compactness,
                             patch_size=patch_size, baseline=baseline, blur_sigma=blur_sigma, max_rows=max_rows)

@@ -33,11 +33,11 @@ import numpy as np
 
 from .._validation import check_int
 from ..games import Game
-from ..removal._columns import chunked
 from ._common import (
     ModalityExplainer,
     check_probabilities,
     explained_output,
+    model_calls,
     output_transform,
 )
 
@@ -220,7 +220,7 @@ def masked_texts(tokens: Sequence[str], coalitions: np.ndarray, mask: str | None
 def text_game(model: Any, text: str | None = None, *, tokens: Sequence[str] | None = None,
               tokenizer: str | Callable = "whitespace", mask: str | None = None, separator: str = " ",
               target: Any = None, output: str = "auto", classifier: bool | None = None,
-              max_rows: int = 4096) -> TextGame:
+              max_rows: int = 512) -> TextGame:
     """The game of ``text`` (or of the given ``tokens``) for a model that scores a list of strings.
 
     ``model``: a callable ``list[str] -> (N,)`` or ``(N, K)`` scores, or an object with ``predict_proba`` /
@@ -230,7 +230,8 @@ def text_game(model: Any, text: str | None = None, *, tokens: Sequence[str] | No
     ``target="predicted"`` explains the predicted class of a binary one too. A model declared
     ``classifier=True`` must return class probabilities on the text and on the text without its tokens (else a
     ValueError, as in the Explainer). ``separator`` joins given ``tokens`` (a text is rebuilt with its own
-    separators: module docstring). ``max_rows`` bounds the strings per model call.
+    separators: module docstring). ``max_rows`` bounds the strings per model call (512: a long text's thousands
+    of strings go in several calls, with progress shown once they take a few seconds).
     """
     from ..models import as_model
 
@@ -261,8 +262,8 @@ def text_game(model: Any, text: str | None = None, *, tokens: Sequence[str] | No
     transform = output_transform(model, full, target, output)
 
     def value_fn(coalitions: np.ndarray) -> np.ndarray:
-        return chunked(lambda chunk: transform(model(masked_texts(tokens, chunk, mask, separator, gaps))),
-                       coalitions, max_rows)
+        return model_calls(lambda chunk: transform(model(masked_texts(tokens, chunk, mask, separator, gaps))),
+                           coalitions, max_rows, "text")
 
     value_fn.__name__ = f"text game of {model.name}"
     game = TextGame(value_fn, tokens, mask=mask, separator=separator, gaps=gaps)
@@ -282,7 +283,7 @@ class TextExplainer(ModalityExplainer):
 
     def __init__(self, model: Any, *, tokenizer: str | Callable = "whitespace", mask: str | None = None,
                  separator: str = " ", target: Any = None, output: str = "auto", classifier: bool | None = None,
-                 max_rows: int = 4096) -> None:
+                 max_rows: int = 512) -> None:
         super().__init__(model, target=target, output=output, classifier=classifier)
         self.tokenizer, self.mask, self.separator, self.max_rows = tokenizer, mask, separator, max_rows
 
