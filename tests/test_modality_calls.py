@@ -45,3 +45,28 @@ def test_an_image_call_is_bounded_in_bytes(monkeypatch):
     image_module.ImageExplainer(model, segments="patches", patch_size=4, max_rows=7).shapley(picture, budget=200,
                                                                                     random_state=0)
     assert max(sizes) == 7  # given: as given
+
+
+def test_a_channels_first_cnn_takes_its_images_and_batches_as_they_are():
+    """A PyTorch CNN takes (N, C, H, W) batches: ImageExplainer gave it (N, H, W, C) and needed a wrapper;
+    channels_first=True takes a (C, H, W) image and gives the model (N, C, H, W) batches, with the same values
+    as the wrapper gave."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, padding=1), torch.nn.ReLU(), torch.nn.Flatten(),
+                              torch.nn.Linear(4 * 8 * 8, 1)).double().eval()
+    picture = np.random.default_rng(1).random((3, 8, 8))  # channels first, as torch keeps it
+    options = dict(segments="patches", patch_size=4)
+    direct = image_module.ImageExplainer(net, channels_first=True, **options).shapley(picture, method="exact")
+
+    def wrapped(batch):  # what a user had to write
+        with torch.no_grad():
+            return net(torch.from_numpy(np.ascontiguousarray(np.moveaxis(batch, -1, 1)))).numpy()[:, 0]
+
+    by_hand = image_module.ImageExplainer(wrapped, **options).shapley(np.moveaxis(picture, 0, -1), method="exact")
+    np.testing.assert_allclose(direct.values, by_hand.values, atol=1e-12)
+    gray = image_module.ImageExplainer(lambda b: b.reshape(len(b), -1).mean(axis=1) * (b.shape[1] == 1),
+                                       channels_first=True, **options).shapley(picture[0], method="exact")
+    assert abs(gray.values.sum()) > 0  # an (H, W) image: (N, 1, H, W) batches
+    with pytest.raises(TypeError, match="channels_first: expected True or False"):
+        image_module.ImageExplainer(net, channels_first="yes", **options).shapley(picture)

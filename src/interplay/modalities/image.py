@@ -141,10 +141,26 @@ def masked_images(image: np.ndarray, segments: np.ndarray, baseline: np.ndarray,
     return np.where(keep, image[None], baseline[None])
 
 
+def _batches_as(model, layout):
+    """A copy of ``model`` (a :class:`~interplay.models.ModelFunction`: its kind, classes and checks) that calls it on
+    ``layout(batch)``."""
+    import copy
+
+    moved = copy.copy(model)
+    fn, margin = model.fn, model.margin
+    moved.fn = lambda batch: fn(layout(batch))
+    if margin is not None:
+        moved.margin = lambda batch: margin(layout(batch))
+    return moved
+
+
 def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: int = 16, compactness: float = 1.0,
                patch_size: int = 4, baseline: Any = "zero", blur_sigma: float = 2.0, target: Any = None,
-               output: str = "auto", classifier: bool | None = None, max_rows: int | None = None) -> ImageGame:
-    """The game of ``image`` (``(H, W)`` or ``(H, W, C)``) for a model on a batch of images ``(N, H, W[, C])``.
+               output: str = "auto", classifier: bool | None = None, max_rows: int | None = None,
+               channels_first: bool = False) -> ImageGame:
+    """The game of ``image`` (``(H, W)`` or ``(H, W, C)``) for a model on a batch of images ``(N, H, W[, C])``;
+    ``channels_first=True`` (a PyTorch CNN): the image ``(C, H, W)`` (or ``(H, W)``) and the batches
+    ``(N, C, H, W)`` (``(N, 1, H, W)`` for an ``(H, W)`` image).
 
     ``segments``: ``"slic"`` (``n_segments``, ``compactness``), ``"patches"`` (``patch_size``) or an
     ``(H, W)`` integer label image. ``model``: a callable returning ``(N,)`` or ``(N, K)``, or an object with
@@ -158,8 +174,17 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
     """
     from ..models import as_model
 
+    from .._validation import check_bool
+
     model = as_model(model, classifier=classifier)
     image = np.asarray(host_data(image), dtype=float)  # a tensor on a GPU too
+    if check_bool(channels_first, "channels_first"):
+        if image.ndim not in (2, 3):
+            raise ValueError(f"image: expected (C, H, W) or (H, W) with channels_first=True, got shape {image.shape}")
+        plain = image.ndim == 2
+        image = image if plain else np.moveaxis(image, 0, -1)  # (H, W, C) inside; the model gets (N, C, H, W)
+        layout = (lambda batch: batch[:, None]) if plain else (lambda batch: np.moveaxis(batch, -1, 1))
+        model = _batches_as(model, layout)
     if image.ndim not in (2, 3):
         raise ValueError(f"image: expected (H, W) or (H, W, C), got shape {image.shape}")
     if min(image.shape[:2]) == 0:
@@ -173,13 +198,13 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
 
         warnings.warn(f"image: shape {image.shape} is one pixel high or wide; if it is a flattened image, pass it "
                       "in its (H, W) shape (e.g. row.reshape(8, 8) for sklearn's digits)", UserWarning, stacklevel=3)
-    elif image.ndim == 3 and image.shape[0] in (1, 3, 4) and image.shape[2] not in (1, 3, 4):
+    elif not channels_first and image.ndim == 3 and image.shape[0] in (1, 3, 4) and image.shape[2] not in (1, 3, 4):
         import warnings  # a torch-style (C, H, W) image: read as C rows of H x W pixels with W channels
 
         warnings.warn(f"image: shape {image.shape} looks channels-first (C, H, W), but images are read as (H, W, C) "
                       f"(here {image.shape[0]} pixels high with {image.shape[2]} channels); pass "
-                      "image.transpose(1, 2, 0) (a tensor: image.permute(1, 2, 0)) and let the model permute its "
-                      "batch back, (N, H, W, C) -> (N, C, H, W)", UserWarning, stacklevel=3)
+                      "channels_first=True (a PyTorch CNN: the model then gets (N, C, H, W) batches) or "
+                      "image.transpose(1, 2, 0)", UserWarning, stacklevel=3)
     if isinstance(segments, str):
         if segments == "slic":
             labels = slic_segments(image, n_segments=n_segments, compactness=compactness)
@@ -203,9 +228,10 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
     try:
         full = np.concatenate([model(pair[k:k + max_rows]) for k in range(0, 2, max_rows)])
     except RuntimeError as error:  # the model's own failure (ModelFunction): say which image it got, and how
+        got = (f"(N, C, H, W) arrays, here {np.moveaxis(pair, -1, 1).shape if pair.ndim == 4 else pair[:, None].shape}"
+               if channels_first else f"(N, H, W) or (N, H, W, C) arrays, here {pair.shape}")
         raise RuntimeError(f"image: the model failed on a batch of this image (shape {image.shape}; the model "
-                           f"gets (N, H, W) or (N, H, W, C) arrays, here {pair.shape}); is it the size and "
-                           f"layout the model expects? ({error})") from error
+                           f"gets {got}); is it the size and layout the model expects? ({error})") from error
     check_probabilities(model, full, "the image and on its baseline image")
     transform = output_transform(model, full, target, output)
 
@@ -224,15 +250,18 @@ class ImageExplainer(ModalityExplainer):
 
     Options as in :func:`image_game`. Default target: a binary classifier's positive class for every image; a
     classifier of more than two classes (e.g. digits), each image's predicted class (``target="predicted"``: a
-    binary one's too).
+    binary one's too). A PyTorch CNN takes ``(N, C, H, W)`` batches: ``channels_first=True`` gives it those, and
+    its images are then ``(C, H, W)`` too.
     """
 
     def __init__(self, model: Any, *, segments: Any = "slic", n_segments: int = 16, compactness: float = 1.0,
                  patch_size: int = 4, baseline: Any = "zero", blur_sigma: float = 2.0, target: Any = None,
-                 output: str = "auto", classifier: bool | None = None, max_rows: int | None = None) -> None:
+                 output: str = "auto", classifier: bool | None = None, max_rows: int | None = None,
+                 channels_first: bool = False) -> None:
         super().__init__(model, target=target, output=output, classifier=classifier)
         self.options = dict(segments=segments, n_segments=n_segments, compactness=compactness,
-                            patch_size=patch_size, baseline=baseline, blur_sigma=blur_sigma, max_rows=max_rows)
+                            patch_size=patch_size, baseline=baseline, blur_sigma=blur_sigma, max_rows=max_rows,
+                            channels_first=channels_first)
 
     def annotations(self, game: ImageGame) -> dict:
         """Results carry the image and its regions (``info["image"]``, ``info["segments"]``):
