@@ -211,9 +211,27 @@ class Interactions:
             raise KeyError(f"{self.index} of order {self.order} has no value for subset {key}")
         return self.values[key]
 
+    def larger_subsets(self) -> tuple[int, float]:
+        """How many subsets of 3 or more features this result holds, and their largest ``|value|`` (``(0, 0.0)``
+        up to order 2): what ``matrix``, ``to_pandas(tidy=False)``, ``graph()`` and ``ip.plot.heatmap`` leave
+        out."""
+        larger = [abs(v) for key, v in self.values.items() if len(key) > 2]
+        return len(larger), float(max(larger, default=0.0))
+
+    def larger_subsets_note(self) -> str:
+        """``""`` up to order 2; above, a phrase naming the subsets a pairwise view leaves out, e.g. ``"20 subsets
+        of 3 features (largest |value| 5) left out"``."""
+        count, top = self.larger_subsets()
+        if not count:
+            return ""
+        sizes = "3 features" if self.order == 3 else f"3 to {self.order} features"
+        return f"{count} subsets of {sizes} (largest |value| {top:.3g}) left out"
+
     @property
     def matrix(self) -> np.ndarray:
-        """Symmetric ``(n, n)`` matrix: pairs off the diagonal, order-1 values on it (0 where undefined)."""
+        """Symmetric ``(n, n)`` matrix: pairs off the diagonal, order-1 values on it (0 where undefined). Above
+        order 2 it holds no subset of 3 or more features (:meth:`larger_subsets` says how many and how large;
+        ``to_pandas()``, tidy, keeps them)."""
         n = self.n_features
         out = np.zeros((n, n))
         for key, value in self.values.items():
@@ -238,9 +256,10 @@ class Interactions:
         return [(tuple(self.feature_names[i] for i in key), v) for key, v in items[:k]]
 
     def to_pandas(self, tidy: bool | None = None):
-        """The pairwise ``matrix`` as a DataFrame with feature names on both axes; ``tidy=True`` (the default
-        above order 2, where a matrix would drop the larger subsets): one row per subset (columns ``features``,
-        ``order``, ``value`` and ``std_error`` when estimated), every order kept."""
+        """The pairwise ``matrix`` as a DataFrame with feature names on both axes (above order 2 a warning says
+        how many larger subsets it leaves out); ``tidy=True`` (the default above order 2, where a matrix would
+        drop the larger subsets): one row per subset (columns ``features``, ``order``, ``value`` and
+        ``std_error`` when estimated), every order kept."""
         from ._validation import check_bool
 
         tidy = check_bool(tidy, "tidy", allow_none=True)
@@ -249,6 +268,13 @@ class Interactions:
         if tidy is None:
             tidy = self.order > 2
         if not tidy:
+            note = self.larger_subsets_note()
+            if note:
+                import warnings
+
+                warnings.warn(f"to_pandas(tidy=False): the pairwise matrix of this order-{self.order} "
+                              f"{self.index} result has {note}; to_pandas() (tidy) keeps every subset",
+                              UserWarning, stacklevel=2)
             return pd.DataFrame(np.array(self.matrix), index=pd.Index(names, name="feature"),
                                 columns=pd.Index(names, name="feature"))
         keys = list(self.values)
@@ -276,6 +302,11 @@ class Interactions:
         if total > len(lines):
             lines.append(f"  ... {total - len(lines)} more {'pairs' if size == 2 else 'features'} "
                          f"(top {len(lines)} by |value| shown)")
+        count, top = self.larger_subsets()
+        if count:
+            sizes = "3 features" if self.order == 3 else f"3 to {self.order} features"
+            lines.append(f"  + {count} subsets of {sizes}, largest |value| {top:.6g} (top(k, size=3), "
+                         "to_pandas())")
         return (
             f"Interactions(index={self.index!r}, order={self.order}, n_features={self.n_features}, "
             f"method={self.method!r}, n_evaluations={self.n_evaluations})\n" + "\n".join(lines)

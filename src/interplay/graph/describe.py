@@ -337,6 +337,9 @@ def describe_interactions(graph, gamma: float | None = None, *, top: int = 3, li
     sentences.append(f"(Interaction: |{label} pair value| above {threshold:.3g}{rel}. A pair value near 0 means the "
                      "two features' effects add up, not that one feature replaces the other; which features "
                      "replace which needs the Bivariate Shapley graph, ip.bivariate(...).graph().)")
+    left_out = graph.info.get("left_out") if isinstance(graph.info, dict) else None
+    if left_out:  # an order-3 result: its triples are not in the graph (the strongest one went unmentioned)
+        sentences.append(f"(The graph holds pairs only: {left_out}; see the result's top(k, size=3).)")
     return " ".join(s for s in sentences if s)
 
 

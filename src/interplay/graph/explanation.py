@@ -432,6 +432,8 @@ def from_interactions(interactions) -> ExplanationGraph:
     comparisons do (Section 5: the same graph algorithms applied to Sh-Int, Sh-Tay, Sh-Exc). The order-1
     values, when the result has them, become ``univariate``. ``kind`` and ``info["interaction_index"]`` hold the
     index, so the graph describes interactions and refuses the redundancy analysis (see the module docstring).
+    Above order 2 the subsets of 3 or more features are not in the graph; ``info["left_out"]`` says how many and
+    how large, and ``describe()`` repeats it.
     """
     if interactions.order < 2:
         raise ValueError(f"interactions: expected an index of order >= 2 (pairs), got order {interactions.order}")
@@ -447,6 +449,8 @@ def from_interactions(interactions) -> ExplanationGraph:
         kind=interactions.index,
         info={"method": interactions.method, "n_evaluations": interactions.n_evaluations,
               "order": interactions.order, "interaction_index": str(interactions.index),
+              # above order 2 the graph holds the pairs only: describe() says what it leaves out
+              **({"left_out": interactions.larger_subsets_note()} if interactions.larger_subsets_note() else {}),
               # the unit and class, as from_bivariate keeps them (the picture of class 2's pairs named no class)
               **{k: interactions.info[k] for k in ("output", "target") if k in interactions.info}},
     )

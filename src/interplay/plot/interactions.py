@@ -80,7 +80,8 @@ def heatmap(result, *, feature_names=None, max_features: int | None = 12, ax=Non
 
     ``result``: Interactions (its ``matrix``: pairs off the diagonal, order-1 values on it), a
     BivariateExplanation (its ``adjacency``: row i, column j = importance of j when i is present) or an
-    ``(n, n)`` array. Only the ``max_features`` features with the largest total ``|value|`` (row and column)
+    ``(n, n)`` array; above order 2 the x label says how many subsets of 3 or more features (and how large) the
+    matrix leaves out. Only the ``max_features`` features with the largest total ``|value|`` (row and column)
     are drawn, in their original order; the others are left out (the x label says how many; None: all). The
     figure grows about 0.45 inch per feature up to :data:`MAX_INCHES`. ``diagonal=False`` blanks the
     diagonal. For Interactions the pairs set the colour scale (the order-1 values on the diagonal, main effects,
@@ -113,8 +114,15 @@ def heatmap(result, *, feature_names=None, max_features: int | None = 12, ax=Non
     ax.set_xticks(range(n), names, rotation=90 if crowded else 60, ha="center" if crowded else "right",
                   fontsize=fontsize)
     ax.set_yticks(range(n), names, fontsize=fontsize)
+    xlabel = []
     if n < len(matrix):
-        ax.set_xlabel(f"{n} of {len(matrix)} features (largest total |value|; max_features={max_features})")
+        xlabel.append(f"{n} of {len(matrix)} features (largest total |value|; max_features={max_features})")
+    note = result.larger_subsets_note() if hasattr(result, "larger_subsets_note") else ""
+    if note:  # an order-3 result: the triples are not in a pairwise matrix (the strongest one was drawn as nothing)
+        xlabel.append(f"pairs and single features only: {note} (ip.plot.bar shows them)")
+    if xlabel:  # wrapped to the figure's width (a long label widened the figure)
+        width = max(30, int(ax.figure.get_size_inches()[0] * 72 / (0.6 * 10)))
+        ax.set_xlabel("\n".join(textwrap.fill(line, width) for line in xlabel))
     # a label longer than the colorbar is wrapped (it ran off the top of a small figure)
     fits = max(20, int(0.8 * ax.figure.get_size_inches()[1] * 72 / (0.6 * 10)))
     ax.figure.colorbar(image, ax=ax, shrink=0.8, label=textwrap.fill(label, fits),

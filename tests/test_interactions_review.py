@@ -1,0 +1,67 @@
+"""Review of Interactions results: the pairwise views of an order-3 result say what they leave out."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import interplay as ip
+
+NAMES = ["age", "income", "score", "height", "weight", "tenure"]
+
+
+def _triple_game():
+    """A triple (age, income, score) of weight 5, a pair (height, weight) of weight 1, tenure alone 0.5."""
+    def v(Z):
+        Z = np.asarray(Z, bool).astype(float)
+        return 5 * Z[:, 0] * Z[:, 1] * Z[:, 2] + Z[:, 3] * Z[:, 4] + 0.5 * Z[:, 5]
+
+    return ip.Game(v, 6, feature_names=NAMES)
+
+
+@pytest.fixture(scope="module")
+def stii3():
+    return ip.interactions(_triple_game(), index="stii", order=3, method="exact")
+
+
+def test_larger_subsets_counts_what_a_matrix_leaves_out(stii3):
+    assert stii3.larger_subsets() == (20, pytest.approx(5.0))
+    assert stii3.larger_subsets_note() == "20 subsets of 3 features (largest |value| 5) left out"
+    pairs = ip.interactions(_triple_game(), index="stii", order=2, method="exact")
+    assert pairs.larger_subsets() == (0, 0.0) and pairs.larger_subsets_note() == ""
+
+
+def test_heatmap_of_an_order3_result_says_the_triples_are_left_out(stii3):
+    """The Shapley-Taylor triple (5, the largest value) was drawn as nothing, and the picture said nothing."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ax = ip.plot.heatmap(stii3)
+    label = ax.get_xlabel().replace("\n", " ")
+    plt.close("all")
+    assert "20 subsets of 3 features (largest |value| 5) left out" in label
+    ax = ip.plot.heatmap(ip.interactions(_triple_game(), index="stii", order=2, method="exact"))
+    assert ax.get_xlabel() == ""  # nothing left out: no note
+    plt.close("all")
+
+
+def test_wide_matrix_of_an_order3_result_warns(stii3):
+    with pytest.warns(UserWarning, match=r"to_pandas\(tidy=False\).*order-3 stii.*20 subsets of 3 features"):
+        frame = stii3.to_pandas(tidy=False)
+    assert frame.shape == (6, 6)
+    pairs = ip.interactions(_triple_game(), index="stii", order=2, method="exact")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pairs.to_pandas(tidy=False)
+
+
+def test_repr_and_graph_name_the_triples(stii3):
+    assert "+ 20 subsets of 3 features, largest |value| 5" in repr(stii3)
+    graph = stii3.graph()
+    assert graph.info["left_out"] == "20 subsets of 3 features (largest |value| 5) left out"
+    assert "The graph holds pairs only: 20 subsets of 3 features" in graph.describe()
+    order4 = ip.interactions(_triple_game(), index="moebius", order=4, method="exact")
+    assert order4.larger_subsets_note().startswith("35 subsets of 3 to 4 features")
