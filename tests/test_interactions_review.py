@@ -65,3 +65,37 @@ def test_repr_and_graph_name_the_triples(stii3):
     assert "The graph holds pairs only: 20 subsets of 3 features" in graph.describe()
     order4 = ip.interactions(_triple_game(), index="moebius", order=4, method="exact")
     assert order4.larger_subsets_note().startswith("35 subsets of 3 to 4 features")
+
+
+def _table_game(n, seed=0):
+    table = np.random.default_rng(seed).normal(size=2**n)
+    return ip.Game(lambda Z: table[(np.asarray(Z, bool) * (1 << np.arange(n))).sum(axis=1)], n)
+
+
+def test_a_minimum_budget_above_enumeration_names_exact():
+    """Shapley-Taylor pairs by permutation need 81 evaluations on 6 players, more than the 64 of enumeration;
+    the error asked for 81 without saying that 64 give the exact values."""
+    with pytest.raises(ValueError, match=r"needs at least 81 evaluations for 6 players, got 63; exact enumeration "
+                                         r"\(method='exact'\) needs only 2\*\*6 = 64"):
+        ip.interactions(_table_game(6), index="stii", order=2, method="permutation", budget=63)
+    with pytest.raises(ValueError, match=r"needs at least \d+ evaluations for 8 players, got 20$"):
+        ip.interactions(_table_game(8), index="stii", order=2, method="permutation", budget=20)
+
+
+def test_to_shapiq_of_an_enumerated_sampler_result_is_not_estimated():
+    """A sampler whose budget covers every coalition returns the exact values (info['enumerated']); to_shapiq
+    marked them estimated=True."""
+    pytest.importorskip("shapiq")
+    result = ip.interactions(_table_game(5), index="sii", order=2, method="permutation", budget=32)
+    assert result.info["enumerated"] and result.method == "permutation"
+    assert result.to_shapiq().estimated is False
+    sampled = ip.interactions(_table_game(5), index="sii", order=2, method="permutation", budget=31,
+                              random_state=0)
+    assert sampled.to_shapiq().estimated is True
+
+
+def test_baseline_is_a_python_float_before_and_after_saving(tmp_path):
+    result = ip.interactions(_table_game(4), index="sii", order=2, method="exact")
+    assert type(result.baseline) is float and type(result.n_evaluations) is int
+    result.save(tmp_path / "r.json")
+    assert type(ip.Interactions.load(tmp_path / "r.json").baseline) is float

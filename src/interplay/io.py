@@ -397,7 +397,9 @@ def to_shapiq(result: Any):
     if isinstance(result, BivariateExplanation):
         result = result.univariate
     n = result.n_features
-    estimated = result.method not in ("exact", "tree")  # the tree path is exact too (no sampling)
+    # the tree path is exact too (no sampling), and so is a sampler's result when its budget covered every
+    # coalition (info["enumerated"]: the exact values under the sampler's name)
+    estimated = result.method not in ("exact", "tree") and not result.info.get("enumerated", False)
     budget = result.info.get("budget")
     budget = int(budget) if isinstance(budget, (int, np.integer)) else None
     if isinstance(result, Attribution):

@@ -181,6 +181,9 @@ class Interactions:
             object.__setattr__(self, "std_errors", MappingProxyType(errors))
         object.__setattr__(self, "feature_names", tuple(self.feature_names))
         object.__setattr__(self, "info", dict(self.info))
+        # plain Python numbers, as Attribution keeps them (baseline was numpy's float64, changed by a save/load)
+        object.__setattr__(self, "baseline", float(self.baseline))
+        object.__setattr__(self, "n_evaluations", int(self.n_evaluations))
 
     def __getstate__(self) -> dict:
         """Picklable (``pickle``, ``copy.deepcopy``, ``multiprocessing``): the read-only views as plain dicts."""

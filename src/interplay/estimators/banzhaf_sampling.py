@@ -41,8 +41,10 @@ def resolve_budget(budget: int | None, n: int, minimum: int, method: str) -> int
         return max(default, minimum)
     budget = check_int(budget, "budget", minimum=1)
     if budget < minimum:
+        # a minimum above 2**n (Shapley-Taylor of order 2 on 6 players: 81 > 64): enumeration is cheaper
+        exact = (f"; exact enumeration (method='exact') needs only 2**{n} = {2**n}" if minimum > 2**n else "")
         raise ValueError(f"budget: method={method!r} needs at least {minimum} evaluations for {n} players, "
-                         f"got {budget}")
+                         f"got {budget}{exact}")
     from ._sampling import resolve_budget as checked  # the memory bound shared by every sampler
 
     return checked(budget, n, minimum, method, capped=False)
