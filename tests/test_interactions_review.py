@@ -99,3 +99,17 @@ def test_baseline_is_a_python_float_before_and_after_saving(tmp_path):
     assert type(result.baseline) is float and type(result.n_evaluations) is int
     result.save(tmp_path / "r.json")
     assert type(ip.Interactions.load(tmp_path / "r.json").baseline) is float
+
+
+def test_bar_writes_round_off_beside_the_largest_value_as_zero():
+    """ip.plot.bar of a sampled order-3 result wrote '+1.12e-13' on bars next to a bar of 5."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    values = ip.Attribution(np.array([5.0, 1.12e-13, -0.5]), 0.0, ("a", "b", "c"), 8, "exact")
+    ax = ip.plot.bar(values)
+    labels = [t.get_text().strip() for t in ax.texts]
+    assert not any("e-13" in label for label in labels) and any(label in ("0", "+0") for label in labels)
+    plt.close("all")

@@ -105,7 +105,9 @@ def bar(result, *, feature_names=None, max_features: int | None = 12, ax=None, t
     ax.barh(range(len(bars)), drawn, color=colors)
     ax.set_yticks(range(len(bars)), [name for name, _ in bars])
     ax.axvline(0, color="#444", lw=0.8)
-    texts = [ax.text(d, k, f" {format_number(v, 3, sign=signed)}{' (bar cut)' if c else ''} ", va="center",
+    # a value within round-off of 0 beside the largest (an estimate of 1e-13 next to 5) is written 0
+    texts = [ax.text(d, k, f" {format_number(0.0 if abs(v) <= 1e-9 * scale else v, 3, sign=signed)}"
+                           f"{' (bar cut)' if c else ''} ", va="center",
                      ha="left" if d >= 0 else "right", fontsize=8)
              for k, ((_, v), d, c) in enumerate(zip(bars, drawn, cut))]
     ax.set_xlabel(xlabel)
