@@ -157,6 +157,7 @@ class Explainer:
         self.raw = False  # True: object table with categorical columns (model receives DataFrames)
         columns = None
         self.background = None
+        baseline = host_data(baseline)  # a tensor (requiring grad, or on a GPU): detached, on the CPU, as background
         if background is not None:
             background = host_data(background)
             if library(self._model_source()) in BOOSTER_LIBRARIES and hasattr(background, "columns"):

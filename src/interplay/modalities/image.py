@@ -72,7 +72,7 @@ def baseline_image(image: np.ndarray, baseline: Any, *, blur_sigma: float = 2.0)
             return gaussian_filter(image, sigma=sigma)
         raise ValueError(f"baseline: expected 'zero', 'mean', 'blur', a number or an image, got {baseline!r}")
     try:
-        base = np.asarray(baseline, dtype=float)
+        base = np.asarray(host_data(baseline), dtype=float)  # a tensor requiring grad, or on a GPU, too
     except (TypeError, ValueError):
         raise ValueError(f"baseline: expected 'zero', 'mean', 'blur', a number or an image, got "
                          f"{type(baseline).__name__}") from None
@@ -185,6 +185,9 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
         image = image if plain else np.moveaxis(image, 0, -1)  # (H, W, C) inside; the model gets (N, C, H, W)
         layout = (lambda batch: batch[:, None]) if plain else (lambda batch: np.moveaxis(batch, -1, 1))
         model = _batches_as(model, layout)
+        if not plain and not isinstance(baseline, str) and np.ndim(host_data(baseline)) == 3:
+            # a baseline image in the image's (C, H, W) layout, or (C, 1, 1) per channel: (H, W, C) inside too
+            baseline = np.moveaxis(np.asarray(host_data(baseline)), 0, -1)
     if image.ndim not in (2, 3):
         raise ValueError(f"image: expected (H, W) or (H, W, C), got shape {image.shape}")
     if min(image.shape[:2]) == 0:

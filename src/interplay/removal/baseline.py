@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .._validation import missing_mask
+from .._validation import host_data, missing_mask
 from ._columns import CallSizer, float_column, joint_mode, numeric_columns
 
 REFERENCES = ("mean", "median", "mode", "zero")
@@ -98,7 +98,7 @@ def reference_vector(baseline, background: np.ndarray | None, n_features: int,
                                   "arbitrary (one background row's values); give a baseline vector, or group "
                                   "the categorical columns apart from the continuous ones", UserWarning, stacklevel=3)
         return reference if reference.dtype == object else reference.astype(float)
-    baseline = _by_name(baseline, column_names, n_features)
+    baseline = _by_name(host_data(baseline), column_names, n_features)  # a tensor: detached, on the CPU
     shape = np.shape(baseline)
     if len(shape) > 2 or (len(shape) == 2 and shape[0] != 1):  # a (2, 2) table was read as 4 values, row by row
         raise ValueError(f"baseline: expected a vector of {n_features} values (or one row of them), got shape {shape}")

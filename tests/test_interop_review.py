@@ -1,0 +1,62 @@
+"""Interoperability review: what users of shap, shapiq and captum bring to interplay, and what they take away."""
+
+import numpy as np
+import pytest
+
+import interplay as ip
+
+
+# ---------------------------------------------------------------------------------------------- captum users: tensors
+def test_a_baseline_tensor_that_requires_grad_is_taken_as_its_values():
+    """A captum user's baseline is a tensor, often one requiring grad; Explainer raised torch's "Can't call
+    numpy() on Tensor that requires grad" (rows and background were detached, the baseline not)."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.Tanh(), torch.nn.Linear(6, 1)).eval()
+    x = torch.randn(2, 4, requires_grad=True)
+    base = torch.full((4,), 0.5, requires_grad=True)
+    got = ip.Explainer(net, removal="baseline", baseline=base).shapley(x, method="exact")
+    want = ip.Explainer(net, removal="baseline", baseline=np.full(4, 0.5)).shapley(x.detach().numpy(),
+                                                                                    method="exact")
+    np.testing.assert_allclose(got.values, want.values, rtol=1e-12)
+    np.testing.assert_allclose(got.base_values, want.base_values, rtol=1e-12)
+    assert isinstance(got.values, np.ndarray) and base.requires_grad  # numpy back; the caller's tensor untouched
+
+
+def _channel_model(batch):
+    """(N, C, H, W) -> a score that weighs the channels and the pixels differently (so a transposed baseline
+    gives other values)."""
+    batch = np.asarray(batch, dtype=float)
+    weights = np.arange(1, batch.shape[1] + 1)[None, :, None, None]
+    rows = np.arange(batch.shape[2])[None, None, :, None]
+    return (batch * weights * (1 + rows)).sum(axis=(1, 2, 3))
+
+
+@pytest.mark.parametrize("layout", ["image", "per-channel"])
+def test_channels_first_takes_its_baseline_in_the_images_layout(layout):
+    """With channels_first=True the image is (C, H, W), and so is a captum user's baseline (or (C, 1, 1) per
+    channel); it was refused: "expected ... the image's shape (8, 8, 3)", a shape the user never passed."""
+    from interplay.modalities import ImageExplainer
+
+    rng = np.random.default_rng(0)
+    image = rng.random((3, 8, 8))  # (C, H, W)
+    base = rng.random((3, 8, 8)) if layout == "image" else np.array([0.2, 0.5, 0.7])[:, None, None]
+    options = dict(segments="patches", patch_size=4, output="prediction")
+    got = ImageExplainer(_channel_model, channels_first=True, baseline=base, **options).shapley(image,
+                                                                                                method="exact")
+    last = ImageExplainer(lambda b: _channel_model(np.moveaxis(b, -1, 1)), baseline=np.moveaxis(base, 0, -1),
+                          **options).shapley(np.moveaxis(image, 0, -1), method="exact")
+    np.testing.assert_allclose(got.values, last.values, rtol=1e-12)
+    assert got.baseline == pytest.approx(last.baseline, rel=1e-12)
+    assert got.baseline == pytest.approx(float(_channel_model(np.broadcast_to(base, image.shape)[None])[0]))
+
+
+def test_channels_first_baseline_tensor_that_requires_grad():
+    torch = pytest.importorskip("torch")
+    from interplay.modalities import ImageExplainer
+
+    image = torch.rand(3, 8, 8, generator=torch.Generator().manual_seed(0))
+    base = torch.full((3, 8, 8), 0.25, requires_grad=True)
+    got = ImageExplainer(_channel_model, channels_first=True, baseline=base, segments="patches", patch_size=4,
+                         output="prediction").shapley(image, method="exact")
+    assert got.baseline == pytest.approx(float(_channel_model(np.full((1, 3, 8, 8), 0.25))[0]))
