@@ -60,3 +60,46 @@ def test_channels_first_baseline_tensor_that_requires_grad():
     got = ImageExplainer(_channel_model, channels_first=True, baseline=base, segments="patches", patch_size=4,
                          output="prediction").shapley(image, method="exact")
     assert got.baseline == pytest.approx(float(_channel_model(np.full((1, 3, 8, 8), 0.25))[0]))
+
+
+# ---------------------------------------------------------------------------------------------- shap: text results
+def _count_model(texts):
+    return np.array([t.count("good") - t.count("bad") for t in texts], dtype=float)
+
+
+def test_to_shap_of_a_text_result_keeps_the_texts_spacing_for_shaps_text_plot():
+    """shap.plots.text joins the tokens of its Explanation; shap's own text explanations carry each token's
+    following spaces. to_shap gave the bare tokens, so the plot ran the words together ("notabadmovie,good")."""
+    shap = pytest.importorskip("shap")
+    from interplay.modalities import TextExplainer
+
+    text = "  not a bad\nmovie,  good "
+    result = TextExplainer(_count_model, output="prediction").shapley(text, method="exact")
+    converted = result.to_shap()
+    assert "".join(converted.data) == text  # the text as given, its spaces and line break included
+    assert [t.strip() for t in converted.data] == result.info["tokens"]
+    np.testing.assert_array_equal(converted.values, result.values)
+    shown = shap.plots.text(converted, display=False)
+    assert "bad" in shown and "badmovie" not in shown.replace("\n", "")
+
+
+def test_to_shap_of_a_text_bivariate_result_carries_its_tokens():
+    """A text result's Bivariate Shapley keeps its tokens in its own info, not its univariate's: to_shap() gave
+    data None, and shap.plots.text raised."""
+    shap = pytest.importorskip("shap")
+    from interplay.modalities import TextExplainer
+
+    result = TextExplainer(_count_model, output="prediction").bivariate("not a bad movie , good", method="exact")
+    converted = result.to_shap()
+    assert list(converted.data) == ["not ", "a ", "bad ", "movie ", ", ", "good"]
+    np.testing.assert_array_equal(converted.values, result.univariate.values)
+    assert "movie" in shap.plots.text(converted, display=False)
+
+
+def test_to_shap_of_tokens_given_as_a_list_joins_them_with_the_separator():
+    pytest.importorskip("shap")
+    from interplay.modalities import TextExplainer
+
+    result = TextExplainer(_count_model, output="prediction", separator="_").shapley(["good", "bad", "film"],
+                                                                                    method="exact")
+    assert list(result.to_shap().data) == ["good_", "bad_", "film"]

@@ -312,20 +312,23 @@ def to_shap(result: Any):
 
     ``data`` is passed only when it holds one value per feature, in the features' order (shap pairs them by
     position); otherwise (e.g. the input columns of a run with ``groups=``) it is None. A text result's data are
-    its tokens (as shap's own text explanations). A multi-class Explainer's ``{class: Explanation}`` becomes one
-    Explanation of shape ``(rows, features, classes)`` with the classes as ``output_names``; rows that explain
-    different classes (``target="predicted"``) give a warning, as shap's plots would pool them. A feature of
-    several columns, or a missing value, is NaN, which shap's plots draw as missing."""
+    its tokens, each with the text that follows it, as shap's own text explanations hold them. A multi-class
+    Explainer's ``{class: Explanation}`` becomes one Explanation of shape ``(rows, features, classes)`` with the
+    classes as ``output_names``; rows that explain different classes (``target="predicted"``) give a warning, as
+    shap's plots would pool them. A feature of several columns, or a missing value, is NaN, which shap's plots
+    draw as missing."""
     try:
         import shap
     except ImportError:
         raise ImportError("to_shap() needs the shap package: pip install shap") from None
     if isinstance(result, dict):  # a multi-class Explainer's {class: Explanation}: shap's (rows, features, classes)
         return _stacked_shap(shap, result)
-    if isinstance(result, BivariateExplanation):
-        result = result.univariate
+    info = {}
+    if isinstance(result, BivariateExplanation):  # (a text result's tokens are in the Bivariate result's info)
+        info, result = dict(result.info), result.univariate
     if isinstance(result, Attribution):
-        data = result.data if result.data is not None else result.info.get("x", result.info.get("tokens"))
+        info.update(result.info)
+        data = result.data if result.data is not None else info.get("x", _shap_tokens(info))
         if data is not None and np.shape(data) != (result.n_features,):  # e.g. input columns, not features
             data = None
         return shap.Explanation(values=np.array(result.values), base_values=result.baseline,
@@ -367,6 +370,20 @@ def _stacked_shap(shap, results: dict):
                             base_values=np.stack([p.base_values for p in parts], axis=-1),
                             data=_shap_data(data), feature_names=list(first.feature_names),
                             output_names=[str(c) for c in results], error_std=errors)
+
+
+def _shap_tokens(info: dict) -> list[str] | None:
+    """A text result's tokens as shap's text explanations hold them: each with the text after it (its spaces;
+    the first also with the text before it), so that shap.plots.text, which joins them, shows the text (the bare
+    tokens ran together: "notabadmovie"). Results without ``info["gaps"]`` (saved before it) join with spaces."""
+    tokens = info.get("tokens")
+    if tokens is None:
+        return None
+    tokens = [str(t) for t in tokens]
+    gaps = info.get("gaps")
+    if gaps is None or len(gaps) != len(tokens) + 1:
+        gaps = ["", *[" "] * (len(tokens) - 1), ""]
+    return [(gaps[0] if i == 0 else "") + t + gaps[i + 1] for i, t in enumerate(tokens)]
 
 
 def _shap_data(data: Any) -> np.ndarray | None:

@@ -288,11 +288,15 @@ class TextExplainer(ModalityExplainer):
         self.tokenizer, self.mask, self.separator, self.max_rows = tokenizer, mask, separator, max_rows
 
     def annotations(self, game: TextGame) -> dict:
-        """Results carry their tokens (``info["tokens"]``): ``ip.plot.text(result)`` and the report draw them; and
+        """Results carry their tokens (``info["tokens"]``) and the text around them (``info["gaps"]``, the ``n + 1``
+        strings before, between and after them): ``ip.plot.text(result)`` and the report draw them; and
         how absent tokens were removed (``info["removal"]``: ``"tokens dropped"`` or ``"tokens replaced by
         '[MASK]'"``), which the values depend on."""
         removal = "tokens dropped" if game.mask is None else f"tokens replaced by {game.mask!r}"
-        return {"tokens": list(game.tokens), "removal": removal}
+        n = len(game.tokens)
+        # the text around the tokens, which rebuilds it (to_shap's tokens carry it, as shap's own do)
+        gaps = list(game.gaps) if game.gaps is not None else ["", *[game.separator] * (n - 1), ""]
+        return {"tokens": list(game.tokens), "gaps": gaps, "removal": removal}
 
     def game(self, text: str | Sequence[str]) -> TextGame:
         """The game of ``text`` (a string, or a list of tokens)."""
