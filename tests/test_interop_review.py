@@ -103,3 +103,21 @@ def test_to_shap_of_tokens_given_as_a_list_joins_them_with_the_separator():
     result = TextExplainer(_count_model, output="prediction", separator="_").shapley(["good", "bad", "film"],
                                                                                     method="exact")
     assert list(result.to_shap().data) == ["good_", "bad_", "film"]
+
+
+# ---------------------------------------------------------------------------------- shap: Bivariate's univariate
+@pytest.mark.parametrize("groups", [None, {"ab": ["a", "b"]}])
+def test_an_explainers_bivariate_result_carries_the_rows_values(groups):
+    """explainer.bivariate(x).univariate had no data, so its to_shap() (shap's waterfall) and ip.plot.waterfall
+    showed no feature values, where shapley(x)[0] has them."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(30, 4)), columns=["a", "b", "c", "d"])
+    explainer = ip.Explainer(lambda rows: np.asarray(rows, float) @ np.arange(1.0, 5.0), X[:10], groups=groups)
+    biv = explainer.bivariate(X.iloc[[12]], method="exact")
+    row = explainer.shapley(X.iloc[[12]], method="exact")[0]
+    np.testing.assert_array_equal(biv.univariate.data, row.data)
+    assert not np.isnan(biv.univariate.data[-1]) and biv.univariate.data[-1] == X.iloc[12]["d"]
+    np.testing.assert_allclose(biv.univariate.values, row.values, atol=1e-12)
+    if pytest.importorskip("shap"):
+        np.testing.assert_array_equal(biv.to_shap().data, row.to_shap().data)

@@ -17,6 +17,7 @@ explains several outputs with one set of model calls shared by all (:class:`~int
 from __future__ import annotations
 
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -960,9 +961,22 @@ class Explainer:
             x = self._rows(x, "x")  # checked as on the sampling path (missing values: against the model)
             with self._checked_rows():
                 result = explain_bivariate(self, x, y, budget=budget, **options)
-            return self._grouped(_labelled(self._noted(result, reason) if reason else result, label))
+            return self._row_data(self._grouped(_labelled(self._noted(result, reason) if reason else result,
+                                                          label)), x)
         result = self._one("bivariate", x, y, random_state, method=method, budget=budget, **options)
-        return self._grouped(_labelled(self._tree_declined(method, y, options, result), label))
+        return self._row_data(self._grouped(_labelled(self._tree_declined(method, y, options, result), label)), x)
+
+    def _row_data(self, result, x: Any):
+        """``result`` (or a dict of them) whose univariate Attribution has row ``x``'s feature values as ``data``,
+        as ``shapley(x)[0]`` has (its waterfall and ``to_shap()`` showed no values)."""
+        results = result if isinstance(result, dict) else {None: result}
+        if all(r.univariate.data is not None for r in results.values()):
+            return result
+        rows = self._rows(x, "x")
+        data = (group_data(rows, self.groups) if self.groups is not None else rows)[0]
+        results = {k: r if r.univariate.data is not None else replace(r, univariate=replace(r.univariate, data=data))
+                   for k, r in results.items()}
+        return results if isinstance(result, dict) else results[None]
 
     def _grouped(self, result):
         """``result`` (or a dict of them) with ``info["groups"]``: each group's columns, as an Explanation's
