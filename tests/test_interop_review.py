@@ -121,3 +121,26 @@ def test_an_explainers_bivariate_result_carries_the_rows_values(groups):
     np.testing.assert_allclose(biv.univariate.values, row.values, atol=1e-12)
     if pytest.importorskip("shap"):
         np.testing.assert_array_equal(biv.to_shap().data, row.to_shap().data)
+
+
+def test_from_shap_brings_shaps_explanations_in():
+    """A shap user's own shap.Explanation into interplay (plots, metrics, tables): one row an Attribution, many
+    rows an Explanation, (rows, features, outputs) a dict by output; to_shap gives the same values back."""
+    shap = pytest.importorskip("shap")
+    rng = np.random.default_rng(0)
+    values, data = rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
+    theirs = shap.Explanation(values=values, base_values=np.full(4, 0.5), data=data, feature_names=["a", "b", "c"])
+    mine = ip.from_shap(theirs)
+    assert isinstance(mine, ip.Explanation) and mine.feature_names == ("a", "b", "c") and mine.method == "shap"
+    np.testing.assert_array_equal(mine.values, values)
+    np.testing.assert_array_equal(mine.data, data)
+    np.testing.assert_array_equal(mine.base_values, np.full(4, 0.5))
+    np.testing.assert_array_equal(ip.io.to_shap(mine).values, values)
+    row = ip.from_shap(theirs[1])
+    assert isinstance(row, ip.Attribution) and row.baseline == 0.5 and row["b"] == values[1, 1]
+    multi = ip.from_shap(shap.Explanation(values=rng.standard_normal((4, 3, 2)), base_values=np.zeros((4, 2)),
+                                          output_names=["no", "yes"]))
+    assert list(multi) == ["no", "yes"] and multi["yes"].feature_names == ("x0", "x1", "x2")
+    assert multi["yes"].info["target"] == "yes"
+    with pytest.raises(TypeError, match="explanation: expected a shap.Explanation"):
+        ip.from_shap(values)

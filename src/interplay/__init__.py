@@ -6,7 +6,7 @@ from .estimators import available_methods
 from .explainer import Explainer, ExplanationInterrupted
 from .games import Game
 from .graph import ExplanationGraph, RedundancyGraph, mean_graph
-from .io import load, save
+from .io import from_shap, load, save
 from .report import build_report, save_report
 from .runs import load_run, open_run, resume_run, run
 from .results import Attribution, BivariateExplanation, Explanation, Interactions
@@ -27,6 +27,7 @@ __all__ = [
     "banzhaf",
     "build_report",
     "bivariate",
+    "from_shap",
     "graph",
     "interactions",
     "load",

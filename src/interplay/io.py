@@ -352,6 +352,49 @@ def to_shap(result: Any):
                     f"Explanations by class, got {type(result).__name__}")
 
 
+def from_shap(explanation: Any):
+    """A ``shap.Explanation`` as interplay's result, for interplay's plots, metrics and tables: one row (values of
+    shape ``(features,)``) an :class:`~interplay.results.Attribution`, many rows ``(rows, features)`` an
+    :class:`~interplay.results.Explanation`, and ``(rows, features, outputs)`` (a multi-class model) a dict
+    ``{output name: Explanation}`` as a multi-class Explainer returns. ``method`` is ``"shap"``; the number of
+    model evaluations is unknown (0); ``data`` and ``error_std`` come along when present; features without
+    names are ``x0, x1, ...``. Does not import shap (reads the object's attributes)."""
+    values = getattr(explanation, "values", None)
+    if values is None or not hasattr(explanation, "base_values"):
+        raise TypeError(f"explanation: expected a shap.Explanation, got {type(explanation).__name__}")
+    values = np.asarray(values, dtype=float)
+    base = np.asarray(explanation.base_values, dtype=float)
+    if values.ndim not in (1, 2, 3) or values.shape[-1 if values.ndim < 3 else 1] == 0:
+        raise ValueError(f"explanation: expected values of shape (features,), (rows, features) or (rows, features, "
+                         f"outputs), got {values.shape}")
+    d = values.shape[0] if values.ndim == 1 else values.shape[1]
+    names = getattr(explanation, "feature_names", None)
+    names = [str(n) for n in names] if names is not None and len(names) == d else [f"x{j}" for j in range(d)]
+    data = getattr(explanation, "data", None)
+    errors = getattr(explanation, "error_std", None)
+    info = {"source": "shap.Explanation"}
+    if values.ndim == 1:
+        data = None if data is None or np.shape(data) != (d,) else np.asarray(data)
+        return Attribution(values, float(np.ravel(base)[0]) if base.size else 0.0, names, 0, "shap",
+                           None if errors is None else np.asarray(errors, dtype=float), info, data)
+    rows = len(values)
+    data = None if data is None or np.shape(data) != (rows, d) else np.asarray(data)
+
+    def one(vals, bases, errs, extra):
+        return Explanation(vals, np.broadcast_to(bases, (rows,)).copy(), data, names, "shap",
+                           np.zeros(rows, dtype=np.int64), errs, {**info, **extra})
+
+    if values.ndim == 2:
+        return one(values, base.reshape(-1) if base.size == rows else base.reshape(-1)[:1],
+                   None if errors is None else np.asarray(errors, dtype=float), {})
+    outputs = values.shape[2]
+    labels = getattr(explanation, "output_names", None)
+    labels = list(labels) if labels is not None and len(labels) == outputs else list(range(outputs))
+    base = (base.reshape(rows, outputs) if base.size == rows * outputs else
+            np.broadcast_to(base.reshape(-1), (rows, outputs)))
+    return {label: one(values[:, :, k], base[:, k], None, {"target": label}) for k, label in enumerate(labels)}
+
+
 def _stacked_shap(shap, results: dict):
     """``{class: Explanation}`` (the same rows and features) as one ``shap.Explanation`` of shape ``(rows,
     features, classes)`` with ``output_names`` the classes, as shap's own multi-class explanations."""
