@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from interplay.plot import _analysis
-from interplay.report import build_report
+from interplay.report import build_report, expand_graph
 from interplay.results import Attribution, BivariateExplanation
 
 
@@ -33,8 +33,8 @@ def test_report_graph_layer_reads_left_to_right_from_the_largest_value():
     graph = result.graph()
     assert int(np.argmax(graph.ranking().scores)) == 5  # the case: PageRank and |value| disagree
     data = page_data(build_report([result]))
-    G = data["rows"][0]["graph"]
-    state = G["distinct_states"][G["state_at"][G["default"]]]
+    G = expand_graph(data["rows"][0]["graph"])
+    state = G["states"][G["default"]]
     assert len(set(state["depth"])) == 1  # one row: every feature side by side
     order = sorted(range(6), key=lambda i: state["x"][i])
     assert order == [0, 1, 2, 3, 4, 5]  # largest |value| first, the order of plot.graph's layer
@@ -254,8 +254,9 @@ def test_report_graph_stores_each_distinct_threshold_state_once():
     G = page_data(html)["rows"][0]["graph"]
     assert len(G["state_at"]) == len(G["densities"]) == len(G["gammas"]) == len(sweep["states"])
     assert len(G["distinct_states"]) < len(sweep["states"]) / 2
+    drawn = expand_graph(G)["states"]
     for k, state in enumerate(sweep["states"]):  # each threshold's state, as the page puts it back together
-        assert dict(G["distinct_states"][G["state_at"][k]], density=G["densities"][k]) == state
+        assert drawn[k] == state
     states_bytes = len(json.dumps(sweep["states"], separators=(",", ":")))
     assert len(json.dumps(G["distinct_states"], separators=(",", ":"))) < states_bytes / 2
 

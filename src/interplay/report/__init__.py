@@ -409,7 +409,7 @@ def _row_payload(key: Any, entry: dict, names: list[str], several_targets: bool 
     interactions = entry.get("interactions")
     if interactions is not None:
         payload["interactions"] = {"index": str(interactions.index), "method": str(interactions.method),
-                                   "matrix": _floats(interactions.matrix)}
+                                   **_matrix_payload(interactions.matrix)}
         # subsets a sampler could not estimate (too few samples: value 0, standard error inf) are shown as n/a,
         # not as a 0 that reads "no interaction"; a NaN standard error (none computed) is not such a gap
         errors = interactions.std_errors or {}
@@ -424,18 +424,49 @@ def _row_payload(key: Any, entry: dict, names: list[str], several_targets: bool 
 
 
 def _graph_payload(graph, method: str) -> dict:
-    """The explanation graph and its analysis at every distinct threshold (see :func:`_analysis.thresholds`)."""
+    """The explanation graph and its analysis at every distinct threshold (see :func:`_analysis.thresholds`), in
+    the page's compact form (:func:`_compact_states`; :func:`expand_graph` reads it back as the page does)."""
     ranking = graph.ranking()
     phi = graph.univariate
-    size = np.abs(phi) if phi is not None else np.asarray(ranking.scores)
     sweep = _analysis.thresholds(graph)
+    weights = np.asarray(_floats(graph.weights))
+    gammas = np.asarray(sweep["gammas"], dtype=float)
+    off = ~np.eye(len(weights), dtype=bool)
+    digits = _order_digits(np.concatenate([np.abs(weights[off]), gammas]))
     distinct, state_at, densities = _distinct_states(sweep["states"])
-    return {"weights": _floats(graph.weights), "phi": None if phi is None else _floats(phi),
-            "size": _floats(size), "ranking": _floats(ranking.scores),
-            "ranking_method": str(ranking.info.get("method")), "gammas": sweep["gammas"],
-            "distinct_states": distinct, "state_at": state_at, "densities": densities,
-            "default": sweep["default"], "gamma": sweep["default_gamma"],
-            "summary": graph.describe(), "method": method}
+    payload = {"weights": _significant(weights, digits), "phi": None if phi is None else _floats(phi),
+               "ranking": _floats(ranking.scores),
+               "ranking_method": str(ranking.info.get("method")), "gammas": _significant(gammas, digits),
+               "state_at": state_at, "densities": densities,
+               "default": sweep["default"], "gamma": sweep["default_gamma"],
+               "summary": graph.describe(), "method": method}
+    payload["levels"], payload["distinct_states"] = _compact_states(distinct)
+    if phi is None:  # the node sizes: |phi| (the page takes it from phi), else the ranking scores
+        payload["size"] = _floats(ranking.scores)
+    return payload
+
+
+DIGITS = 7  # significant digits of the numbers the page draws but does not order (it writes 4, colours by ~3)
+
+
+def _significant(values: Any, digits: int = DIGITS) -> list:
+    """Numbers rounded to ``digits`` significant digits, as nested lists (0.0 where not finite): the page writes
+    4 and draws far coarser than 7, and a float's 17 digits took most of a 60-feature page's weights."""
+    arr = np.asarray(_floats(values), dtype=float)
+    flat = [float(f"{v:.{digits}g}") for v in arr.ravel().tolist()]
+    return np.asarray(flat, dtype=float).reshape(arr.shape).tolist()
+
+
+def _order_digits(values: np.ndarray, least: int = DIGITS) -> int:
+    """The fewest significant digits (at least ``least``) at which rounding keeps every distinct value of
+    ``values`` distinct: the page compares the graph's |weights| with the thresholds (an edge is drawn where
+    |W| > gamma) and sorts the edges by |weight|, which rounding must not change (rounding is monotone, so
+    keeping the values distinct keeps each comparison and the order)."""
+    values = np.unique(np.asarray(values, dtype=float)[np.isfinite(values)])
+    for digits in range(least, 17):
+        if len(np.unique(_significant(values, digits))) == len(values):
+            return digits
+    return 17
 
 
 def _distinct_states(states: list) -> tuple[list, list, list]:
@@ -453,6 +484,85 @@ def _distinct_states(states: list) -> tuple[list, list, list]:
         state_at.append(index[key])
         densities.append(state["density"])
     return distinct, state_at, densities
+
+
+def _compact_states(distinct: list) -> tuple[list, list]:
+    """``(levels, states)``: the distinct states, each written as its change from the one before (a 60-feature
+    page of 20 graphs was 5.5 MB, mostly these states written out in full): a key equal to the previous state's
+    is left out; ``x`` (positions, 4 decimals) as whole numbers of 1/10000; ``depth`` as indices into ``levels``
+    (the distinct depths of all states, exact: sums of 0.7); either of them, where few features move, as ``dx`` /
+    ``ddepth``: ``[feature, value, feature, value, ...]``; ``edges`` as one flat list ``[a, b, a, b, ...]``."""
+    out, previous = [], {}
+    levels = sorted({d for state in distinct for d in state["depth"]})
+    at = {d: k for k, d in enumerate(levels)}
+    for state in distinct:
+        xs = [int(round(v * 10000)) for v in state["x"]]
+        if any(k / 10000 != v for k, v in zip(xs, state["x"])):  # positions not in 4 decimals: kept as they are
+            raise ValueError("graph layout: expected positions rounded to 4 decimals")
+        current = {key: value for key, value in state.items() if key not in ("x", "depth", "edges")}
+        current.update(x=xs, depth=[at[d] for d in state["depth"]],
+                       edges=[v for edge in state["edges"] for v in edge])
+        written = {}
+        for key, value in current.items():
+            before = previous.get(key)
+            if before == value:
+                continue
+            if key in ("x", "depth") and before is not None and len(before) == len(value):
+                changes = [v for k, (a, b) in enumerate(zip(before, value)) if a != b for v in (k, b)]
+                if len(changes) < len(value):
+                    written["d" + key] = changes
+                    continue
+            written[key] = value
+        out.append(written)
+        previous = current
+    return levels, out
+
+
+def expand_graph(G: Mapping) -> dict:
+    """The page's graph payload read back as the page's script reads it: ``weights``, ``size``, and ``states``
+    (each threshold's analysis: as :func:`_analysis.thresholds` gives it, with every key)."""
+    distinct, previous = [], {}
+    for written in G["distinct_states"]:
+        state = dict(previous)
+        for key, value in written.items():
+            if key in ("dx", "ddepth"):
+                full = list(state[key[1:]])
+                for k in range(0, len(value), 2):
+                    full[value[k]] = value[k + 1]
+                state[key[1:]] = full
+            else:
+                state[key] = value
+        distinct.append(state)
+        previous = state
+    states = []
+    for k, d in enumerate(G["state_at"]):
+        s = distinct[d]
+        edges = s["edges"]
+        states.append({"groups": s["groups"], "sources": s["sources"], "sinks": s["sinks"],
+                       "isolated": s["isolated"], "no_effect": s["no_effect"], "little_effect": s["little_effect"],
+                       "density": G["densities"][k], "depth": [G["levels"][i] for i in s["depth"]],
+                       "x": [v / 10000 for v in s["x"]],
+                       "edges": [[edges[i], edges[i + 1]] for i in range(0, len(edges), 2)]})
+    size = G.get("size") or [abs(v) for v in G["phi"]]
+    return {**G, "size": size, "states": states}
+
+
+def _matrix_payload(matrix: Any) -> dict:
+    """An interaction matrix for the page: its upper triangle (``upper``, row i from column i on) where it is
+    symmetric, as the pairwise indices are (half the numbers), else the whole ``matrix``; 7 significant digits."""
+    values = np.asarray(_significant(matrix))
+    if values.ndim == 2 and values.shape[0] == values.shape[1] and np.array_equal(values, values.T):
+        return {"upper": [values[i, i:].tolist() for i in range(len(values))]}
+    return {"matrix": values.tolist()}
+
+
+def expand_matrix(payload: Mapping) -> list:
+    """The interaction matrix of a page's ``interactions`` payload, as the page's script reads it."""
+    if "matrix" in payload:
+        return payload["matrix"]
+    upper = payload["upper"]
+    n = len(upper)
+    return [[upper[min(i, j)][abs(j - i)] for j in range(n)] for i in range(n)]
 
 
 def _row_counts(methods: list) -> str:

@@ -212,10 +212,35 @@
   // Everything about H_gamma (groups, sources, sinks, layers, positions, class edges) was computed in Python for
   // every distinct threshold (interplay.plot._analysis.thresholds); the page only looks it up.
   function graphView(container, G) {
-    var W = G.weights, n = W.length, size = G.size, phi = G.phi, rank = G.ranking, i, j;
-    // each threshold's state: its distinct picture (stored once) and its own density
+    var W = G.weights, n = W.length, phi = G.phi, rank = G.ranking, i, j;
+    var size = G.size || phi.map(Math.abs);  // node sizes: |phi| (stored once), else the ranking scores
+    // the distinct pictures, each stored as its change from the one before (report/__init__.py's
+    // _compact_states): keys left out are the previous state's; dx / ddepth: [feature, value, ...] changes
+    var distinct = [], previous = {};
+    G.distinct_states.forEach(function (written) {
+      var s = {}, key, k;
+      for (key in previous) { if (Object.prototype.hasOwnProperty.call(previous, key)) { s[key] = previous[key]; } }
+      for (key in written) {
+        if (!Object.prototype.hasOwnProperty.call(written, key)) { continue; }
+        if (key === "dx" || key === "ddepth") {
+          var full = s[key.slice(1)].slice(), changes = written[key];
+          for (k = 0; k < changes.length; k += 2) { full[changes[k]] = changes[k + 1]; }
+          s[key.slice(1)] = full;
+        } else { s[key] = written[key]; }
+      }
+      distinct.push(s);
+      previous = s;
+    });
+    var pictures = distinct.map(function (s) {  // x in 1/10000, depth as indices into G.levels, edges flat
+      var edges = [];
+      for (var k = 0; k < s.edges.length; k += 2) { edges.push([s.edges[k], s.edges[k + 1]]); }
+      return {groups: s.groups, sources: s.sources, sinks: s.sinks, isolated: s.isolated, no_effect: s.no_effect,
+              little_effect: s.little_effect, edges: edges,
+              x: s.x.map(function (v) { return v / 10000; }), depth: s.depth.map(function (d) { return G.levels[d]; })};
+    });
+    // each threshold's state: its distinct picture and its own density
     var gammas = G.gammas, states = G.state_at.map(function (d, k) {
-      var s = {}, src = G.distinct_states[d], key;
+      var s = {}, src = pictures[d], key;
       for (key in src) { if (Object.prototype.hasOwnProperty.call(src, key)) { s[key] = src[key]; } }
       s.density = G.densities[k];
       return s;
@@ -728,6 +753,10 @@
   }
 
   // ------------------------------------------------------------------ page
+  function fromUpper(upper) {  // a symmetric matrix stored as its upper triangle (row i from column i on)
+    return upper.map(function (_, i) { return upper.map(function (_, j) {
+      return upper[Math.min(i, j)][Math.abs(j - i)]; }); });
+  }
   var rowArea = el("div", {style: "display: contents"});
   function renderRow(R) {
     names = R.feature_names || D.feature_names;  // rows of one page may explain different features
@@ -763,14 +792,15 @@
         "on the right (its own colour scale; the diagonal is left blank); red: the pair together adds " +
         "to the output, blue: it takes away. Hover a cell.");
       var gaps = R.interactions.unestimated || [];
-      var pairGaps = gaps.filter(function (p) { return p[0] !== p[1]; }).length, nf = R.interactions.matrix.length;
+      var matrix = R.interactions.matrix || fromUpper(R.interactions.upper);
+      var pairGaps = gaps.filter(function (p) { return p[0] !== p[1]; }).length, nf = matrix.length;
       if (gaps.length) {
         h.appendChild(el("p", {"class": "hint unestimated-note"}, (pairGaps ? pairGaps + " of " + nf * (nf - 1) / 2 +
           " pairs" : gaps.length + " single features") + " had too few samples for an estimate at this budget " +
           "(method \u201c" + R.interactions.method + "\u201d): hatched grey, n/a, left out of the colour scale. " +
           "They are not zero; a larger --budget estimates them."));
       }
-      h.appendChild(heatmap(R.interactions.matrix, R.interactions.index.toUpperCase(), gaps));
+      h.appendChild(heatmap(matrix, R.interactions.index.toUpperCase(), gaps));
     }
     if (R.graph) {
       var g = section("Directed explanation graph (Bivariate Shapley)",
