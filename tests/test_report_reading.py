@@ -6,6 +6,7 @@ import json
 import re
 
 import numpy as np
+import pytest
 
 from interplay.plot import _analysis
 from interplay.report import build_report, expand_graph
@@ -302,3 +303,33 @@ def test_report_graph_edges_keep_off_every_label(browser, tmp_path):
     assert browser.evaluate("document.querySelectorAll('#graph path.edge').length") >= 3
     assert crossings == []
     assert browser.problems() == []
+
+
+def test_wide_heatmap_gets_the_whole_width(browser, tmp_path):
+    """60 features' heatmap was squeezed into half the page, its names written about 7 px high; wider than half
+    the page, it takes the whole width and is drawn at its own size (12 px names); 10 features' stays in half."""
+    from interplay.report import save_report
+    from interplay.results import Interactions
+
+    rng = np.random.default_rng(0)
+
+    def interactions(d):
+        values = {(i,): float(rng.normal()) for i in range(d)}
+        values.update({(i, j): float(rng.normal()) for i in range(d) for j in range(i + 1, d)})
+        return Interactions(values, "sii", 2, 0.0, tuple(f"feature_{i:02d}" for i in range(d)), 100, "exact")
+
+    for d, wide in ((60, True), (10, False)):
+        path = save_report([interactions(d)], tmp_path / f"heat{d}.html")
+        browser.events.clear()
+        browser.open(path.as_uri())
+        section = "Array.from(document.querySelectorAll('section')).filter(function (s) {" \
+                  " return s.querySelector('h2').textContent.indexOf('Interactions') === 0; })[0]"
+        assert browser.evaluate(f"{section}.classList.contains('wide')") is wide, d
+        drawn, natural = browser.evaluate(f"(function () {{ var svg = {section}.querySelector('svg');"
+                                          " return [svg.getBoundingClientRect().width,"
+                                          " Number(svg.getAttribute('width'))]; })()")
+        if wide:
+            assert drawn == pytest.approx(natural, abs=1)  # not scaled down: the names at their 12 px
+        else:
+            assert drawn > 0.9 * natural  # half the page: about its own size
+        assert browser.problems() == []

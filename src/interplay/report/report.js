@@ -95,6 +95,7 @@
   function textWidth(s) { return 7.6 * short(s).length; }
 
   // ------------------------------------------------------------------ charts
+  var HALF_WIDTH = 640;  // about what half the page leaves a chart (two columns of 520 px or more)
   var BAR_FEATURES = 20, SUMMARY_FEATURES = 20;  // features drawn at first; the rest behind a visible note
   function moreNote(hidden, labels, what, onShow) {  // "N more features ... not shown", and a button showing all
     var p = el("p", {"class": "hint more"});
@@ -787,12 +788,15 @@
       im.appendChild(imageView(R.image, R.attribution));
     }
     if (R.interactions) {
+      var gaps = R.interactions.unestimated || [];
+      var matrix = R.interactions.matrix || fromUpper(R.interactions.upper);
+      var map = heatmap(matrix, R.interactions.index.toUpperCase(), gaps);
+      // a heatmap wider than half the page (more than ~30 features) gets the whole width: squeezed into half,
+      // 60 features' names were written about 7 px high
       var h = section("Interactions (" + R.interactions.index.toUpperCase() + ")",
         "Pairwise interaction values off the diagonal; the single-feature values in the column \u201calone\u201d " +
         "on the right (its own colour scale; the diagonal is left blank); red: the pair together adds " +
-        "to the output, blue: it takes away. Hover a cell.");
-      var gaps = R.interactions.unestimated || [];
-      var matrix = R.interactions.matrix || fromUpper(R.interactions.upper);
+        "to the output, blue: it takes away. Hover a cell.", Number(map.getAttribute("width")) > HALF_WIDTH);
       var pairGaps = gaps.filter(function (p) { return p[0] !== p[1]; }).length, nf = matrix.length;
       if (gaps.length) {
         h.appendChild(el("p", {"class": "hint unestimated-note"}, (pairGaps ? pairGaps + " of " + nf * (nf - 1) / 2 +
@@ -800,7 +804,7 @@
           "(method \u201c" + R.interactions.method + "\u201d): hatched grey, n/a, left out of the colour scale. " +
           "They are not zero; a larger --budget estimates them."));
       }
-      h.appendChild(heatmap(matrix, R.interactions.index.toUpperCase(), gaps));
+      h.appendChild(map);
     }
     if (R.graph) {
       var g = section("Directed explanation graph (Bivariate Shapley)",
