@@ -45,7 +45,7 @@ from ._validation import (
 from .fixed_players import explain_reduced, null_players
 from .games import Game
 from .models import as_model
-from .models.adapters import category_codes, check_probabilities
+from .models.adapters import category_codes, check_probabilities, linear_log_odds
 from .models.tree_kinds import BOOSTER_LIBRARIES, library, may_be_trees
 from .removal import (
     OUTPUTS,
@@ -95,7 +95,9 @@ class Explainer:
         other classifiers, the prediction otherwise), ``"prediction"`` (for a classifier: its probability, as
         ``"probability"``; ``predict``'s labels are not explained), ``"probability"``, ``"log-odds"``,
         ``"margin"`` (a booster's raw score) or ``"loss"`` (utility = minus the loss against the label
-        ``y`` given per row). A booster's log-odds and margin are read from its raw score (exact).
+        ``y`` given per row). A booster's log-odds and margin are read from its raw score (exact), and so are a
+        binary scikit-learn linear classifier's log-odds (its ``decision_function``, as shap's LinearExplainer,
+        which shap picks for these models: ``"auto"`` explains their probability instead).
     target:
         The output explained. Default: the positive class (the last of two) of a binary classifier, every
         class (``"all"``) of a multi-class one, the only output of a regressor. A class label or output
@@ -289,6 +291,13 @@ class Explainer:
         if self.model.margin is not None and (self.output == "margin"
                                               or (self.output == "log-odds" and n_classes == 2)):
             self._scores = self.model.margin_model()
+            self._unit = "prediction"
+        elif self.output == "log-odds" and n_classes == 2 and (exact := linear_log_odds(
+                self.model, self.background if self.background is not None else (
+                    None if self.reference is None else np.asarray(self.reference)[None, :]))) is not None:
+            # a binary linear classifier: its decision function, exactly (predict_proba rounds to 0 or 1 beyond
+            # |log-odds| ~ 37, and log-odds read from it were clipped at +-27.6), as shap's LinearExplainer
+            self._scores = exact
             self._unit = "prediction"
         elif self.model.kind == "classifier" and self.model.classes is None:
             self._check_probabilities()

@@ -195,6 +195,35 @@ def margin_function(model: Any) -> Callable[[Any], Any] | None:
     return None
 
 
+def linear_log_odds(model: ModelFunction, rows: Any) -> "ModelFunction | None":
+    """The exact log-odds of a binary scikit-learn linear classifier (``LogisticRegression``, ``SGDClassifier``
+    with the log loss, or a Pipeline ending in one) as a model of two columns ``[-m, m]``, ``m`` its
+    ``decision_function``: what shap's ``LinearExplainer`` explains. Its ``predict_proba`` is ``expit(m)``, which
+    rounds to exactly 0 or 1 beyond ``|m|`` of about 37, so log-odds read from it are clipped (at +-27.6).
+    ``None`` for any other model, or when ``predict_proba`` on ``rows`` (a few background rows, one uncounted
+    call) is not the sigmoid of the decision function (``SGDClassifier(loss="modified_huber")``)."""
+    source = model.source
+    last = _final_step(source)
+    if (model.kind != "classifier" or model.margin is not None or model.classes is None or len(model.classes) != 2
+            or not type(last).__module__.startswith("sklearn.linear_model")
+            or not hasattr(source, "decision_function") or rows is None or not len(rows)):
+        return None
+    scores = ModelFunction(_Margin(source, "decision_function"), model.kind, model.name, classes=model.classes,
+                           columns=model.columns, dtypes=model.dtypes, source=source, n_inputs=model.n_inputs,
+                           margin=_Margin(source, "decision_function"))
+    try:
+        probe = model._as_input(rows[:32])
+        m = np.asarray(source.decision_function(probe), dtype=float).ravel()
+        p = np.asarray(source.predict_proba(probe), dtype=float)[:, 1]
+    except Exception:  # noqa: BLE001 - the model's own error comes, named, at its first regular call
+        return None
+    if m.shape != p.shape or not np.allclose(p, 0.5 * (1.0 + np.tanh(0.5 * m)), rtol=1e-9, atol=1e-12):
+        return None
+    exact = scores.margin_model()
+    exact.name = f"{type(last).__name__}.decision_function (log-odds)"
+    return exact
+
+
 def _is_instance(obj: Any, module: str, qualname: str) -> bool:
     """``isinstance(obj, module.qualname)`` without importing ``module`` (False when it is not imported)."""
     mod = sys.modules.get(module)

@@ -1,0 +1,99 @@
+"""Removal and output review: games checked against their definitions on small cases computed by hand."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+import interplay as ip
+
+pytest.importorskip("sklearn")
+
+
+def _coalitions(d: int) -> np.ndarray:
+    return np.array(list(itertools.product([False, True], repeat=d)))
+
+
+def _large_margin_logistic():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = (X @ [3.0, -2.0, 1.0] > 0).astype(int)
+    model = LogisticRegression(C=1e4, max_iter=5000).fit(X, y)  # nearly separable: log-odds far beyond +-37
+    return model, X
+
+
+def test_binary_logistic_log_odds_are_its_decision_function_not_clipped_probabilities():
+    """output='log-odds' of a LogisticRegression was read from predict_proba, which is exactly 0 or 1 beyond
+    |log-odds| ~ 37: v(N) was clipped at -27.6 (warned) where the model's log-odds were -34.4 (shap's
+    LinearExplainer gives the exact ones). Marginal v(S) is the mean decision function over the hybrid rows."""
+    model, X = _large_margin_logistic()
+    bg, x = X[:6], X[100] * 8  # a row far out: its probability rounds to exactly 0 or 1
+    margin = model.decision_function
+    assert abs(margin(x[None])[0]) > 40
+    S = _coalitions(3)
+    want = np.array([margin(np.where(s, x, bg)).mean() for s in S])
+    for removal in ("marginal", "baseline"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no clipping warning
+            explainer = ip.Explainer(model, bg, removal=removal, output="log-odds")
+            values = explainer.game(x)(S)
+        if removal == "baseline":
+            want_b = margin(np.where(S, x, bg.mean(0)))
+            np.testing.assert_allclose(values, want_b, rtol=1e-12, atol=1e-12)
+        else:
+            np.testing.assert_allclose(values, want, rtol=1e-12, atol=1e-12)
+    class0 = ip.Explainer(model, bg, output="log-odds", target=0).game(x)(S)
+    np.testing.assert_allclose(class0, -want, rtol=1e-12, atol=1e-12)
+    result = ip.Explainer(model, bg, output="log-odds").shapley(x[None])
+    assert result.values.sum() + result.base_values[0] == pytest.approx(margin(x[None])[0], rel=1e-10)
+
+
+def test_log_odds_of_a_classifier_whose_proba_is_no_sigmoid_stay_those_of_its_probabilities():
+    """SGDClassifier(loss='modified_huber') has a decision function whose sigmoid is not its probability: its
+    log-odds stay log(p / (1 - p)) of predict_proba; so do a multi-class logistic regression's (one class against
+    the rest)."""
+    from sklearn.linear_model import LogisticRegression, SGDClassifier
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 3))
+    y = (X @ [1.0, -1.0, 0.5] + 0.3 * rng.normal(size=300) > 0).astype(int)
+    huber = SGDClassifier(loss="modified_huber", random_state=0).fit(X, y)
+    bg, x = X[:5], X[50]
+    S = _coalitions(3)
+
+    def logit(p):
+        p = np.clip(p, 1e-12, 1 - 1e-12)
+        return np.log(p) - np.log1p(-p)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # modified_huber gives probabilities of exactly 0 or 1: clipped, warned
+        values = ip.Explainer(huber, bg, output="log-odds").game(x)(S)
+    want = [logit(huber.predict_proba(np.where(s, x, bg))[:, 1]).mean() for s in S]
+    np.testing.assert_allclose(values, want, rtol=1e-12, atol=1e-12)
+    y3 = np.digitize(X[:, 0], [-0.5, 0.5])
+    multi = LogisticRegression(max_iter=1000).fit(X, y3)
+    values = ip.Explainer(multi, bg, output="log-odds", target=2).game(x)(S)
+    want = [logit(multi.predict_proba(np.where(s, x, bg))[:, 2]).mean() for s in S]
+    np.testing.assert_allclose(values, want, rtol=1e-12, atol=1e-12)
+
+
+def test_binary_logistic_log_odds_match_shaps_linear_explainer():
+    """What the README says: shap.Explainer(LogisticRegression) is a LinearExplainer of the log-odds, and
+    output='log-odds' gives its numbers (before, the clipped probabilities of far rows gave others)."""
+    shap = pytest.importorskip("shap")
+    model, X = _large_margin_logistic()
+    bg, rows = X[:20], X[100:104] * 8
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = shap.Explainer(model, bg)
+        sv = theirs(rows)
+    assert type(theirs).__name__ == "LinearExplainer"
+    ours = ip.Explainer(model, bg, output="log-odds").shapley(rows)
+    np.testing.assert_allclose(ours.values, sv.values, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(ours.base_values, sv.base_values, rtol=1e-9, atol=1e-9)
+    assert ip.Explainer(model, bg).output == "probability"  # auto: the probability (the README says so)
