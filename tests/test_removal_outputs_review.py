@@ -97,3 +97,32 @@ def test_binary_logistic_log_odds_match_shaps_linear_explainer():
     np.testing.assert_allclose(ours.values, sv.values, rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(ours.base_values, sv.base_values, rtol=1e-9, atol=1e-9)
     assert ip.Explainer(model, bg).output == "probability"  # auto: the probability (the README says so)
+
+
+def test_a_loss_result_says_which_loss_in_its_info_and_plot_labels():
+    """output='loss' results said only "minus the loss": a classifier's is minus the log-loss (v = log p[y],
+    averaged over the background), a regressor's minus the squared error; the info and the axis labels now say
+    which. Checked by hand on 3 features and 4 background rows."""
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+
+    from interplay.plot._common import explained
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(80, 3))
+    labels = (X[:, 0] + X[:, 1] > 0).astype(int)
+    bg, x, S = X[:4], X[40], _coalitions(3)
+    clf = LogisticRegression().fit(X, labels)
+    explainer = ip.Explainer(clf, bg, output="loss")
+    np.testing.assert_allclose(explainer.game(x, y=0)(S),
+                               [np.log(clf.predict_proba(np.where(s, x, bg))[:, 0]).mean() for s in S], rtol=1e-12)
+    result = explainer.shapley(X[40:42], y=labels[40:42])
+    assert result.info["model_kind"] == "classifier" and explained(result.info) == "minus the log-loss"
+    game = explainer.games(x, y=1)[1]
+    assert explained(ip.shapley(game).info) == "minus the log-loss"
+    reg = LinearRegression().fit(X, X @ [1.0, 2.0, -1.0])
+    explainer = ip.Explainer(reg, bg, output="loss")
+    np.testing.assert_allclose(explainer.game(x, y=0.5)(S),
+                               [(-(reg.predict(np.where(s, x, bg)) - 0.5) ** 2).mean() for s in S], rtol=1e-12)
+    result = explainer.shapley(X[40:42], y=[0.5, 1.0])
+    assert result.info["model_kind"] == "regressor" and explained(result.info) == "minus the squared error"
+    assert explained({"output": "loss"}) == "minus the loss"  # a result that does not say (saved before)

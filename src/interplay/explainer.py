@@ -95,9 +95,11 @@ class Explainer:
         other classifiers, the prediction otherwise), ``"prediction"`` (for a classifier: its probability, as
         ``"probability"``; ``predict``'s labels are not explained), ``"probability"``, ``"log-odds"``,
         ``"margin"`` (a booster's raw score) or ``"loss"`` (utility = minus the loss against the label
-        ``y`` given per row). A booster's log-odds and margin are read from its raw score (exact), and so are a
-        binary scikit-learn linear classifier's log-odds (its ``decision_function``, as shap's LinearExplainer,
-        which shap picks for these models: ``"auto"`` explains their probability instead).
+        ``y`` given per row: a classifier's log-loss, ``log p[y]``; a regressor's squared error, ``-(f - y)^2``;
+        averaged over the background rows as every unit is, see the README). A booster's log-odds and margin
+        are read from its raw score (exact), and so are a binary scikit-learn linear classifier's log-odds (its
+        ``decision_function``, as shap's LinearExplainer, which shap picks for these models: ``"auto"`` explains
+        their probability instead).
     target:
         The output explained. Default: the positive class (the last of two) of a binary classifier, every
         class (``"all"``) of a multi-class one, the only output of a regressor. A class label or output
@@ -721,8 +723,11 @@ class Explainer:
         """What every result of this explainer records besides its unit and target: ``{"reference": [...]}``
         under baseline removal (the row whose output is the base value: ``baseline=`` as given, or the
         background's mean/median/mode per column), and ``{"model_kind": "regressor"}`` for a regressor's raw
-        score (``output="margin"``: a margin, but of no class)."""
+        score (``output="margin"``: a margin, but of no class), and the model's kind under ``output="loss"``
+        (which loss: a classifier's log-loss, a regressor's squared error)."""
         out = {"model_kind": "regressor"} if self.output == "margin" and self.model.kind != "classifier" else {}
+        if self.output == "loss":  # which loss: a classifier's log-loss, a regressor's squared error
+            out = {"model_kind": "classifier" if self.model.kind == "classifier" else "regressor"}
         if self.reference is None:
             return out
         return {**out, "reference": [v.item() if isinstance(v, np.generic) else v for v in np.ravel(self.reference)]}

@@ -169,8 +169,9 @@ def explained(info) -> str | None:
     unit = info.get("output")
     if not unit:
         return None
-    if unit == "loss":
-        return "minus the loss"
+    if unit == "loss":  # which loss, where the result says (info["model_kind"])
+        return {"classifier": "minus the log-loss", "regressor": "minus the squared error"}.get(
+            info.get("model_kind"), "minus the loss")
     if unit == "margin" and info.get("model_kind") == "regressor":
         return "raw score (before the link)"
     mixed, classes = target_classes(info)

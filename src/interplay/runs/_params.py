@@ -210,7 +210,8 @@ def run_parameters(explainer: Any, *, kind: str, method: str, budget: int | None
     return {
         **({"null_players": NULL_PLAYER_RULE} if reduced else {}),
         # a regressor's raw score (output="margin"): as every result of the explainer says (a new key: only there)
-        **{k: v for k, v in explainer._reference_info().items() if k == "model_kind"},
+        # (not the model kind an output="loss" explainer records: loss runs begun before it stay resumable)
+        **{k: v for k, v in explainer._reference_info().items() if k == "model_kind" and explainer.output == "margin"},
         "kind": kind,
         "method": method,
         "budget": budget,
