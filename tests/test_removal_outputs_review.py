@@ -126,3 +126,21 @@ def test_a_loss_result_says_which_loss_in_its_info_and_plot_labels():
     result = explainer.shapley(X[40:42], y=[0.5, 1.0])
     assert result.info["model_kind"] == "regressor" and explained(result.info) == "minus the squared error"
     assert explained({"output": "loss"}) == "minus the loss"  # a result that does not say (saved before)
+
+
+def test_a_shap_summary_or_masker_as_background_is_refused_saying_what_it_is():
+    """shap.kmeans(X, k) (a weighted summary) or a shap masker as background gave "background: expected numeric
+    values, got dtype object"; the error now names the shap object and what to pass."""
+    shap = pytest.importorskip("shap")
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 3))
+    model = LinearRegression().fit(X, X @ [1.0, 2.0, 3.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        summary = shap.kmeans(X, 4)
+    with pytest.raises(TypeError, match=r"^background: expected rows .*got a shap DenseData.*\.weights"):
+        ip.Explainer(model, summary)
+    with pytest.raises(TypeError, match=r"^background: expected rows .*got a shap Independent"):
+        ip.Explainer(model, shap.maskers.Independent(X, max_samples=10))

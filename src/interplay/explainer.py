@@ -164,6 +164,7 @@ class Explainer:
         self.background = None
         baseline = host_data(baseline)  # a tensor (requiring grad, or on a GPU): detached, on the CPU, as background
         if background is not None:
+            _refuse_shap_background(background)
             background = host_data(background)
             if library(self._model_source()) in BOOSTER_LIBRARIES and hasattr(background, "columns"):
                 # a CSV's strings for a LightGBM or XGBoost model fitted on pandas categoricals: the booster's own
@@ -1017,6 +1018,19 @@ class Explainer:
 # info["estimators"]
 _EXPLAINER_INFO = frozenset({"auto", "null_players", "null_players_note", "kind", "target", "removal", "output",
                              "reference", "seed", "model_kind"})
+
+
+def _refuse_shap_background(background: Any) -> None:
+    """A shap object as background (``shap.kmeans``'s weighted summary, a masker) was refused as "expected numeric
+    values, got dtype object"; say what it is and what to pass instead."""
+    kind = type(background)
+    if kind.__module__.split(".")[0] != "shap":
+        return
+    weighted = getattr(background, "weights", None) is not None and getattr(background, "data", None) is not None
+    raise TypeError(f"background: expected rows (an array or DataFrame), got a shap {kind.__name__}; interplay "
+                    "averages over background rows with equal weights, so pass rows, e.g. X.sample(100, "
+                    "random_state=0)" + (" (shap.kmeans's centres are .data, but each stands for its weight in "
+                                         ".weights, which interplay would not use)" if weighted else ""))
 
 
 def _text_columns(frame: Any) -> bool:
