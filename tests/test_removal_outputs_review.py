@@ -144,3 +144,36 @@ def test_a_shap_summary_or_masker_as_background_is_refused_saying_what_it_is():
         ip.Explainer(model, summary)
     with pytest.raises(TypeError, match=r"^background: expected rows .*got a shap Independent"):
         ip.Explainer(model, shap.maskers.Independent(X, max_samples=10))
+
+
+def test_predict_proba_passed_as_the_model_is_the_classifiers_probability():
+    """shap's idiom Explainer(model.predict_proba, X): the bound method was a function of two outputs read as a
+    regressor's (no default target; output='log-odds' refused as "predict_proba is not a classifier"). It is now
+    the classifier's probability of its positive class, by class label; a booster's too (what the function
+    returns, not its margin)."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(120, 3))
+    labels = np.where(X[:, 0] - X[:, 2] > 0, "yes", "no")
+    model = LogisticRegression().fit(X, labels)
+    bg, x, S = X[:5], X[60], _coalitions(3)
+    explainer = ip.Explainer(model.predict_proba, bg)
+    assert (explainer.output, explainer.target) == ("probability", "yes")
+    np.testing.assert_allclose(explainer.game(x)(S),
+                               [model.predict_proba(np.where(s, x, bg))[:, 1].mean() for s in S], rtol=1e-12)
+    log_odds = ip.Explainer(model.predict_proba, bg, output="log-odds", target="no").game(x)(S)
+    np.testing.assert_allclose(log_odds, [-model.decision_function(np.where(s, x, bg)).mean() for s in S],
+                               rtol=1e-10)
+    forest = RandomForestClassifier(n_estimators=5, max_depth=3, random_state=0).fit(X, np.digitize(X[:, 1], [0, 1]))
+    games = ip.Explainer(forest.predict_proba, bg).games(x)
+    assert list(games) == [0, 1, 2]
+    np.testing.assert_allclose(games[2](S), [forest.predict_proba(np.where(s, x, bg))[:, 2].mean() for s in S],
+                               rtol=1e-12)
+    xgb = pytest.importorskip("xgboost")
+    booster = xgb.XGBClassifier(n_estimators=5, max_depth=2).fit(X, (labels == "yes").astype(int))
+    explainer = ip.Explainer(booster.predict_proba, bg)
+    assert explainer.output == "probability"  # what the function returns (ip.Explainer(booster): log-odds)
+    np.testing.assert_allclose(explainer.game(x)(S),
+                               [booster.predict_proba(np.where(s, x, bg))[:, 1].mean() for s in S], rtol=1e-6)

@@ -45,7 +45,7 @@ from ._validation import (
 from .fixed_players import explain_reduced, null_players
 from .games import Game
 from .models import as_model
-from .models.adapters import category_codes, check_probabilities, linear_log_odds
+from .models.adapters import category_codes, check_probabilities, linear_log_odds, probabilities_of
 from .models.tree_kinds import BOOSTER_LIBRARIES, library, may_be_trees
 from .removal import (
     OUTPUTS,
@@ -128,7 +128,7 @@ class Explainer:
     def __init__(self, model: Any, background: Any = None, removal: str = "marginal", baseline: Any = None,
                  output: str = "auto", target: Any = None, feature_names: Sequence[str] | None = None, *,
                  groups: Any = None, n_neighbors: int | None = None, max_rows: int = 65536) -> None:
-        self.model = as_model(model)
+        self.model = probabilities_of(model) or as_model(model)
         self._renamed_ok = renames_columns(self.model.source)  # LightGBM: 'a b' fitted as 'a_b'
         self.removal = check_choice(removal, "removal", REMOVALS)
         self.output = check_choice(output, "output", OUTPUTS + ("margin",))

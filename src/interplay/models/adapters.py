@@ -195,6 +195,22 @@ def margin_function(model: Any) -> Callable[[Any], Any] | None:
     return None
 
 
+def probabilities_of(model: Any) -> "ModelFunction | None":
+    """``model.predict_proba`` passed as the model (shap's idiom ``shap.Explainer(model.predict_proba, X)``): the
+    classifier itself, its outputs its class probabilities named by class (it was a function of two outputs, read as
+    a regressor's: ``output="log-odds"`` was refused, "predict_proba is not a classifier"), without a booster's raw
+    score (``"auto"`` explains what the function returns, the probability); ``None`` for anything else."""
+    owner = getattr(model, "__self__", None)
+    if (owner is None or isinstance(owner, type) or getattr(model, "__name__", None) != "predict_proba"
+            or getattr(owner, "predict_proba", None) != model or getattr(owner, "classes_", None) is None):
+        return None
+    wrapped = as_model(owner)
+    if wrapped.kind != "classifier":
+        return None
+    wrapped.margin = None
+    return wrapped
+
+
 def linear_log_odds(model: ModelFunction, rows: Any) -> "ModelFunction | None":
     """The exact log-odds of a binary scikit-learn linear classifier (``LogisticRegression``, ``SGDClassifier``
     with the log loss, or a Pipeline ending in one) as a model of two columns ``[-m, m]``, ``m`` its
