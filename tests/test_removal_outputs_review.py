@@ -177,3 +177,17 @@ def test_predict_proba_passed_as_the_model_is_the_classifiers_probability():
     assert explainer.output == "probability"  # what the function returns (ip.Explainer(booster): log-odds)
     np.testing.assert_allclose(explainer.game(x)(S),
                                [booster.predict_proba(np.where(s, x, bg))[:, 1].mean() for s in S], rtol=1e-6)
+
+
+def test_a_large_marginal_background_warns_of_its_cost():
+    """shap's Explainer keeps 100 background rows; interplay keeps every row it is given, so a 5,000-row
+    background made every coalition cost 5,000 model rows without a word."""
+    import warnings
+
+    rows = np.random.default_rng(0).standard_normal((1500, 3))
+    with pytest.warns(UserWarning, match=r"background: 1,500 rows: marginal removal averages the model over every"):
+        ip.Explainer(lambda Z: Z.sum(axis=1), rows)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ip.Explainer(lambda Z: Z.sum(axis=1), rows[:1000])  # up to LARGE_BACKGROUND: nothing to say
+        ip.Explainer(lambda Z: Z.sum(axis=1), rows, removal="conditional")  # its neighbours only

@@ -69,6 +69,9 @@ ONE_ROW_HINT = ("; game(), interactions() and bivariate() explain one row at a t
                 "computes Bivariate rows in a resumable batch")
 
 
+LARGE_BACKGROUND = 1000  # background rows from which marginal removal warns of what they cost
+
+
 class Explainer:
     """Explain a model's predictions with Shapley-family values.
 
@@ -208,6 +211,15 @@ class Explainer:
                              "tree model, shap's TreeExplainer(model) without data is path-dependent TreeSHAP: "
                              "shapley(X, tree_path_dependent=True), which reads the trees' own cover and ignores "
                              "the background rows, but still takes any one of them here)")
+        if self.removal == "marginal" and n_columns is not None and len(self.background) > LARGE_BACKGROUND:
+            import warnings
+
+            rows = len(self.background)
+            warnings.warn(f"background: {rows:,} rows: marginal removal averages the model over every one, so each "
+                          f"coalition costs {rows:,} model rows (a tree model's exact algorithm: {rows:,} background "
+                          "passes per explained row); a few hundred rows usually suffice (shap's Explainer keeps "
+                          "100), e.g. background.sample(500, random_state=0) of a DataFrame", UserWarning,
+                          stacklevel=2)
         if columns is None:
             columns = self.model.columns
         # the data's own column names match DataFrames by name; feature_names only renames the results
