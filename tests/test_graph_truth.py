@@ -203,3 +203,26 @@ def test_cohort_graphs_use_the_same_rules():
     text = mean_graph(rows).describe()
     assert text.startswith("Main drivers (mean |value| over the rows): x3 (")
     assert "No effect in at least half the rows: x5" in text and text.count("x5") == 1
+
+
+def test_cohort_feature_large_in_few_rows_is_not_hidden_as_no_effect():
+    """A feature worth 5 in 3 of 10 rows and nothing in the others has the largest mean |value| (1.5): the
+    cohort sets it aside (no effect in 70% of the rows) but the paragraph must still name it as a driver and
+    say that it is large in the other rows (it was left out of the drivers and only called "no effect")."""
+    def game(effect):
+        return ip.Game(lambda Z: (np.asarray(Z, bool) * [effect, 1.0, 0.5]).sum(axis=1), 3,
+                       feature_names=["a", "b", "c"])
+
+    rows = [ip.bivariate(game(5.0 if r < 3 else 0.0), method="exact") for r in range(10)]
+    cohort = mean_graph(rows)
+    assert cohort.no_effect() == ["a"] and cohort.univariate[0] == pytest.approx(1.5)
+    text = cohort.describe()
+    assert text.startswith("Main drivers (mean |value| over the rows): a (1.5), b (1) and c (0.5).")
+    assert "Yet large in the other rows, so among the drivers: a (mean |value| 1.5, little or no effect in 70% of " \
+           "the rows), more than c (0.5)." in text
+    # signed means: the sentence is not added (directions cancel there; the drivers sentence says so)
+    assert "Yet large" not in mean_graph(rows, aggregate="signed").describe()
+    # a cohort in which the set-aside feature is small on average too: no such sentence
+    small = mean_graph([ip.bivariate(game(0.0), method="exact") for _ in range(3)])
+    assert "Yet large" not in small.describe()
+    assert small.describe().startswith("Main drivers (mean |value| over the rows): b (1)")

@@ -226,6 +226,40 @@ def _little_effect_sentence(names, gamma, cohort, limit) -> str | None:
             "too small to call redundant).")
 
 
+def _strong_aside(graph, aside) -> list[tuple[int, int]]:
+    """Features a cohort sets aside (no or little effect in at least half the rows) whose mean ``|phi|`` is larger
+    than that of the weakest feature it keeps: large in the other rows, so "no effect" alone would mislead. Pairs
+    ``(feature, weakest kept feature)``, largest ``|phi|`` first; empty without univariate values."""
+    if graph.univariate is None or not aside:
+        return []
+    phi = np.abs(np.asarray(graph.univariate, dtype=float))
+    keep = [i for i in range(len(phi)) if i not in aside]
+    floor = 1e-9 * max(float(phi.max()), 1e-300)
+    if keep:
+        weakest = min(keep, key=lambda i: (phi[i], i))
+        bar = phi[weakest]
+    else:
+        weakest, bar = -1, floor
+    return [(int(j), weakest) for j in _phi_order(graph) if j in aside and phi[j] > max(bar, floor)]
+
+
+def _strong_aside_sentence(graph, strong, limit) -> str | None:
+    """"Yet large in the other rows, so among the drivers: a (mean |value| 1.5, little or no effect in 70% of the
+    rows), more than c (0.5)." for the features of :func:`_strong_aside`."""
+    if not strong:
+        return None
+    names = graph.feature_names
+    phi = np.abs(np.asarray(graph.univariate, dtype=float))
+    share = graph.little_effect_share if graph.little_effect_share is not None else graph.no_effect_share
+    items = []
+    for j, _ in strong:
+        rows = f", little or no effect in {share[j]:.0%} of the rows" if share is not None else ""
+        items.append(f"{names[j]} (mean |value| {phi[j]:.3g}{rows})")
+    weakest = strong[0][1]
+    than = f", more than {names[weakest]} ({phi[weakest]:.3g})" if weakest >= 0 else ""
+    return f"Yet large in the other rows, so among the drivers: {join(items, limit)}{than}."
+
+
 def _threshold_sentence(graph, h, cohort: bool, aside: bool) -> str:
     if cohort:
         tail = "; no effect: in as many rows, also at most that threshold on its own" if aside else ""
@@ -256,11 +290,15 @@ def describe_redundancy(graph, gamma: float | None = None, *, top: int = 3, limi
     none = {graph.index(f) for f in h.no_effect or ()}
     small = {graph.index(f) for f in h.little_effect or ()}
     aside = none | small
-    sentences = [drivers_sentence(graph, top, limit, aside)]  # a feature set aside is named there, not a driver
+    strong = _strong_aside(graph, aside) if cohort and _magnitudes(graph) else []  # signed means cancel anyway
+    # a feature set aside is named there, not a driver; in a cohort, one set aside by most rows but larger on
+    # average than a feature kept is still a driver of the mean (it matters much in the other rows)
+    sentences = [drivers_sentence(graph, top, limit, aside - {i for i, _ in strong})]
     sentences += _once_sentences(graph, h, order, aside, top, limit, little, cohort)
     sentences += _group_sentences(graph, h, order, top, limit, little, cohort)
     sentences.append(_no_effect_sentence(graph, [names[j] for j in sorted(none)], little, cohort, limit))
     sentences.append(_little_effect_sentence([names[j] for j in order if j in small], h.gamma, cohort, limit))
+    sentences.append(_strong_aside_sentence(graph, strong, limit))
     adjacency = np.asarray(h.adjacency)
     keep = [i for i in range(len(names)) if i not in aside]
     if not adjacency[np.ix_(keep, keep)].any() and (len(keep) > 1 or not aside):
