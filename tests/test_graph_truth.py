@@ -226,3 +226,40 @@ def test_cohort_feature_large_in_few_rows_is_not_hidden_as_no_effect():
     small = mean_graph([ip.bivariate(game(0.0), method="exact") for _ in range(3)])
     assert "Yet large" not in small.describe()
     assert small.describe().startswith("Main drivers (mean |value| over the rows): b (1)")
+
+
+def _null_feature_result():
+    """y = 2 a + b + 0.5 c, d null: every edge d -> j carries j's own importance (W(d, a) = 1, the strongest of G
+    beside c -> a and b -> a), an interplay that is not there."""
+    game = ip.Game(lambda Z: (np.asarray(Z, bool) * [2.0, 1.0, 0.5, 0.0]).sum(axis=1), 4,
+                   feature_names=["a", "b", "c", "d"])
+    return ip.bivariate(game, method="exact")
+
+
+def test_no_coloured_arc_starts_at_a_feature_with_no_effect():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    result = _null_feature_result()
+    graph = result.graph()
+    assert graph.no_effect() == ["d"]
+    w = np.abs(graph.weights)
+    assert w[3].max() >= np.delete(w[:3], 3, axis=1).max() - 1e-12  # d's edges are among the strongest
+    ax = ip.plot.graph(graph, summary=False, strongest=3)
+    from interplay.plot import _analysis
+    from interplay.plot.graph import _strong_edges
+
+    s = _analysis.analyse(graph, graph.default_gamma())
+    edges = _strong_edges(graph, s, 3)
+    assert len(edges) == 3 and all(i != 3 for i, _ in edges)
+    assert len([p for p in ax.patches if p.get_gid() == "strong-edge"]) == 3
+
+
+def test_report_draws_no_coloured_arc_from_a_feature_with_no_effect(browser, tmp_path):
+    from interplay.report import save_report
+
+    path = save_report([_null_feature_result()], tmp_path / "null.html")
+    browser.open(path.as_uri())
+    assert browser.evaluate("document.body.getAttribute('data-ready')") == "1"
+    starts = browser.evaluate("Array.from(document.querySelectorAll('#graph path.edge.strong'))"
+                              ".map(function (p) { return p.getAttribute('data-from'); })")
+    assert starts and "3" not in starts

@@ -810,12 +810,15 @@ def _strong_edges(g, s, limit: int, symmetric: bool = False, skip: set = frozens
     """The ``limit`` edges of G with the largest ``|W|`` that are no redundancy edge and join two classes, one
     per ordered pair of classes (the strongest; a group's members would otherwise repeat the same arc), none
     between classes in ``skip`` (joined by a redundancy arrow: "B raises the output given A" beside "once A is
-    known, B adds little"); one per pair of features when the weights are ``symmetric``."""
+    known, B adds little"); one per pair of features when the weights are ``symmetric``. None from a feature with
+    no effect: ``W(i, j)`` of a feature ``i`` that changes nothing only restates ``j``'s own importance (the node's
+    size), so these edges were the strongest (race -> age on Adult) and read as an interplay that is not there."""
     w = np.abs(np.asarray(g.weights))
     comp = s.component
     n = len(w)
+    muted = set(s.no_effect)
     candidates = [(i, j) for i in range(n) for j in range(i + 1 if symmetric else 0, n)
-                  if i != j and not s.adjacency[i, j] and comp[i] != comp[j]]
+                  if i != j and not s.adjacency[i, j] and comp[i] != comp[j] and i not in muted]
     candidates.sort(key=lambda e: -w[e])
     chosen, pairs = [], set()
     for i, j in candidates:

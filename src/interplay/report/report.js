@@ -630,7 +630,8 @@
       var shown = 0;
       for (k = 0; k < pairs.length && shown < state.maxEdges; k++) {
         var a = pairs[k][0], b = pairs[k][1], w = W[a][b];
-        if (Math.abs(w) <= gamma || L.shape[a] === L.shape[b]) { continue; }
+        // none from a feature with no effect: its edge only restates the other feature's own importance
+        if (Math.abs(w) <= gamma || L.shape[a] === L.shape[b] || (s.no_effect || []).indexOf(a) >= 0) { continue; }
         shown++;
         (function (a, b, w) {
           var path = sv("path", {"class": "edge strong", d: route(L.shape[a], L.shape[b], ARC_BENDS, obstacles, drawn), fill: "none",
