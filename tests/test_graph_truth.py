@@ -263,3 +263,36 @@ def test_report_draws_no_coloured_arc_from_a_feature_with_no_effect(browser, tmp
     starts = browser.evaluate("Array.from(document.querySelectorAll('#graph path.edge.strong'))"
                               ".map(function (p) { return p.getAttribute('data-from'); })")
     assert starts and "3" not in starts
+
+
+def _chain_result():
+    """y depends on x1 only through the chain x1 -> x2 -> x3 (each a lossy copy of the one before) plus an
+    independent w: |phi| orders x1 (0.65), w (0.5), x2, x3, but PageRank ranks w first (x1 makes x2 and x3
+    redundant, so the walk leaves x1 only for w)."""
+    def value(z):
+        chain = 1.0 if z[0] else 0.6 if z[1] else 0.3 if z[2] else 0.0
+        return chain + 0.5 * z[3]
+
+    game = ip.Game(lambda Z: np.array([value(z) for z in np.asarray(Z, bool)]), 4,
+                   feature_names=["x1", "x2", "x3", "w"])
+    return ip.bivariate(game, method="exact")
+
+
+def test_report_says_what_the_ranking_is_and_where_it_departs_from_the_attributions(browser, tmp_path):
+    from interplay.report import save_report
+
+    result = _chain_result()
+    graph = result.graph()
+    h = graph.redundancy()
+    assert h.redundant_given("x1") == ["x2", "x3"] and h.sinks() == ["x3"]
+    assert graph.ranking().order()[:2] == ["w", "x1"] and graph.univariate[0] > graph.univariate[3]
+    path = save_report([result], tmp_path / "chain.html")
+    browser.open(path.as_uri())
+    assert browser.evaluate("document.body.getAttribute('data-ready')") == "1"
+    note = browser.evaluate("(document.querySelector('.ranking-note') || {}).textContent || ''")
+    assert note.startswith("PageRank on |weight|, the walk restarting in proportion to |attribution|")
+    assert "differs from the attribution order here: w ranks above x1, whose |attribution| is larger." in note
+    path = save_report([_null_feature_result()], tmp_path / "additive.html")  # a = 2b = 4c: the same order
+    browser.open(path.as_uri())
+    assert browser.evaluate("document.querySelector('.ranking-note').textContent").endswith(
+        "Here it follows the attribution order.")

@@ -567,7 +567,21 @@
         var tr = el("tr"); tr.appendChild(el("td", {"class": "num"}, String(r + 1)));
         tr.appendChild(el("td", null, names[f])); tr.appendChild(el("td", {"class": "num"}, fmt(rank[f]))); return tr;
       });
-      tables.appendChild(smallTable("Ranking (" + G.ranking_method + ")", ["#", "feature", "score"], rankRows));
+      var rankBox = smallTable("Ranking (" + G.ranking_method + ")", ["#", "feature", "score"], rankRows);
+      // say what the ranking is, and where it parts from the attributions' order (a reader takes it for |phi|)
+      var above = null;
+      if (phi && G.ranking_method === "importance") {
+        for (var r1 = 0; r1 < rankOrder.length && !above; r1++) {
+          for (var r2 = r1 + 1; r2 < rankOrder.length; r2++) {
+            if (Math.abs(phi[rankOrder[r2]]) > Math.abs(phi[rankOrder[r1]]) * (1 + 1e-9)) { above = [rankOrder[r1], rankOrder[r2]]; break; }
+          }
+        }
+        rankBox.appendChild(el("p", {"class": "hint ranking-note"}, "PageRank on |weight|, the walk restarting in " +
+          "proportion to |attribution|: a feature that matters given many others climbs, one that makes others " +
+          "redundant passes its weight on. " + (above ? "It differs from the attribution order here: " + names[above[0]] +
+          " ranks above " + names[above[1]] + ", whose |attribution| is larger." : "Here it follows the attribution order.")));
+      }
+      tables.appendChild(rankBox);
     }
     function redraw() {
       var s = states[state.k], gamma = gammas[state.k], L = layout(s), k;
