@@ -209,3 +209,16 @@ def test_about_lists_every_value_when_rows_differ():
     assert "varies by row: prediction; probability of class 2" in html
     about = re.findall(r'\["target","([^"]*)"\]', html)
     assert about == ["2"]  # the same on every row: shown once, as is
+
+
+def test_save_report_takes_one_result_or_a_run(tmp_path):
+    """save_report(result) of one Bivariate result or a Run raised "'... object is not iterable", and an
+    Explanation passed alone was read row by row (no summary of the rows): each is now one result, a Run its rows
+    (as ip.load_run gives them)."""
+    X = np.random.default_rng(0).standard_normal((12, 3))
+    explainer = ip.Explainer(lambda Z: Z @ np.array([1.0, 2.0, 3.0]) + Z[:, 0] * Z[:, 1], X[:6])
+    explanation = explainer.shapley(X[:3], method="exact")
+    assert ip.build_report(explanation) == ip.build_report([explanation])
+    ip.save_report(explainer.bivariate(X[:1], method="exact"), tmp_path / "biv.html")
+    ip.run(explainer, X, "exact", out=tmp_path / "run", progress=False)
+    assert ip.build_report(ip.open_run(tmp_path / "run")) == ip.build_report([ip.load_run(tmp_path / "run")])

@@ -121,10 +121,16 @@ def _per_class_dict(results: Any) -> None:
 
 def _load_all(results: Iterable[Any]) -> list:
     from ..io import load
+    from ..results import Attribution, BivariateExplanation, Explanation, Interactions
+    from ..runs._results import Run
 
+    if isinstance(results, (str, Path, Attribution, BivariateExplanation, Explanation, Interactions, Run)):
+        results = [results]  # one result (an Explanation was read row by row, a Run or a matrix failed)
     _per_class_dict(results)
     out = []
     for item in results:
+        if isinstance(item, Run):  # ip.open_run(out): its rows, as ip.load_run gives them
+            item = item.explanation()
         _per_class_dict(item)
         if isinstance(item, (str, Path)):
             out.append(load(item))
