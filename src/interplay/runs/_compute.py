@@ -133,10 +133,23 @@ def _sampled_results(explainer: Any, task: Task, chunk: Chunk) -> tuple[list, li
                                                    random_state=row_seed(task.entropy, chunk.start + k), **options))
         except (ValueError, TypeError) as exc:  # a row's own error names "x": here it is a row of X
             if not str(exc).startswith("x: "):
-                raise
+                raise _on_rows(exc, f"row {chunk.start + k}") from exc
             raise type(exc)(f"X: row {chunk.start + k}: {str(exc)[3:]}") from None
+        except Exception as exc:  # the model failed on this row's games: which row (it named no row)
+            raise _on_rows(exc, f"row {chunk.start + k}") from exc
         targets.append(_plain(target))
     return results, targets
+
+
+def _on_rows(exc: Exception, rows: str) -> Exception:
+    """``exc`` with the rows of X it happened on first in its message ("X: row 37: model call ... failed"), of the
+    same type where its constructor takes one message (else a RuntimeError naming the type)."""
+    message = f"X: {rows}: {exc}"
+    try:
+        raised = type(exc)(message)
+    except Exception:  # noqa: BLE001  (an exception type that takes other arguments)
+        return RuntimeError(f"X: {rows}: {type(exc).__name__}: {exc}")
+    return raised if str(raised) == message else RuntimeError(f"X: {rows}: {type(exc).__name__}: {exc}")
 
 
 def explain_chunk(explainer: Any, task: Task, chunk: Chunk) -> dict:
@@ -146,7 +159,12 @@ def explain_chunk(explainer: Any, task: Task, chunk: Chunk) -> dict:
     runs on one thread (:func:`one_blas_thread`), whatever the backend."""
     with one_blas_thread(), fixed_call_size(explainer, task.call_rows):
         if task.method == "tree":
-            results, targets = _tree_results(explainer, task, chunk)
+            try:
+                results, targets = _tree_results(explainer, task, chunk)
+            except Exception as exc:  # the chunk's rows are explained together: which rows
+                if str(exc).startswith("X: "):
+                    raise
+                raise _on_rows(exc, f"rows {chunk.start}..{chunk.start + len(chunk.rows) - 1}") from exc
         else:
             results, targets = _sampled_results(explainer, task, chunk)
     attributions = [r.univariate for r in results] if task.kind == "bivariate" else results
