@@ -3,6 +3,8 @@ resumes once the cause is fixed, and with worker processes (n_jobs=2) the proces
 were left running when queued chunks were cancelled: Python hung at exit joining them)."""
 
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -13,6 +15,9 @@ pytest.importorskip("joblib")
 import interplay as ip  # noqa: E402
 
 from test_runs_models import NAMES, FailsOnValue  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.abspath(ip.__file__)).rsplit(os.sep, 1)[0]
 
 
 def _data():
@@ -32,3 +37,37 @@ def test_a_model_error_names_the_row_keeps_finished_chunks_and_resumes_after_the
     clean = ip.run(explainer, X, "permutation", out=tmp_path / "clean", **args).to_pandas()
     assert list(resumed.index) == list(range(60))
     assert resumed.equals(clean)
+
+
+SCRIPT = """
+import sys
+sys.path[:0] = [{src!r}, {tests!r}]
+import numpy as np
+import interplay as ip
+from test_runs_models import NAMES, FailsOnValue
+rng = np.random.default_rng(0)
+X, background = rng.normal(size=(200, 5)), rng.normal(size=(6, 5))
+explainer = ip.Explainer(FailsOnValue(X[37, 0], {marker!r}), background, feature_names=NAMES)
+for attempt in range(3):  # chunks still queued when the error comes (the hang needed them: most attempts)
+    try:
+        ip.run(explainer, X, "permutation", budget=24, out={out!r} + str(attempt), chunk_size=5, n_jobs=2,
+               random_state=1, progress=False)
+    except RuntimeError as exc:
+        print("error:", exc)
+"""
+
+
+def test_a_model_error_with_worker_processes_lets_python_exit(tmp_path):
+    script = SCRIPT.format(src=SRC, tests=HERE, marker=str(tmp_path / "never"), out=str(tmp_path / "run"))
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    try:
+        out, err = proc.communicate(timeout=240)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"the process did not exit after the model errors (workers left running); stderr: {err[-2000:]}")
+    assert proc.returncode == 0, err[-2000:]
+    assert out.count("error: X: row 37: model call") == 3, out
+    assert "Exception in thread" not in err, err[-2000:]

@@ -113,7 +113,7 @@ class LocalBackend:
 
         chunks = iter(chunks)
         running: dict = {}
-        self._running = running  # close() cancels what is still queued (a model error leaves chunks in flight)
+        self._running = running  # close() stops what is still queued or computing (a model error, Ctrl-C)
         retry: deque = deque()
         while True:
             results: list = []
@@ -150,9 +150,24 @@ class LocalBackend:
             yield from results
 
     def close(self) -> None:
-        for future in list(getattr(self, "_running", {})):
-            future.cancel()
-        self.executor.shutdown(wait=True, kill_workers=True)
+        running = [future for future in getattr(self, "_running", {}) if not future.done()]
+        if running:  # stopped early (a model error, Ctrl-C): chunks still queued or computing
+            # loky's shutdown(kill_workers=True) with chunks still queued fails in its manager thread (cancelled
+            # futures: InvalidStateError, so the workers lived on and Python hung at exit joining them; else a
+            # KeyError printed as 'Exception in thread ExecutorManagerThread'). Instead: queued chunks cancelled,
+            # the workers killed (their chunks are lost anyway), and loky's own broken-pool path cleans up
+            for future in running:
+                future.cancel()
+            from joblib.externals.loky.backend.utils import kill_process_tree
+
+            processes = list(getattr(self.executor, "_processes", {}).values())
+            for process in processes:
+                kill_process_tree(process)  # SIGKILL, as loky's kill_workers (a Popen of loky has no kill())
+            for process in processes:
+                process.join(timeout=10)
+            self.executor.shutdown(wait=True)
+        else:
+            self.executor.shutdown(wait=True, kill_workers=True)
 
 
 class _RayWorker:
