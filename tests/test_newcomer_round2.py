@@ -709,3 +709,14 @@ def test_ranking_gamma_and_complex_values_are_not_ignored():
     assert graph.ranking("condensation", gamma=0.1).order()
     with pytest.raises(TypeError, match="must return real numbers; got complex"):
         ip.shapley(ip.Game(lambda C: C.sum(axis=1) + 1j, 3), method="exact")
+
+
+def test_a_resume_without_recorded_call_rows_names_the_default_not_timings(tmp_path):
+    """A run made without call_rows= uses the fixed default size (a resume makes the same calls); the warning said
+    'learned from timings', which a run never does (the sizer does not learn in a run)."""
+    explainer = ip.Explainer(lambda Z: Z[:, 0] * Z[:, 1], removal="baseline", baseline=np.zeros(3))
+    X = np.random.default_rng(0).normal(size=(4, 3))
+    ip.run(explainer, X, method="exact", out=tmp_path / "run", chunk_size=2, n_jobs=1)
+    with pytest.warns(UserWarning, match=r"keeps its own model rows per call \(the default: .*1,024 rows") as caught:
+        ip.run(explainer, X, method="exact", out=tmp_path / "run", chunk_size=2, n_jobs=1, call_rows=64)
+    assert not any("timings" in str(w.message) for w in caught)

@@ -179,9 +179,11 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
                 manifest["call_rows"] = call_rows
         else:
             if call_rows is not None and call_rows != manifest.get("call_rows"):  # it was ignored without a word
-                warnings.warn(f"call_rows: the run in {store.root!r} keeps its own model rows per call "
-                              f"({manifest.get('call_rows') or 'learned from timings'}), so that a resume makes the "
-                              f"same calls (the same bits); {call_rows} is not used", UserWarning, stacklevel=2)
+                kept = manifest.get("call_rows") or ("the default: the model's own where it has one, else 1,024 "
+                                                     "rows, fewer for rows of over 128 columns")  # fixed, not learned
+                warnings.warn(f"call_rows: the run in {store.root!r} keeps its own model rows per call ({kept}), so "
+                              f"that a resume makes the same calls (the same bits); {call_rows} is not used",
+                              UserWarning, stacklevel=2)
             if same_target(manifest["params"].get("target"), explainer.target):
                 manifest["params"]["target"] = params["target"]  # an earlier version's repr: the same target
             if "groups" in params and "groups" not in manifest["params"]:  # begun before groups were recorded:
