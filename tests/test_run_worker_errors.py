@@ -71,3 +71,29 @@ def test_a_model_error_with_worker_processes_lets_python_exit(tmp_path):
     assert proc.returncode == 0, err[-2000:]
     assert out.count("error: X: row 37: model call") == 3, out
     assert "Exception in thread" not in err, err[-2000:]
+
+
+def test_chunks_finished_beside_a_failed_one_are_kept(tmp_path, monkeypatch):
+    """Workers: a chunk that finished in the same round as a chunk whose model raised was dropped with it (its
+    rows were lost, recomputed on resume); now it is handed back before the error is raised."""
+    import concurrent.futures
+
+    from interplay.runs._backends import LocalBackend
+    from interplay.runs._compute import Task
+    from interplay.runs._params import dumps_explainer
+    from interplay.runs._sources import Chunk
+
+    X, background = _data()
+    explainer = ip.Explainer(FailsOnValue(X[0, 0], str(tmp_path / "never")), background, feature_names=NAMES)
+    wait = concurrent.futures.wait
+    # every round waits for all the chunks in flight: the good chunk is always finished beside the failed one
+    monkeypatch.setattr(concurrent.futures, "wait", lambda fs, return_when=None: wait(fs))
+    backend = LocalBackend(dumps_explainer(explainer), Task("shapley", "permutation", 24, 1), 2)
+    got = []
+    try:
+        with pytest.raises(RuntimeError, match="X: row 0: model call"):
+            for chunk, result in backend.map_unordered([Chunk(0, X[:5], None), Chunk(5, X[5:10], None)]):
+                got.append(chunk.start)
+    finally:
+        backend.close()
+    assert got == [5]

@@ -130,8 +130,14 @@ class LocalBackend:
                 if not running:
                     return
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
+                failed = None
                 for future in done:
-                    results.append((running[future], future.result()))  # BrokenProcessPool if a worker died
+                    try:
+                        results.append((running[future], future.result()))  # BrokenProcessPool: a worker died
+                    except BrokenProcessPool:
+                        raise
+                    except Exception as exc:  # noqa: BLE001  (the model's error: raised once the others are kept)
+                        failed = failed or exc
                     del running[future]
             except BrokenProcessPool:
                 if self.restarts_left <= 0:
@@ -147,7 +153,9 @@ class LocalBackend:
                 self.executor.shutdown(wait=False, kill_workers=True)
                 self.executor = self._start()
                 continue
-            yield from results
+            yield from results  # chunks finished beside a failed one are written before its error is raised
+            if failed is not None:
+                raise failed
 
     def close(self) -> None:
         running = [future for future in getattr(self, "_running", {}) if not future.done()]
