@@ -97,3 +97,29 @@ def test_chunks_finished_beside_a_failed_one_are_kept(tmp_path, monkeypatch):
     finally:
         backend.close()
     assert got == [5]
+
+
+def test_a_model_error_on_ray_says_which_row_and_what_is_kept(tmp_path):
+    """backend='ray': the error was Ray's RayTaskError, whose text is the actor's whole traceback (ANSI colours,
+    2,400 characters) without the rows kept and how to finish (its type took no message); now the model's own
+    error, as with local workers."""
+    ray = pytest.importorskip("ray")
+    from test_runs import HERE as TESTS, SRC as SOURCE
+
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                 runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join([SOURCE, TESTS])}})
+    try:
+        X, background = _data()
+        explainer = ip.Explainer(FailsOnValue(X[37, 0], str(tmp_path / "never")), background, feature_names=NAMES)
+        with pytest.raises(RuntimeError) as caught:
+            ip.run(explainer, X, "permutation", budget=24, out=tmp_path / "run", chunk_size=10, backend="ray",
+                   n_jobs=2, random_state=3, progress=False)
+    finally:
+        if started:
+            ray.shutdown()
+    text = str(caught.value)
+    assert text.startswith("X: row 37: model call"), text[:300]
+    assert "rows are finished and kept in" in text and "resume" in text
+    assert "\x1b[" not in text  # no remote traceback with terminal colours in the message

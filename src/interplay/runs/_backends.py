@@ -279,6 +279,11 @@ class RayBackend:
                     idle.append(replaced[actor])
                     retry.append(chunk)
                     continue
+                except ray.exceptions.RayTaskError as exc:  # the model's own error, raised in the actor
+                    cause = getattr(exc, "cause", None)  # as raised there ('X: row 37: model call ... failed');
+                    if isinstance(cause, Exception):     # the RayTaskError's text was the remote traceback, to
+                        raise cause from exc             # which no 'rows kept, how to finish' could be added
+                    raise
                 idle.append(actor)
                 yield chunk, result
 
