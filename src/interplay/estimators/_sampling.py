@@ -438,7 +438,7 @@ class GramFactor:
         import scipy.linalg
 
         gram = np.asarray(gram, dtype=float)
-        self.d, self.factor, self._inverse, self._solved = len(gram), None, None, 0
+        self.d, self.factor, self._inverse, self._solved, self._row_sums = len(gram), None, None, 0, None
         factor, info = scipy.linalg.lapack.dpotrf(gram, lower=0, clean=1)
         if info == 0:
             pivots = np.diag(factor) ** 2
@@ -459,7 +459,7 @@ class GramFactor:
     def of_inverse(cls, inverse: np.ndarray) -> "GramFactor":
         """A solver from ``gram^+`` itself (products only)."""
         self = cls.__new__(cls)
-        self.d, self.factor, self._inverse, self._solved = len(inverse), None, inverse, 0
+        self.d, self.factor, self._inverse, self._solved, self._row_sums = len(inverse), None, inverse, 0, None
         return self
 
     def solve(self, rhs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -479,7 +479,7 @@ class GramFactor:
 
     def row_sums(self) -> np.ndarray:
         """``gram^+ 1`` (the sums of the inverse's rows; kept)."""
-        if getattr(self, "_row_sums", None) is None:
+        if self._row_sums is None:
             self._row_sums = (self._inverse.sum(axis=0) if self._inverse is not None else
                               self.solve(np.ones((self.d, 1)))[:, 0])
         return self._row_sums
