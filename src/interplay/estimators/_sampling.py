@@ -399,25 +399,33 @@ def gram_solver(gram: np.ndarray):
 def symmetric_inverse(gram: np.ndarray) -> np.ndarray:
     """``gram^+`` of a symmetric positive semi-definite matrix (see :func:`gram_solver`): Cholesky and ``potri``
     when clearly positive definite, else the pseudo-inverse. Cost ``O(d^3)``."""
-    import scipy.linalg  # imported on first solve, not with interplay
-
     gram = np.asarray(gram, dtype=float)
-    d = len(gram)
     # one LAPACK call each: the factor (upper triangle), then the inverse from it; products with the inverse
     # beat triangular solves on many right-hand sides (thread start-up of the solves on small systems)
-    # (clean: the factor's strict lower triangle zeroed, which potri leaves alone, so one sum makes the inverse
-    # symmetric: 0.8 ms less than masking both triangles at 299 columns)
+    factor = _clear_cholesky(gram)
+    inverse = None if factor is None else _inverse_from_factor(factor, overwrite=True)
+    return _pseudo_inverse(gram) if inverse is None else inverse
+
+
+def _clear_cholesky(gram: np.ndarray) -> np.ndarray | None:
+    """The upper Cholesky factor of ``gram`` (LAPACK ``potrf``; only the upper triangle is read) when its pivots
+    show the matrix clearly positive definite (smallest above ``1e-10`` times the largest), else None. Its strict
+    lower triangle is zeroed (``clean``), which ``potri`` leaves alone, so one sum makes the inverse symmetric
+    (0.8 ms less than masking both triangles at 299 columns)."""
+    import scipy.linalg  # imported on first solve, not with interplay
+
     factor, info = scipy.linalg.lapack.dpotrf(gram, lower=0, clean=1)
     if info == 0:
         pivots = np.diag(factor) ** 2
-        if pivots.min() > 1e-10 * pivots.max():
-            upper, info = scipy.linalg.lapack.dpotri(factor, lower=0, overwrite_c=1)
-            if info == 0:
-                inverse = upper + upper.T
-                inverse.flat[::d + 1] = np.diagonal(upper)
-                return inverse
+        if len(pivots) and pivots.min() > 1e-10 * pivots.max():
+            return factor
+    return None
+
+
+def _pseudo_inverse(gram: np.ndarray) -> np.ndarray:
+    """The pseudo-inverse (the minimum-norm solutions) of a symmetric matrix given by its upper triangle."""
     full = np.triu(gram) + np.triu(gram, 1).T  # symmetric, whichever triangle the caller filled
-    return np.linalg.pinv(full, hermitian=True) if d else full
+    return np.linalg.pinv(full, hermitian=True) if len(full) else full
 
 
 class GramFactor:
@@ -435,23 +443,19 @@ class GramFactor:
     but for rounding (a few units in the last place)."""
 
     def __init__(self, gram: np.ndarray) -> None:
-        import scipy.linalg
-
         gram = np.asarray(gram, dtype=float)
-        self.d, self.factor, self._inverse, self._solved, self._row_sums = len(gram), None, None, 0, None
-        factor, info = scipy.linalg.lapack.dpotrf(gram, lower=0, clean=1)
-        if info == 0:
-            pivots = np.diag(factor) ** 2
-            if len(pivots) and pivots.min() > 1e-10 * pivots.max():
-                self.factor = factor
+        self.d, self._inverse, self._solved, self._row_sums = len(gram), None, 0, None
+        self.factor = _clear_cholesky(gram)
         if self.factor is None:
-            self._inverse = symmetric_inverse(gram)
+            self._inverse = _pseudo_inverse(gram)
 
     @property
     def inverse(self) -> np.ndarray:
         """``gram^+`` (formed from the factor on first use)."""
         if self._inverse is None:
             self._inverse = _inverse_from_factor(self.factor, overwrite=True)
+            if self._inverse is None:  # (potri failing after a clear factorisation: not seen)
+                raise np.linalg.LinAlgError("potri failed on a clearly positive definite Gram matrix")
             self.factor = None
         return self._inverse
 
@@ -485,13 +489,14 @@ class GramFactor:
         return self._row_sums
 
 
-def _inverse_from_factor(factor: np.ndarray, *, overwrite: bool = False) -> np.ndarray:
-    """The symmetric inverse from an upper Cholesky factor whose strict lower triangle is zero (``potri``)."""
+def _inverse_from_factor(factor: np.ndarray, *, overwrite: bool = False) -> np.ndarray | None:
+    """The symmetric inverse from an upper Cholesky factor whose strict lower triangle is zero (``potri``); None
+    where ``potri`` fails."""
     import scipy.linalg
 
     upper, info = scipy.linalg.lapack.dpotri(factor, lower=0, overwrite_c=int(overwrite))
     if info != 0:
-        raise np.linalg.LinAlgError(f"potri failed (info {info})")
+        return None
     inverse = upper + upper.T
     inverse.flat[::len(inverse) + 1] = np.diagonal(upper)
     return inverse
