@@ -25,8 +25,8 @@ import numpy as np
 from ._optional import installed
 from ._progress import tracked
 from ._validation import (
-    class_position,
     align_columns,
+    class_position,
     host_data,
     renames_columns,
     check_choice,
@@ -211,7 +211,7 @@ class Explainer:
                              "tree model, shap's TreeExplainer(model) without data is path-dependent TreeSHAP: "
                              "shapley(X, tree_path_dependent=True), which reads the trees' own cover and ignores "
                              "the background rows, but still takes any one of them here)")
-        if self.removal == "marginal" and n_columns is not None and len(self.background) > LARGE_BACKGROUND:
+        if self.removal == "marginal" and self.background is not None and len(self.background) > LARGE_BACKGROUND:
             import warnings
 
             rows = len(self.background)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, host_data
+from .._validation import check_bool, check_int, host_data
 from ..games import Game
 from ._common import (
     ModalityExplainer,
@@ -174,8 +174,6 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
     """
     from ..models import as_model
 
-    from .._validation import check_bool
-
     model = as_model(model, classifier=classifier)
     image = np.asarray(host_data(image), dtype=float)  # a tensor on a GPU too
     if check_bool(channels_first, "channels_first"):
@@ -188,6 +186,8 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
         if not plain and not isinstance(baseline, str) and np.ndim(host_data(baseline)) == 3:
             # a baseline image in the image's (C, H, W) layout, or (C, 1, 1) per channel: (H, W, C) inside too
             baseline = np.moveaxis(np.asarray(host_data(baseline)), 0, -1)
+    else:
+        layout = None
     if image.ndim not in (2, 3):
         raise ValueError(f"image: expected (H, W) or (H, W, C), got shape {image.shape}")
     if min(image.shape[:2]) == 0:
@@ -201,7 +201,7 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
 
         warnings.warn(f"image: shape {image.shape} is one pixel high or wide; if it is a flattened image, pass it "
                       "in its (H, W) shape (e.g. row.reshape(8, 8) for sklearn's digits)", UserWarning, stacklevel=3)
-    elif not channels_first and image.ndim == 3 and image.shape[0] in (1, 3, 4) and image.shape[2] not in (1, 3, 4):
+    elif layout is None and image.ndim == 3 and image.shape[0] in (1, 3, 4) and image.shape[2] not in (1, 3, 4):
         import warnings  # a torch-style (C, H, W) image: read as C rows of H x W pixels with W channels
 
         warnings.warn(f"image: shape {image.shape} looks channels-first (C, H, W), but images are read as (H, W, C) "
@@ -231,8 +231,8 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
     try:
         full = np.concatenate([model(pair[k:k + max_rows]) for k in range(0, 2, max_rows)])
     except RuntimeError as error:  # the model's own failure (ModelFunction): say which image it got, and how
-        got = (f"(N, C, H, W) arrays, here {np.moveaxis(pair, -1, 1).shape if pair.ndim == 4 else pair[:, None].shape}"
-               if channels_first else f"(N, H, W) or (N, H, W, C) arrays, here {pair.shape}")
+        got = (f"(N, H, W) or (N, H, W, C) arrays, here {pair.shape}" if layout is None else
+               f"(N, C, H, W) arrays, here {layout(pair).shape}")
         raise RuntimeError(f"image: the model failed on a batch of this image (shape {image.shape}; the model "
                            f"gets {got}); is it the size and layout the model expects? ({error})") from error
     check_probabilities(model, full, "the image and on its baseline image")
