@@ -491,3 +491,22 @@ def test_unique_keys_is_numpys_unique(n):
     for a, b in zip(got, expected):
         np.testing.assert_array_equal(a, b.ravel() if b.ndim > 1 and a.ndim == 1 else b)
     assert len(got[0]) == len(np.unique(coalitions, axis=0))
+
+
+@pytest.mark.parametrize("n", [65, 100, 128, 129, 300])
+@pytest.mark.parametrize("shared_head", [False, True])
+def test_unique_keys_of_distinct_coalitions(n, shared_head):
+    """games.unique_keys on distinct coalitions (what a sampler hands the game): numpy's three arrays whether the
+    first 64 players tell every key apart (the sort by one word) or two keys share them (the fallback)."""
+    from interplay.games import _packed_keys, unique_keys
+
+    rng = np.random.default_rng(n)
+    coalitions = rng.random((500, n)) < 0.5
+    if shared_head:  # two distinct keys alike in their first 64 players
+        coalitions[7, :64] = coalitions[300, :64]
+        coalitions[7, 64:] = ~coalitions[300, 64:]
+    keys = _packed_keys(coalitions)
+    got, expected = unique_keys(keys), np.unique(keys, return_index=True, return_inverse=True)
+    for a, b in zip(got, expected):
+        np.testing.assert_array_equal(a, b.ravel() if b.ndim > 1 and a.ndim == 1 else b)
+    assert len(got[0]) == len(coalitions)

@@ -31,14 +31,29 @@ def _packed_keys(coalitions: np.ndarray) -> np.ndarray:
 
 def unique_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``np.unique(keys, return_index=True, return_inverse=True)`` of :func:`_packed_keys`' keys, the same three
-    arrays. Byte-string keys of up to 16 bytes (65-128 players) are sorted as two big-endian 64-bit words, whose
-    order is the byte strings' (a stable ``lexsort``: about 4x faster than numpy's sort of byte strings, 34 against
-    155 us for 2,048 keys of 100 players); other keys by ``np.unique`` itself."""
+    arrays. Byte-string keys (more than 64 players) are first sorted by their first 8 bytes as one big-endian
+    64-bit word, whose order is theirs: when no two keys share those bytes (coalitions drawn at random from 65 or
+    more players almost never do) that order is the answer and no key repeats (36 against 104 us for 2,050 keys
+    of 100 players, against 185 us of 300). Otherwise keys of up to 16 bytes (65-128 players) are sorted as two
+    big-endian words by a stable ``lexsort`` (about 4x faster than numpy's sort of byte strings), longer ones by
+    ``np.unique`` itself."""
     width = keys.dtype.itemsize
-    if keys.dtype.kind != "V" or width > 16 or len(keys) < 2:
+    if keys.dtype.kind != "V" or len(keys) < 2:
+        return np.unique(keys, return_index=True, return_inverse=True)
+    raw = keys.view(np.uint8).reshape(len(keys), width)
+    lead = np.zeros((len(keys), 8), dtype=np.uint8)
+    lead[:, :min(width, 8)] = raw[:, :8]
+    words = lead.view(">u8").ravel().astype(np.uint64)  # native order: numpy sorts it fastest
+    order = np.argsort(words)
+    ordered = words[order]
+    if np.all(ordered[1:] != ordered[:-1]):  # every key distinct, in key order
+        inverse = np.empty(len(keys), dtype=np.intp)
+        inverse[order] = np.arange(len(keys))
+        return keys[order], order, inverse
+    if width > 16:
         return np.unique(keys, return_index=True, return_inverse=True)
     padded = np.zeros((len(keys), 16), dtype=np.uint8)
-    padded[:, :width] = keys.view(np.uint8).reshape(len(keys), width)
+    padded[:, :width] = raw
     words = padded.view(">u8")  # big-endian: the numbers compare as the bytes do
     order = np.lexsort((words[:, 1], words[:, 0]))  # stable: equal keys in their input order
     ordered = words[order]
