@@ -30,9 +30,9 @@ def use_select(mode: str | None) -> str | None:
 
 
 def select_kernel(cells: int):
-    """The compiled select (``kernel(ones, flip, back, out)``: C-contiguous, writable unsigned-integer arrays of
-    8 or 4 bytes, the signatures compiled when it is loaded), or ``None`` when numpy should build these
-    ``cells``."""
+    """The compiled select (``kernel(mask, flip, back, out)``: the coalitions' bytes as ``uint8`` and C-contiguous,
+    writable unsigned-integer arrays of 8 or 4 bytes, the signatures compiled when it is loaded), or ``None`` when
+    numpy should build these ``cells``."""
     mode = _state["mode"]
     if mode == "numpy":
         return None
@@ -58,7 +58,7 @@ def _load():
 
         for bits in (np.uint64, np.uint32):  # float64 and float32 rows: compile (or load) both once, here
             probe = np.zeros((1, 1), dtype=bits)
-            select_bits(probe, probe, probe, np.empty((1, 1, 1), dtype=bits))
+            select_bits(np.zeros((1, 1), dtype=np.uint8), probe, probe, np.empty((1, 1, 1), dtype=bits))
     except Exception:  # noqa: BLE001  (a numba that cannot compile here: numpy's passes give the same bits)
         _state["failed"] = True
         return None
