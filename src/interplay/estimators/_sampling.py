@@ -219,14 +219,15 @@ def _random_subsets(sizes: np.ndarray, n: int, rng: np.random.Generator) -> np.n
     exchangeable and the redraw condition is symmetric in the players. Cost ``O(rows n log n)``.
     """
     out = np.empty((len(sizes), n), dtype=bool)
+    tied = np.zeros(len(sizes), dtype=bool)
     step = max(2, SUBSET_BLOCK_CELLS // max(n, 1)) // 2 * 2  # even: whole raw words per block, as one draw
     for start in range(0, len(sizes), step):
         stop = min(start + step, len(sizes))
-        out[start:stop] = _smallest_keys(_uint32_keys(rng, stop - start, n), sizes[start:stop])
-    tied = np.flatnonzero(np.count_nonzero(out, axis=1) != sizes)
+        out[start:stop], tied[start:stop] = _smallest_keys(_uint32_keys(rng, stop - start, n), sizes[start:stop])
+    tied = np.flatnonzero(tied)
     while len(tied):
-        out[tied] = _smallest_keys(_uint32_keys(rng, len(tied), n), sizes[tied])
-        tied = tied[np.count_nonzero(out[tied], axis=1) != sizes[tied]]
+        out[tied], again = _smallest_keys(_uint32_keys(rng, len(tied), n), sizes[tied])
+        tied = tied[again]
     return out
 
 
@@ -245,11 +246,14 @@ def _uint32_keys(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
     return raw.view(np.uint32)[:cells].reshape(rows, n)
 
 
-def _smallest_keys(keys: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """Per row, the players whose key is at most the row's ``size``-th smallest key (more than ``size`` only
-    when that key is tied)."""
-    kth = np.take_along_axis(np.sort(keys, axis=1), (sizes - 1)[:, None], axis=1)
-    return keys <= kth
+def _smallest_keys(keys: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the players whose key is at most the row's ``size``-th smallest key, and whether that key is
+    tied with a larger-ranked one (then the row holds more than ``size`` players: the ``size + 1``-th smallest
+    key equals it; read from the sorted keys, not by counting the row)."""
+    ranked = np.sort(keys, axis=1)
+    kth = np.take_along_axis(ranked, (sizes - 1)[:, None], axis=1)
+    after = np.take_along_axis(ranked, np.minimum(sizes, keys.shape[1] - 1)[:, None], axis=1)
+    return keys <= kth, ((after == kth) & (sizes < keys.shape[1])[:, None]).ravel()
 
 
 def _keys(masks: np.ndarray) -> np.ndarray:
