@@ -64,7 +64,40 @@ def test_value_functions_equal_for_any_learned_call_size(data, make):
         sizer.rows, sizer.settled = rows, True
         calls.clear()
         np.testing.assert_array_equal(build(sizer)(coalitions), expected)
-        assert max(calls) <= max(rows, len(background))  # a coalition's background rows go in one call
+        # a coalition's background rows go in one call; a short last call joins the one before (< 1.5x)
+        assert max(calls) <= max(rows + rows // 2, len(background))
+
+
+def test_a_short_last_call_joins_the_one_before():
+    """A model with a fixed cost per call (a scikit-learn forest: most of a 110-row call) is not called again
+    for a short rest: 420 coalitions of 10 background rows at 4,096 rows a call are one call, not 4,090 + 110;
+    a rest of half a call or more is its own call; a caller's fixed size (learn=False, batch runs) is kept."""
+    rng = np.random.default_rng(0)
+    x, background = rng.normal(size=5), rng.normal(size=(10, 5))
+    calls = []
+
+    def predict(rows):
+        calls.append(len(rows))
+        return rows.sum(axis=1)
+
+    def calls_for(k, sizer):
+        calls.clear()
+        coalitions = rng.random((k, 5)) < 0.5
+        values = marginal_value_function(predict, x, background, sizer=sizer)(coalitions)
+        np.testing.assert_allclose(values, marginal_value_function(lambda r: r.sum(axis=1), x, background)(
+            coalitions))
+        return list(calls)
+
+    learned = CallSizer()
+    learned.rows, learned.settled = 4096, True
+    assert calls_for(420, learned) == [4200]
+    assert calls_for(409 + 205, learned) == [4090, 2050]  # half a call: its own
+    assert calls_for(409 + 204, learned) == [6130]
+    fixed = CallSizer(rows=4096, learn=False)
+    assert calls_for(420, fixed) == [4090, 110]
+    capped = CallSizer(max_rows=4096)
+    capped.rows, capped.settled = 4096, True
+    assert calls_for(420, capped) == [4090, 110]  # max_rows is a hard limit
 
 
 def test_call_sizer_grows_while_calls_pay_then_settles():
@@ -113,7 +146,7 @@ def test_call_sizer_starts_with_fewer_rows_when_they_are_wide(width, start):
     assert len(out) == 3000 and sizer.start == start and calls[0] == start
     sizer.rows, sizer.settled = 4 * start, True  # learned: later calls keep it
     calls.clear()
-    sizer.map(values_of, np.zeros((5000, 1)), width=1)
+    sizer.map(values_of, np.zeros((9000, 1)), width=1)
     assert calls[0] == 4 * start
 
 
