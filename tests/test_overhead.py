@@ -543,3 +543,50 @@ def test_unique_keys_of_distinct_coalitions(n, shared_head):
     for a, b in zip(got, expected):
         np.testing.assert_array_equal(a, b.ravel() if b.ndim > 1 and a.ndim == 1 else b)
     assert len(got[0]) == len(coalitions)
+
+
+def test_a_forest_is_called_with_large_calls_from_the_start():
+    """A scikit-learn forest loops over its trees in Python on every call (a fixed cost of most of a 1,000-row
+    call): it starts with 16,384-row calls (a Pipeline ending in one too), other models with the cache-sized."""
+    from sklearn.ensemble import GradientBoostingRegressor, RandomForestRegressor
+    from sklearn.linear_model import LinearRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from interplay.models.adapters import ENSEMBLE_CALL_ROWS
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 12))
+    y = X[:, 0] + X[:, 1] * X[:, 2]
+    forest = RandomForestRegressor(n_estimators=5, random_state=0).fit(X, y)
+    assert ip.Explainer(forest, X[:10]).model.call_rows == ENSEMBLE_CALL_ROWS
+    assert ip.Explainer(make_pipeline(StandardScaler(), forest).fit(X, y), X[:10]).model.call_rows == \
+        ENSEMBLE_CALL_ROWS
+    for other in (GradientBoostingRegressor(n_estimators=5).fit(X, y), LinearRegression().fit(X, y)):
+        assert ip.Explainer(other, X[:10]).model.call_rows is None
+    calls = []
+    ex = ip.Explainer(forest, X[:10], removal="marginal")
+    fn = ex.model.fn
+    ex.model.fn = lambda rows: (calls.append(len(rows)), fn(rows))[1]
+    ex.shapley(X[20], method="kernel", budget=420, random_state=0)
+    assert calls[-1] == 4200 and len(calls) <= 2  # (the output width is read on the first row)
+
+
+def test_the_output_width_is_read_once_not_per_row():
+    """The explainer reads the model's output width (a one-row call) once, not once per explained row: a
+    500-tree forest's call costs about 15 ms whatever its rows. A new score function (output=) reads it again."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    calls = []
+
+    def model(rows):
+        calls.append(len(rows))
+        return rows @ np.array([1.0, -2.0, 0.5])
+
+    ex = ip.Explainer(model, X[:5], removal="marginal")
+    calls.clear()
+    ex.shapley(X[10:13], method="exact")
+    assert calls.count(1) == 1 and sum(calls) == 1 + 3 * 2**3 * 5
+    calls.clear()
+    ex.shapley(X[13], method="exact")
+    assert 1 not in calls
