@@ -131,7 +131,6 @@ def test_lost_and_corrupt_chunks_are_recomputed_on_resume(files, tmp_path):
     (["--seed", "6"], "--seed"),
     (["--background", "11"], "--background"),
     (["--budget", "64"], "--budget"),
-    (["--chunk-size", "5"], "--chunk-size"),
     (["--removal", "baseline"], "--removal"),
     (["--rows", "0-28"], "--rows"),
 ])

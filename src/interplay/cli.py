@@ -623,7 +623,8 @@ def _refusal(exc: ValueError, out_dir: Path, ctx: click.Context, chunk_size: int
     now = _run_options(ctx, chunk_size)["options"]
     lines = [f"{_option_name(ctx, name)} {now[name] if now[name] is not None else '(not given)'}, was "
              f"{before.get(name) if before.get(name) is not None else '(not given)'}"
-             for name in RECORDED_OPTIONS if now.get(name) != before.get(name)]
+             for name in RECORDED_OPTIONS if now.get(name) != before.get(name)
+             and name != "chunk_size"]  # a resume takes another chunk size: never the cause
     model, data = ctx.params["model_file"], ctx.params["data_file"]
     if "model" in keys:
         lines.append(f"MODEL {model.name}: not the model file of the run ({recorded.get('model_file')}: the bytes "
@@ -855,6 +856,12 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
                            ray_address=ray_address, call_rows=call_rows)
         values = batch.explanation()
     except ValueError as exc:
+        from .runs._run import RowsDiffer
+
+        if isinstance(exc, RowsDiffer):  # rows that differ from the kept chunks': in the user's terms
+            raise click.ClickException(
+                f"{exc.what}. To finish the run in {out_dir}, repeat its command with --resume and the same data; to start "
+                  "afresh, add --overwrite (deletes that run) or use another --out.") from None
         if "refusing to mix" in str(exc):
             raise _refusal(exc, out_dir, click.get_current_context(), chunk_size) from None
         raise _usage_error(exc) from None

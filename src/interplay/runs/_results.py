@@ -67,7 +67,8 @@ class Run:
         return sum(e["n_evaluations"] for e in self.manifest["chunks"].values())
 
     def _entries(self) -> list[dict]:
-        return [self.manifest["chunks"][k] for k in sorted(self.manifest["chunks"], key=int)]
+        # in row order (a run resumed with another chunk_size has chunks whose keys are not in row order)
+        return sorted(self.manifest["chunks"].values(), key=lambda entry: entry["rows"][0])
 
     def iter_tables(self, columns: Sequence[str] | None = None) -> Iterator:
         """The finished parts as pyarrow Tables, in row order (one part in memory at a time)."""

@@ -1,8 +1,10 @@
 """``run``: explain every row of a (possibly huge) dataset in chunks, locally or on Ray, resumably.
 
 Flow: check everything once (model picklable, output writable, columns, parameters) -> record the parameters in
-the manifest (or check them against the recorded run) -> stream chunks of rows from the input, skipping finished
-chunks (after checking their rows are the same) -> compute the others on the backend -> write each finished chunk
+the manifest (or check them against the recorded run) -> check the finished chunks' rows against the input
+(values, labels y, row labels: :func:`_check_kept`) -> stream the input cut as :func:`_layout` says (the finished
+chunks as they are, the rows left in chunks of ``chunk_size``), skipping finished chunks -> compute the others on
+the backend -> write each finished chunk
 as a Parquet part and record it (one line appended to the run's journal, folded into the manifest when the run
 stops). Killing the process at any point loses at most the chunks in flight; running the same call again
 finishes the rest, giving exactly the rows and values of an uninterrupted run.
@@ -17,6 +19,7 @@ import json
 import os
 import sys
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -31,7 +34,7 @@ from ._compute import KINDS, Task, resolve_method
 from ._params import data_fingerprint, dumps_explainer, refuse_mixing, run_parameters, same_target
 from ._results import Run
 from ._seeding import draw_entropy
-from ._sources import open_source
+from ._sources import Chunk, open_source
 from ._store import FORMAT, Store
 from ._table import to_table
 
@@ -63,7 +66,8 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
         ``"local"`` (joblib's loky worker processes; ``n_jobs=1`` computes in this process) or ``"ray"`` (actors on
         the cluster ``ray.init`` connected to, or on ``ray_address``; the library never starts Ray itself).
     chunk_size:
-        Rows per chunk (= per Parquet part, and the unit of work lost on a crash). Results do not depend on it.
+        Rows per chunk (= per Parquet part, and the unit of work lost on a crash). Results do not depend on it,
+        so a resume may give another one: the finished chunks are kept as they are, the rows left cut to it.
     n_jobs:
         Worker processes / Ray actors (default: all CPUs of the machine / cluster; locally the chunks are computed
         in this process for the first 2 seconds, and the workers started only if more remain). Results do not
@@ -74,7 +78,8 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
         numbers equal ``explainer.shapley(X, method, budget, random_state)`` for any chunking and backend.
     resume:
         If ``out`` holds a run: ``True`` finishes it (the parameters must be the same, else an error lists the
-        differences; finished chunks are kept after their checksums are verified, corrupt ones recomputed);
+        differences; finished chunks are kept after their checksums and rows are verified, corrupt ones
+        recomputed; X must be given as begun: a DataFrame with the same index, or without row labels);
         ``False`` raises instead of touching it.
     y:
         Labels for ``output="loss"``: one per row, or the name of a label column of a DataFrame/file.
@@ -191,8 +196,14 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
             # a finished run begun before the null-player rule is read back as it is: no row is computed again
             before_rule = (manifest.get("complete") and "null_players" in params
                            and "null_players" not in manifest["params"])
-            refuse_mixing(manifest["params"], {k: v for k, v in params.items()
-                                               if not (before_rule and k == "null_players")}, repr(store.root))
+            current = {k: v for k, v in params.items() if not (before_rule and k == "null_players")}
+            recorded_size = manifest["params"].get("chunk_size")
+            if recorded_size != chunk_size:  # the numbers do not depend on it: the finished chunks are kept as
+                # they are, and the rows left cut into chunks of the new size (_layout); the whole data's
+                # fingerprint is taken chunk by chunk, so the kept chunks' rows are compared one by one instead
+                current.update(chunk_size=recorded_size, data=manifest["params"].get("data"))
+            refuse_mixing(manifest["params"], current, repr(store.root))
+            manifest["params"].update(chunk_size=chunk_size, data=params["data"])  # what a resume_run uses next
         store.remove_temporaries()
         bad = [k for k, entry in manifest["chunks"].items() if not store.part_ok(entry)]
         if bad and before_rule:  # recomputing a part would mix the two rules' rows
@@ -201,13 +212,21 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
             warnings.warn(f"out: part {manifest['chunks'][k]['file']} is missing, truncated or corrupt "
                           "(checksum mismatch); recomputing it", RuntimeWarning, stacklevel=2)
             del manifest["chunks"][k]
+        layout = _layout(manifest["chunks"], n_rows, chunk_size)
+        _check_kept(source.chunks(chunk_size), layout, manifest, store, source.index_name)  # before any work
+        store.remove_unlisted_parts(manifest)
+        if not manifest["chunks"]:  # nothing kept: this X's index name is the run's
+            manifest.pop("index_name", None)
+            if source.index_name is not None:
+                manifest["index_name"] = source.index_name
         manifest["complete"] = False
         store.fold_journal(manifest)  # the chunks a stopped run journaled are in the manifest: the journal restarts
         try:
-            _execute(explainer, payload, source.chunks(chunk_size), manifest, store, backend=backend,
+            _execute(explainer, payload, _recut(source.chunks(chunk_size), layout), manifest, store, backend=backend,
                      n_jobs=n_jobs, task=Task(kind, method, budget, entropy, dict(options),
                                               manifest.get("call_rows")), names=names,
-                     data_names=data_names, store_data=store_data, chunk_size=chunk_size, ray_address=ray_address,
+                     data_names=data_names, store_data=store_data, n_rows=n_rows,
+                     todo=sum(not segment[3] for segment in layout), ray_address=ray_address,
                      progress=progress)
         except KeyboardInterrupt:
             call = _call_text(method, store.root, kind=kind, budget=budget, chunk_size=chunk_size, y=y,
@@ -223,42 +242,37 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
     return Run(store.root)
 
 
-def _execute(explainer, payload, chunks, manifest, store, *, backend, n_jobs, task, names, data_names,
-             store_data, chunk_size, ray_address, progress) -> None:
+def _execute(explainer, payload, segments, manifest, store, *, backend, n_jobs, task, names, data_names,
+             store_data, n_rows, todo, ray_address, progress) -> None:
+    """Compute the chunks of ``segments`` (``(segment, Chunk)`` pairs from :func:`_recut` over :func:`_layout`)
+    that are not kept, writing and recording each; the kept ones were checked by :func:`_check_kept`."""
     done = manifest["chunks"]
-    seen = {"rows": 0, "chunks": 0}
+    keys: dict[int, str] = {}  # a chunk's first row -> its key (and part file)
     done_rows = sum(e["rows"][1] - e["rows"][0] for e in done.values())
-    bar = progress_display(manifest.get("n_rows"), "explaining", unit="row", enabled=progress, initial=done_rows)
+    bar = progress_display(n_rows, "explaining", unit="row", enabled=progress, initial=done_rows)
 
     def pending():
-        for chunk in chunks:
-            index = chunk.start // chunk_size
-            seen["rows"] = chunk.start + len(chunk.rows)
-            seen["chunks"] = index + 1
-            entry = done.get(str(index))
-            if entry is None:
+        for (start, stop, key, kept), chunk in segments:
+            if not kept:
+                keys[start] = key
                 yield chunk
-            elif entry["data_sha256"] != data_fingerprint(chunk.rows, chunk.labels) \
-                    or entry["rows"] != [chunk.start, chunk.start + len(chunk.rows)]:
-                raise ValueError(f"X: rows {chunk.start}..{chunk.start + len(chunk.rows) - 1} differ from those "
-                                 f"of the run in {store.root!r}; refusing to mix results of different data")
-            elif "index_sha256" in entry and entry["index_sha256"] != _index_fingerprint(chunk.index):
-                raise ValueError(f"X: the row labels (index) of rows {chunk.start}..{chunk.start + len(chunk.rows) - 1}"
-                                 f" differ from those of the run in {store.root!r}; refusing to mix results of "
-                                 "differently labelled rows (pass X with the run's index)")
+            elif done[key]["data_sha256"] != data_fingerprint(chunk.rows, chunk.labels) or (
+                    "index_sha256" in done[key] and done[key]["index_sha256"] != _index_fingerprint(chunk.index)):
+                raise RowsDiffer(f"X: rows {start}..{stop - 1} changed while the run in {store.root!r} was "
+                                 "resumed (they were checked before it began); refusing to mix results of "
+                                 "different data", "Resume it again with rows that do not change")
 
-    if backend == "local" and n_jobs is not None and manifest.get("n_rows") is not None:
+    if backend == "local" and n_jobs is not None:
         # no more worker processes than chunks left to compute (12 workers for 6 one-row chunks took 15 s, not 2)
-        todo = -(-int(manifest["n_rows"]) // chunk_size) - len(done)
         n_jobs = min(resolve_n_jobs(n_jobs), max(1, todo))
     engine = make_backend(backend, explainer=explainer, payload=payload, task=task, n_jobs=n_jobs,
                           ray_address=ray_address)
     finished = False
     try:
         for chunk, result in engine.map_unordered(pending()):
-            index = chunk.start // chunk_size
-            entry = store.write_part(index, to_table(result, names, chunk.rows if store_data else None, data_names,
-                                                     index=chunk.index))
+            key = keys[chunk.start]
+            entry = store.write_part(int(key), to_table(result, names, chunk.rows if store_data else None,
+                                                        data_names, index=chunk.index))
             entry.update(rows=[chunk.start, chunk.start + len(chunk.rows)],
                          data_sha256=data_fingerprint(chunk.rows, chunk.labels),
                          n_evaluations=int(result["n_evaluations"].sum()))
@@ -267,13 +281,13 @@ def _execute(explainer, payload, chunks, manifest, store, *, backend, n_jobs, ta
                 entry["budgets"] = budgets
             if chunk.index is not None:  # the labels are stored, not part of the numbers' fingerprint
                 entry["index_sha256"] = _index_fingerprint(chunk.index)
-            done[str(index)] = entry
-            store.append_chunk(str(index), entry)  # one journal line: constant cost (not the whole manifest)
+            done[key] = entry
+            store.append_chunk(key, entry)  # one journal line: constant cost (not the whole manifest)
             bar.update(len(chunk.rows))
         finished = True
     except WorkersDied as exc:
         raise WorkersDied(f"{exc}. {_kept(manifest, store)}") from None
-    except OSError:  # a write that failed (a full disk): its own error says what is kept and how to resume
+    except (OSError, RowsDiffer):  # a failed write (a full disk) or changed rows: their own errors say what to do
         raise
     except Exception as exc:  # the model failed on some chunk's rows: said with what is kept and how to finish
         message = f"{exc}. {_kept(manifest, store)} (after fixing the cause)"
@@ -288,11 +302,10 @@ def _execute(explainer, payload, chunks, manifest, store, *, backend, n_jobs, ta
         if not finished:  # stopped (Ctrl-C, a model error): the journal folded into the manifest when it can be
             with contextlib.suppress(Exception):  # a full disk: the journal keeps the chunks; the error said is
                 store.fold_journal(manifest)      # the cause's
-    extra = sorted(int(k) for k in done if int(k) >= seen["chunks"])
-    if extra:
-        raise ValueError(f"X: has {seen['rows']} rows, fewer than the run in {store.root!r} (which has chunks "
-                         f"{extra}); refusing to mix results of different data")
-    manifest["n_rows"] = seen["rows"]
+    missing = n_rows - sum(e["rows"][1] - e["rows"][0] for e in done.values())
+    if missing:  # (not reached: _check_kept refuses an X shorter than the run's kept chunks)
+        raise RowsDiffer(f"X: {missing} rows of the run in {store.root!r} were not explained", "Resume it again")
+    manifest["n_rows"] = n_rows
     manifest["complete"] = True
     store.fold_journal(manifest)
 
@@ -378,6 +391,135 @@ def _scan(source, chunk_size: int) -> tuple[str, int, int]:
     if n_rows == 0:
         raise ValueError("X: expected at least one row to explain, got none")
     return digest.hexdigest(), n_rows, n_features
+
+
+class RowsDiffer(ValueError):
+    """X differs from the rows of the run being resumed (values, labels or their presence): refused as it is.
+    ``what`` says what differs, the message then what to do."""
+
+    def __init__(self, what: str, advice: str) -> None:
+        super().__init__(f"{what}. {advice}")
+        self.what = what
+
+
+def _layout(done: dict, n_rows: int, chunk_size: int) -> list[tuple[int, int, str, bool]]:
+    """The run's chunks in row order, as ``(start, stop, key, kept)``: the finished chunks as they are (their rows,
+    whatever chunk size made them), and the rows between them cut into new chunks of ``chunk_size`` from each
+    gap's start. With the run's own chunk size the new chunks are those of an uninterrupted run (the same keys,
+    files and bytes); with another one a new chunk that does not start on its grid, or whose grid key a kept
+    chunk holds, gets a key of its own (``n_rows + start``, above every grid key), so no part is written over."""
+    used = set(done)
+    spans = sorted((e["rows"][0], e["rows"][1], k) for k, e in done.items())
+    layout, position = [], 0
+    for start, stop, key in [*spans, (n_rows, n_rows, None)]:
+        while position < start:
+            end = min(position + chunk_size, start)
+            new = str(position // chunk_size) if position % chunk_size == 0 else str(n_rows + position)
+            if new in used:
+                new = str(n_rows + position)
+            while new in used:  # (not reached: kept keys are grid keys or n_rows + their own start)
+                new = str(int(new) + 1)
+            used.add(new)
+            layout.append((position, end, new, False))
+            position = end
+        if key is not None:
+            layout.append((start, stop, key, True))
+            position = max(position, stop)
+    return layout
+
+
+def _recut(chunks, layout) -> Iterator[tuple[tuple, Chunk]]:
+    """The rows of ``chunks`` (consecutive, from row 0) cut as ``layout`` says: one ``(segment, Chunk)`` per segment
+    whose rows the input has (a chunk that is a segment passes as it is). Segments must be in row order."""
+    pieces: list[Chunk] = []
+    chunks = iter(chunks)
+    for segment in layout:
+        start, stop = segment[0], segment[1]
+        while not pieces or pieces[-1].start + len(pieces[-1].rows) < stop:
+            chunk = next(chunks, None)
+            if chunk is None:
+                break
+            pieces.append(chunk)
+        pieces = [c for c in pieces if c.start + len(c.rows) > start]
+        if not pieces or pieces[0].start > start:
+            return  # the input ends before this segment
+        first = pieces[0]
+        if first.start == start and first.start + len(first.rows) == stop:
+            yield segment, first
+            continue
+        cut = [_slice(c, max(start, c.start) - c.start, min(stop, c.start + len(c.rows)) - c.start)
+               for c in pieces if c.start < stop]
+        if cut[-1].start + len(cut[-1].rows) < stop:
+            return  # the input ends inside this segment
+        yield segment, Chunk(start, np.concatenate([c.rows for c in cut]) if len(cut) > 1 else cut[0].rows,
+                             None if first.labels is None else [v for c in cut for v in c.labels],
+                             None if first.index is None else [v for c in cut for v in c.index])
+
+
+def _slice(chunk: Chunk, a: int, b: int) -> Chunk:
+    return Chunk(chunk.start + a, chunk.rows[a:b], None if chunk.labels is None else chunk.labels[a:b],
+                 None if chunk.index is None else chunk.index[a:b])
+
+
+def _check_kept(chunks, layout, manifest: dict, store: Store, index_name: str | None) -> None:
+    """Refuse X, before any work, where its rows differ from those of the run's kept chunks: their values (or
+    labels y), the presence of row labels (a DataFrame's index, stored with the results, against an array's
+    none), the index's name, or the labels themselves. Each refusal says what differs and what to do."""
+    kept = [segment for segment in layout if segment[3]]
+    if not kept:
+        return
+    where = repr(store.root)
+    afresh = f"start afresh in another out= folder (or delete {where}: ip.run has no overwrite option)"
+    seen = 0
+    for (start, stop, key, _), chunk in _recut(chunks, kept):
+        seen += 1
+        entry = manifest["chunks"][key]
+        rows = f"rows {start}..{stop - 1}"
+        if entry["data_sha256"] != data_fingerprint(chunk.rows, chunk.labels):
+            raise RowsDiffer(f"X: {rows} differ from those of the run in {where} (their values"
+                             f"{' or labels y' if chunk.labels is not None else ''}, compared with its finished "
+                             f"part {entry['file']}); refusing to mix results of different data",
+                             f"To resume, pass the rows the run was begun with, or {afresh}")
+        if ("index_sha256" in entry) != (chunk.index is not None):
+            if chunk.index is None:
+                raise RowsDiffer(f"X: the run in {where} was begun with X a DataFrame, whose row labels (index) "
+                                 "are stored with its results; this X has none (an array, or a file), so the rows "
+                                 "computed now would have no labels beside labelled ones",
+                                 f"To resume, pass X as the same DataFrame (the same index), or {afresh}")
+            raise RowsDiffer(f"X: the run in {where} was begun with X without row labels (an array, or a file), "
+                             "so its results are indexed by position; this X is a DataFrame, whose index would "
+                             "be stored with the rows computed now only",
+                             "To resume, pass the same rows without labels (X.to_numpy(): the results are indexed "
+                             f"by position, as begun), or, to keep the index, {afresh}")
+        if chunk.index is not None and index_name != manifest.get("index_name"):
+            raise RowsDiffer(f"X: the index of the run in {where} is named {manifest.get('index_name')!r}, this "
+                             f"X's {index_name!r} (the results are read back under one name)",
+                             f"To resume, pass X with its index named as begun "
+                             f"(X.rename_axis({manifest.get('index_name')!r})), or {afresh}")
+        if chunk.index is not None and entry["index_sha256"] != _index_fingerprint(chunk.index):
+            raise RowsDiffer(f"X: the row labels (index) of {rows} differ from those of the run in {where}"
+                             f"{_first_difference(store, entry, chunk)}; refusing to mix results of differently "
+                             "labelled rows",
+                             f"To resume, pass X with the run's index (the same rows in the same order), or {afresh}")
+    if seen < len(kept):
+        missing = kept[seen]
+        raise RowsDiffer(f"X: has fewer rows than the run in {where}, whose finished chunks hold rows up to "
+                         f"{max(s[1] for s in kept) - 1} (rows {missing[0]}..{missing[1] - 1} are not in X); "
+                         "refusing to mix results of different data",
+                         f"To resume, pass the rows the run was begun with, or {afresh}")
+
+
+def _first_difference(store: Store, entry: dict, chunk: Chunk) -> str:
+    """``: the first at row 12 (a position in X), labelled 'q2' here, 'p2' in the run``, read from the kept
+    part, or nothing if it cannot be read."""
+    try:
+        stored = store.read_part(entry, columns=["index"]).column("index").to_pylist()
+    except Exception:  # noqa: BLE001 - a part that cannot be read: the refusal without the detail
+        return ""
+    for k, (new, old) in enumerate(zip(chunk.index, stored)):
+        if _index_fingerprint([new]) != _index_fingerprint([old]):
+            return f": the first at row {chunk.start + k} (a position in X), labelled {new!r} here, {old!r} in the run"
+    return ""
 
 
 __all__ = ["resume_run", "run"]

@@ -1,0 +1,104 @@
+"""What a resumed run accepts, refuses and says: rows given labelled (a DataFrame) or not (an array) as begun,
+index refusals that say what differs and what to do, another chunk_size taken (the same numbers, every row once)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pq = pytest.importorskip("pyarrow.parquet")
+
+import interplay as ip
+from interplay.runs import load_run, open_run, resume_run, run
+
+
+@pytest.fixture()
+def setup():
+    from sklearn.linear_model import Ridge
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(30, 3)), columns=list("abc"),
+                     index=pd.Index([f"c{k}" for k in range(30)], name="customer"))
+    explainer = ip.Explainer(Ridge().fit(X, X.sum(axis=1) + X.a * X.b), X.iloc[:8])
+    return explainer, X
+
+
+KW = {"method": "permutation", "budget": 24, "random_state": 4, "n_jobs": 1, "progress": False}
+
+
+def _interrupt(out, *keys, written=False):
+    """The run in ``out`` as a crash leaves it: the chunks ``keys`` never finished (``written``: their parts were
+    written, the driver killed before it recorded them)."""
+    path = out / "run-manifest.json"
+    manifest = json.loads(path.read_text())
+    for key in keys:
+        part = out / manifest["chunks"].pop(key)["file"]
+        if not written:
+            part.unlink()
+    manifest["complete"] = False
+    path.write_text(json.dumps(manifest))
+    return path.read_text()
+
+
+@pytest.mark.parametrize("first, second", [("array", "frame"), ("frame", "array")])
+def test_a_resume_gives_the_rows_labelled_or_not_as_begun(setup, tmp_path, first, second):
+    explainer, X = setup
+    given = {"array": X.to_numpy(), "frame": X}
+    out = tmp_path / "r"
+    run(explainer, given[first], out=out, chunk_size=10, **KW)
+    before = _interrupt(out, "2")
+    # accepted before: the labels were then stored on the recomputed chunk only (index null in the others, or
+    # the other way round), and load_run(...).to_pandas() was indexed by position
+    with pytest.raises(ValueError, match="begun with X") as caught:
+        run(explainer, given[second], out=out, chunk_size=10, **KW)
+    message = str(caught.value)
+    assert ("X.to_numpy()" in message) == (first == "array") and "another out= folder" in message
+    assert (out / "run-manifest.json").read_text() == before and not (out / "parts" / "part-000002.parquet").exists()
+    finished = run(explainer, given[first], out=out, chunk_size=10, **KW).to_pandas()  # as begun: accepted
+    assert list(finished.index) == (list(X.index) if first == "frame" else list(range(30)))
+
+
+def test_index_refusals_say_what_differs_and_what_to_do(setup, tmp_path):
+    explainer, X = setup
+    out = tmp_path / "r"
+    run(explainer, X, out=out, chunk_size=10, **KW)
+    before = _interrupt(out, "2")
+    relabelled = X.rename(index={"c13": "zz"})
+    with pytest.raises(ValueError, match="row labels") as caught:
+        run(explainer, relabelled, out=out, chunk_size=10, **KW)
+    message = str(caught.value)
+    assert "rows 10..19" in message and "first at row 13" in message and "'zz' here, 'c13' in the run" in message
+    assert "the run's index" in message and "another out= folder" in message
+    assert "fix the cause" not in message and "rows are finished and kept" not in message  # was the model advice
+    with pytest.raises(ValueError, match="named 'customer', this X's 'id'") as caught:
+        run(explainer, X.rename_axis("id"), out=out, chunk_size=10, **KW)
+    assert "X.rename_axis('customer')" in str(caught.value)
+    assert (out / "run-manifest.json").read_text() == before  # nothing computed, nothing changed
+
+
+@pytest.mark.parametrize("first, second", [(10, 4), (4, 10), (7, 30)])
+def test_a_resume_takes_another_chunk_size_with_the_same_numbers(setup, tmp_path, first, second):
+    explainer, X = setup
+    reference = {size: run(explainer, X, out=tmp_path / f"ref{size}", chunk_size=size, **KW).to_pandas()
+                 for size in (first, second)}
+    pd.testing.assert_frame_equal(reference[first], reference[second])
+    out = tmp_path / "r"
+    run(explainer, X, out=out, chunk_size=first, **KW)
+    keys = sorted(json.loads((out / "run-manifest.json").read_text())["chunks"], key=int)
+    _interrupt(out, keys[1], keys[-1], written=True)
+    kept = {k: (out / "parts" / f"part-{int(k):06d}.parquet").read_bytes() for k in keys[::2] if k != keys[-1]}
+    resumed = run(explainer, X, out=out, chunk_size=second, **KW)  # was refused ("chunk_size: run has ...")
+    pd.testing.assert_frame_equal(resumed.to_pandas(), reference[first])  # every row once, the same bits
+    assert resumed.complete and resumed.params["chunk_size"] == second
+    assert {k: (out / "parts" / f"part-{int(k):06d}.parquet").read_bytes() for k in kept} == kept  # not rewritten
+    assert len(list((out / "parts").glob("*.parquet"))) == len(resumed.manifest["chunks"])  # no stray part
+    rows = pq.read_table(out / "parts").column("row").to_pylist()  # as DuckDB reads parts/*.parquet
+    assert sorted(rows) == list(range(30))
+    pd.testing.assert_frame_equal(load_run(out).to_pandas(), load_run(tmp_path / f"ref{first}").to_pandas())
+    # and once more with the first size, from a run holding chunks of both
+    _interrupt(out, *sorted(resumed.manifest["chunks"], key=int)[1:3])
+    again = resume_run(explainer, X, out) if second != 4 else run(explainer, X, out=out, chunk_size=first, **KW)
+    pd.testing.assert_frame_equal(again.to_pandas(), reference[first])
