@@ -117,8 +117,11 @@ def test_run_shows_progress_from_the_rows_already_done(clock, capsys, tmp_path):
     (out / "run-manifest.json").write_text(json.dumps(manifest))
     run(explainer, X, out=out, chunk_size=3, n_jobs=1, progress=True)
     shown = lines(capsys.readouterr().err)
-    assert shown[0].startswith("interplay: explaining 9/10 rows (90%)")
-    assert shown[-1].startswith("interplay: explaining 10/10 rows (100%)") and shown[-1].endswith("done")
+    assert shown[0] == (f"interplay: resuming the run in {str(out)!r}: 9 of the 10 rows already done and kept, "
+                        "1 left to explain")
+    assert shown[1].startswith("interplay: explaining (resumed, 9 rows kept) 9/10 rows (90%)")
+    assert shown[-1].startswith("interplay: explaining (resumed, 9 rows kept) 10/10 rows (100%)")
+    assert shown[-1].endswith("done")
 
 
 def test_cli_shows_progress_in_logs(clock, tmp_path):

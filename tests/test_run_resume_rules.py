@@ -1,5 +1,6 @@
 """What a resumed run accepts, refuses and says: rows given labelled (a DataFrame) or not (an array) as begun,
-index refusals that say what differs and what to do, another chunk_size taken (the same numbers, every row once)."""
+index refusals that say what differs and what to do, another chunk_size taken (the same numbers, every row once),
+and the resume line's counts of kept and remaining rows."""
 
 from __future__ import annotations
 
@@ -102,3 +103,20 @@ def test_a_resume_takes_another_chunk_size_with_the_same_numbers(setup, tmp_path
     _interrupt(out, *sorted(resumed.manifest["chunks"], key=int)[1:3])
     again = resume_run(explainer, X, out) if second != 4 else run(explainer, X, out=out, chunk_size=first, **KW)
     pd.testing.assert_frame_equal(again.to_pandas(), reference[first])
+
+
+def test_a_resume_says_how_many_rows_are_kept_and_left(setup, tmp_path, capsys):
+    explainer, X = setup
+    out = tmp_path / "r"
+    run(explainer, X, out=out, chunk_size=10, **KW)
+    _interrupt(out, "1", "2")
+    capsys.readouterr()
+    run(explainer, X, out=out, chunk_size=10, **{**KW, "progress": True})
+    err = capsys.readouterr().err
+    assert f"resuming the run in {str(out)!r}: 10 of the 30 rows already done and kept, 20 left to explain" in err
+    assert "explaining (resumed, 10 rows kept)" in err
+    _interrupt(out, "2")
+    run(explainer, X, out=out, chunk_size=10, **KW)  # progress=False: nothing said
+    assert capsys.readouterr().err == ""
+    assert open_run(out).complete
+

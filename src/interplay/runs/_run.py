@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .._optional import require
+from .._progress import _resolve as progress_enabled
 from .._progress import progress as progress_display
 from .._validation import check_bool, check_choice, check_feature_names, check_int, check_random_state
 from ..estimators import get_estimator
@@ -79,8 +80,9 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
     resume:
         If ``out`` holds a run: ``True`` finishes it (the parameters must be the same, else an error lists the
         differences; finished chunks are kept after their checksums and rows are verified, corrupt ones
-        recomputed; X must be given as begun: a DataFrame with the same index, or without row labels);
-        ``False`` raises instead of touching it.
+        recomputed; X must be given as begun: a DataFrame with the same index, or without row labels; a line on
+        stderr says how many rows are kept and left, unless ``progress=False``); ``False`` raises instead of
+        touching it.
     y:
         Labels for ``output="loss"``: one per row, or the name of a label column of a DataFrame/file.
     store_data:
@@ -219,6 +221,10 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
             manifest.pop("index_name", None)
             if source.index_name is not None:
                 manifest["index_name"] = source.index_name
+        kept = sum(e["rows"][1] - e["rows"][0] for e in manifest["chunks"].values())
+        if kept and progress_enabled(progress) is not False:
+            print(f"interplay: resuming the run in {store.root!r}: {kept} of the {n_rows} rows already done and "
+                  f"kept, {n_rows - kept} left to explain", file=sys.stderr, flush=True)
         manifest["complete"] = False
         store.fold_journal(manifest)  # the chunks a stopped run journaled are in the manifest: the journal restarts
         try:
@@ -249,7 +255,8 @@ def _execute(explainer, payload, segments, manifest, store, *, backend, n_jobs, 
     done = manifest["chunks"]
     keys: dict[int, str] = {}  # a chunk's first row -> its key (and part file)
     done_rows = sum(e["rows"][1] - e["rows"][0] for e in done.values())
-    bar = progress_display(n_rows, "explaining", unit="row", enabled=progress, initial=done_rows)
+    bar = progress_display(n_rows, "explaining" if not done_rows else f"explaining (resumed, {done_rows} rows kept)",
+                           unit="row", enabled=progress, initial=done_rows)
 
     def pending():
         for (start, stop, key, kept), chunk in segments:
