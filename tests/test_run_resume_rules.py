@@ -120,3 +120,14 @@ def test_a_resume_says_how_many_rows_are_kept_and_left(setup, tmp_path, capsys):
     assert capsys.readouterr().err == ""
     assert open_run(out).complete
 
+
+def test_a_failed_model_call_counts_its_rows_in_words(setup, tmp_path):
+    from interplay.models.adapters import as_model
+
+    def down(A):
+        raise ValueError("model server went away")
+
+    with pytest.raises(RuntimeError, match=r"^model call down failed on 1 row: ValueError"):  # was "1 rows"
+        as_model(down)(np.zeros((1, 2)))
+    with pytest.raises(RuntimeError, match=r"^model call down failed on 3 rows: ValueError"):
+        as_model(down)(np.zeros((3, 2)))

@@ -123,7 +123,8 @@ of another width is refused when the explainer is built; ``n_calls``/``n_rows`` 
                     and isinstance(exc, (IndexError, KeyError, TypeError, AttributeError))):
                 hint = ("; a plain function gets a numpy array (columns in the background's order), not a "
                         "DataFrame: wrap it, e.g. lambda X: f(pd.DataFrame(X, columns=background.columns))")
-            raise RuntimeError(f"model call {self.name} failed on {n} rows: {type(exc).__name__}: {exc}{hint}"
+            raise RuntimeError(f"model call {self.name} failed on {n} row{'' if n == 1 else 's'}: "
+                               f"{type(exc).__name__}: {exc}{hint}"
                                ) from exc
         try:
             out = np.asarray(raw, dtype=float)
