@@ -143,8 +143,9 @@ def overhead(name: str, d: int, repeats: int, budget: int = BUDGET) -> dict:
     recorder.on = True
     explain()
     recorder.on = False
-    chunks = recorder.chunks[1:]  # the first call is the explainer's one-row look at the output (not a coalition)
-    head = recorder.chunks[:1]
+    # (the explainer reads the model's output width with a one-row call once, in the first warm-up: none here)
+    chunks = [c for c in recorder.chunks if len(c) > 1]
+    head = [c for c in recorder.chunks if len(c) == 1]
     recorded = [len(c) for c in recorder.chunks]
 
     def model_alone():
