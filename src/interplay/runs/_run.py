@@ -96,11 +96,12 @@ def run(explainer: Explainer, X: Any, method: str = "auto", *, out: Any, kind: s
         a plain line every 30 s when stderr is a log; ``True``: at once; ``False``: never (see
         :mod:`interplay._progress`; ``INTERPLAY_PROGRESS=0`` turns the default off).
     call_rows:
-        Model rows per call (default: 1,024, fewer for rows of over 128 columns; at least one coalition's rows,
-        i.e. the background's size under marginal removal). Fixed for the run, where an
+        Model rows per call (default: 1,024, fewer for rows of over 128 columns, 16,384 for a scikit-learn
+        forest, whose every call loops over its trees in Python; at least one coalition's rows, i.e. the
+        background's size under marginal removal). Fixed for the run, where an
         Explainer learns it from timings: a BLAS model's last bits depend on the rows a call holds, so a fixed
-        size makes two runs, and a run and its resume, agree bit for bit. A model with a large cost per call (a
-        Pipeline converting to pandas, a forest explained by a sampler) runs faster with more (e.g. 16,384).
+        size makes two runs, and a run and its resume, agree bit for bit. Another model with a large cost per call
+        (a Pipeline converting to pandas) runs faster with more (e.g. 16,384).
         Recorded when the run is created; a resume uses the recorded size.
 
     Interrupting the run (Ctrl-C) keeps every finished chunk; the ``KeyboardInterrupt`` says how to finish it
