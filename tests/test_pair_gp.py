@@ -247,6 +247,27 @@ def test_bivariate_univariate_values_are_oddgps_and_batch_size_does_not_matter()
     np.testing.assert_array_equal(results[0].univariate.values, shapley.values)
 
 
+def test_bivariate_odd_part_is_the_efficient_shapley_values_halved():
+    """A term of odd size adds ``a_T / |T|`` to column ``j in T`` of every row: the odd part's matrix is
+    ``phi_j / 2`` in each row, read from the (efficient) Shapley values. A game with only odd terms besides the
+    constant: its even part is the constant, whose matrix is zero."""
+    n = 12
+    rng = np.random.default_rng(4)
+    terms = [(j,) for j in range(n)] + [tuple(rng.choice(n, 3, replace=False)) for _ in range(8)]
+    coef = rng.normal(size=len(terms))
+
+    def fn(C):
+        Z = np.where(C, 1.0, -1.0)
+        return 0.3 + sum(c * np.prod(Z[:, list(T)], axis=1) for T, c in zip(terms, coef))
+
+    for budget in (5 * n, 10 * n):
+        r = ip.bivariate(ip.Game(fn, n), method="gp", budget=budget, random_state=1)
+        expected = np.broadcast_to(r.univariate.values / 2.0, (n, n)).copy()
+        np.fill_diagonal(expected, 0.0)
+        np.testing.assert_allclose(r.adjacency, expected, atol=1e-9)
+        assert abs(r.univariate.values.sum() - (fn(np.ones((1, n), bool)) - fn(np.zeros((1, n), bool)))[0]) < 1e-9
+
+
 def test_bivariate_beats_algorithm_2_on_a_sparse_game_and_reports_errors(monkeypatch):
     from interplay.estimators import bivariate_gp
 
