@@ -52,6 +52,22 @@ def test_allocation_sums_to_the_pairs_and_respects_group_sizes(n, pairs):
         assert ratio.max() - ratio.min() <= 2.0 + 1e-9
 
 
+@pytest.mark.parametrize("n, pairs", [(7, 7), (10, 25), (10, 200), (30, 74), (30, 29)])
+def test_whole_singletons_enumerates_group_one_first_when_the_pairs_allow(n, pairs):
+    counts, full = allocate_pairs(n, pairs, whole_singletons=True)
+    caps = [comb(n, g) // 2 if 2 * g == n else comb(n, g) for g in range(1, n // 2 + 1)]
+    assert counts.sum() == min(pairs, sum(caps)) and np.all(counts <= caps)
+    if pairs >= n:
+        assert full[0] and counts[0] == n
+        plain, _ = allocate_pairs(n, pairs)
+        assert np.all(counts[1:] <= plain[1:])  # the others share what is left
+    else:  # too few pairs: the plain allocation
+        assert np.array_equal(counts, allocate_pairs(n, pairs)[0])
+    sample = leverage_sample(n, 2 * pairs, np.random.default_rng(0), whole_singletons=True)
+    singles = sample.coalitions[sample.coalitions.sum(axis=1) == 1]
+    assert len(singles) == (n if pairs >= n else counts[0])
+
+
 def test_leverage_sample_has_distinct_pairs_and_unbiased_weights():
     n, rows = 12, 300
     rng = np.random.default_rng(0)

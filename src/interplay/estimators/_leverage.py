@@ -39,17 +39,22 @@ def _group_pairs(n: int, g: int) -> int:
     return comb(n, g) // 2 if 2 * g == n else comb(n, g)
 
 
-def allocate_pairs(n: int, n_pairs: int) -> tuple[np.ndarray, np.ndarray]:
+def allocate_pairs(n: int, n_pairs: int, whole_singletons: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Pairs drawn per group ``g = 1..n//2`` and whether the group is enumerated completely.
 
     Shares are 1 per group and 1/2 for the middle group (equal coalitions per size); groups whose share exceeds
     their pairs are enumerated and the rest re-shared (water-filling); largest remainders round the shares.
+    ``whole_singletons``: group 1 (the pairs ``{i}``, ``N - {i}``) is enumerated first when the pairs allow it,
+    the rest shared among the other groups as above.
     """
     groups = np.arange(1, n // 2 + 1)
     caps = np.array([min(_group_pairs(n, g), n_pairs + 1) for g in groups], dtype=np.int64)  # capped: no overflow
     share = np.where(2 * groups == n, 0.5, 1.0)
     full = np.zeros(len(groups), dtype=bool)
     left = n_pairs
+    if whole_singletons and len(groups) and caps[0] <= n_pairs:
+        full[0] = True
+        left -= int(caps[0])
     while True:
         open_ = ~full
         if not open_.any():
@@ -100,7 +105,7 @@ def _random_pairs(n: int, g: int, k: int, rng: np.random.Generator) -> np.ndarra
     return found[:k]
 
 
-def leverage_sample(n: int, n_rows: int, rng: np.random.Generator) -> KernelSample:
+def leverage_sample(n: int, n_rows: int, rng: np.random.Generator, *, whole_singletons: bool = False) -> KernelSample:
     """At most ``n_rows`` coalitions of sizes ``1..n-1``: ``n_rows // 2`` pairs allocated by :func:`allocate_pairs`.
 
     Rows: the enumerated groups first (each size's coalitions, weight = kernel mass of the size / its number of
@@ -109,7 +114,7 @@ def leverage_sample(n: int, n_rows: int, rng: np.random.Generator) -> KernelSamp
     and ``stratum_sizes`` the pairs each group has, for the stratified standard errors of ``kernel_solve``.
     """
     masses = kernel_size_masses(n)
-    counts, full = allocate_pairs(n, n_rows // 2)
+    counts, full = allocate_pairs(n, n_rows // 2, whole_singletons)
     enumerated, enum_weights = [], []
     units, unit_weights, strata, populations = [], [], [], []
     for g_index, (k, is_full) in enumerate(zip(counts.tolist(), full.tolist())):

@@ -26,16 +26,17 @@ from ._sampling import (KernelSample, bivariate_targets, kernel_solve, resolve_b
 from .kernel import minimum_budget
 
 
-def draw_leverage_sample(game: Game, budget: int | None, rng: np.random.Generator, *,
-                         method: str) -> tuple[KernelSample, np.ndarray, int, int]:
-    """The leverage sample for ``budget`` and its values; returns ``(sample, values, evaluations, budget)``.
+def draw_leverage_sample(game: Game, budget: int | None, rng: np.random.Generator, *, method: str,
+                         whole_singletons: bool = False) -> tuple[KernelSample, np.ndarray, int, int]:
+    """The leverage sample for ``budget`` and its values; returns ``(sample, values, evaluations, budget)``
+    (``whole_singletons``: every pair ``{i}``, ``N - {i}`` taken first, :func:`._leverage.allocate_pairs`).
 
     ``values[0]`` is ``v(empty)``, ``values[1]`` is ``v(N)``, ``values[2:]`` belong to ``sample.coalitions``.
     """
     n = game.n_players
     budget = resolve_budget(budget, n, minimum_budget(n), method)
     rows = min(budget, 2**n if n < 63 else budget) - 2
-    sample = leverage_sample(n, rows, rng)
+    sample = leverage_sample(n, rows, rng, whole_singletons=whole_singletons)
     ends = np.zeros((2, n), dtype=bool)
     ends[1] = True
     values = game(np.concatenate([ends, sample.coalitions]))

@@ -285,14 +285,16 @@ def blend_weight(e_gp, e_tree) -> float:
 SAMPLINGS = ("auto", "sizes", "uniform")
 
 
-def _sample(game: Game, budget: int, rng: np.random.Generator, sampling: str):
+def _sample(game: Game, budget: int, rng: np.random.Generator, sampling: str, whole_singletons: bool = False):
     """``(rows, values, S, y_odd, y_even, w, info)``: the sampled coalitions and ``[v(empty), v(N), v(rows)...]``,
     and each complementary pair once (as its member holding player 0, the grand pair first) with its odd and
     even parts and weight. ``"sizes"``: the leverage sample (sizes in equal shares, Horvitz-Thompson weights of
-    the Shapley kernel's regression); ``"uniform"``: uniform coalitions (BII's measure), equal weights."""
+    the Shapley kernel's regression; ``whole_singletons``: every pair ``{i}``, ``N - {i}`` first); ``"uniform"``:
+    uniform coalitions (BII's measure), equal weights."""
     n = game.n_players
     if sampling == "sizes":
-        sample, values, _, budget = draw_leverage_sample(game, budget, rng, method="gp")
+        sample, values, _, budget = draw_leverage_sample(game, budget, rng, method="gp",
+                                                         whole_singletons=whole_singletons)
         S, y_odd, y_even, w = complementary_pairs(game, sample, values, n)
         return sample.coalitions, values, S, y_odd, y_even, w, sample_info(sample, budget)
     from .spectral import draw_uniform_pairs
