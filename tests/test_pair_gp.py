@@ -268,26 +268,30 @@ def test_bivariate_odd_part_is_the_efficient_shapley_values_halved():
         assert abs(r.univariate.values.sum() - (fn(np.ones((1, n), bool)) - fn(np.zeros((1, n), bool)))[0]) < 1e-9
 
 
-def test_bivariate_takes_every_singleton_pair_at_small_budgets():
-    """Up to SINGLETON_PAIRS_UP_TO pairs per player, every pair {i}, N - {i} is in the sample (the matrix's
-    Shapley values then differ from OddGP's at the same seed); above, the sample is OddGP's."""
-    from interplay.estimators import bivariate_gp
+def test_bivariate_and_odd_gp_take_every_singleton_pair_at_small_budgets():
+    """Up to SINGLETON_PAIRS_UP_TO pairs per player, every pair {i}, N - {i} is in the sample of the gp matrix and
+    of OddGP's Shapley values alike, so the matrix's Shapley values stay OddGP's at the same seed; above, the
+    plain leverage sample (no group enumerated at this n)."""
+    from interplay.estimators import _leverage
 
     n = 12
     fn = random_game(n, random_state=3)._value_fn
-    for budget in (2 * n + 2, 5 * n, 2 * bivariate_gp.SINGLETON_PAIRS_UP_TO * n + 2):
+    top = 2 * _leverage.SINGLETON_PAIRS_UP_TO * n + 2
+    for budget in (2 * n + 2, 5 * n, top, top + 2):
         seen = []
         game = ip.Game(lambda C, seen=seen: (seen.append(C.copy()), fn(C))[1], n)
         r = ip.bivariate(game, method="gp", budget=budget, random_state=0)
         rows = np.concatenate(seen)
         assert r.n_evaluations <= budget
         singles = rows[rows.sum(axis=1) == 1]
-        assert len(np.unique(np.argmax(singles, axis=1))) == n, budget
-        assert {1, n - 1} <= set(r.info["enumerated_sizes"])
-    budget = 2 * bivariate_gp.SINGLETON_PAIRS_UP_TO * n + 4  # one pair more: OddGP's sample
-    r = ip.bivariate(ip.Game(fn, n), method="gp", budget=budget, random_state=0)
-    shapley = ip.shapley(ip.Game(fn, n), method="odd_gp", budget=budget, random_state=0)
-    np.testing.assert_array_equal(r.univariate.values, shapley.values)
+        if budget <= top:
+            assert len(np.unique(np.argmax(singles, axis=1))) == n, budget
+            assert {1, n - 1} <= set(r.info["enumerated_sizes"])
+        else:
+            assert not {1, n - 1} & set(r.info["enumerated_sizes"])
+        shapley = ip.shapley(ip.Game(fn, n), method="odd_gp", budget=budget, random_state=0)
+        np.testing.assert_array_equal(r.univariate.values, shapley.values)
+        assert shapley.info["enumerated_sizes"] == r.info["enumerated_sizes"]
 
 
 def test_bivariate_beats_algorithm_2_on_a_sparse_game_and_reports_errors(monkeypatch):

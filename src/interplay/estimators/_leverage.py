@@ -39,6 +39,18 @@ def _group_pairs(n: int, g: int) -> int:
     return comb(n, g) // 2 if 2 * g == n else comb(n, g)
 
 
+SINGLETON_PAIRS_UP_TO = 3  # up to this many sampled pairs per player, every pair {i}, N - {i} is taken first
+
+
+def singleton_pairs_first(n: int, budget: int) -> bool:
+    """Whether a sample of ``budget`` coalitions takes every pair ``{i}``, ``N - {i}`` first
+    (:func:`allocate_pairs`' ``whole_singletons``): from ``n`` up to :data:`SINGLETON_PAIRS_UP_TO` (3) sampled
+    pairs per player, budgets ``2n + 2`` to ``6n + 2``. OddGP's Shapley values and the ``gp`` Bivariate matrix
+    use it alike, so the same seed gives them the same sample (:mod:`.bivariate_gp` says why it pays)."""
+    pairs = (min(budget, 2**n if n < 63 else budget) - 2) // 2
+    return n <= pairs <= SINGLETON_PAIRS_UP_TO * n
+
+
 def allocate_pairs(n: int, n_pairs: int, whole_singletons: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Pairs drawn per group ``g = 1..n//2`` and whether the group is enumerated completely.
 

@@ -20,19 +20,19 @@ in each row: it is read from the Shapley values after their efficiency shift (th
 kernel sections' readout gave the unshifted ones), with their posterior variances over 4. On the benchmark's
 20-feature network, 40 seeds at 5n-40n: 0.2-0.7% less error, no odd readout of the matrix.
 
-Sample: OddGP's leverage sample (the same seed, the same Shapley values), but with at most
-:data:`SINGLETON_PAIRS_UP_TO` (3) sampled pairs per player (budgets up to ``6n + 2``) every pair ``{i}``,
-``N - {i}`` is taken first (:func:`._leverage.allocate_pairs`; the other sizes share the rest equally), and
-the Shapley values are then those of this sample, not OddGP's. With the grand pair, pair ``{i}`` holds
+Sample: OddGP's leverage sample (the same seed, the same Shapley values); with at most
+:data:`._leverage.SINGLETON_PAIRS_UP_TO` (3) sampled pairs per player (budgets up to ``6n + 2``) every pair
+``{i}``, ``N - {i}`` is taken first (:func:`._leverage.singleton_pairs_first`; the other sizes share the rest
+equally), in OddGP's Shapley values' sample too. With the grand pair, pair ``{i}`` holds
 ``sum_{T even, i in T} a_T`` and ``sum_{T odd, i in T} a_T`` exactly: close to the matrix's column means
 (``phi_j / 2`` plus the even part's), which carry most of its error at small budgets (on the benchmark's
 20-feature network at 5n, 95%: the Shapley values' error and the even part's column means', whose errors went
 together, correlation 0.6). Error at 5n, 40 seeds: 0.47-0.59 of the leverage sample's on the benchmark's
 Moebius (16 players), network (20), boosting and forest (30) games; 0.26-0.63 at 3n-6n (20-40 seeds); at 7n-10n
 it was 0.47-0.91 on three of them but 0.98-1.39 on boosting (the other sizes' fewer pairs), hence the
-threshold. For the Shapley values alone it is not as clear (at 5n 0.68-0.89 of the error on five of the
-benchmark's games, 1.00 on the 40-player Moebius game, but 1.17 on the 30-feature forest; 20-40 seeds), so
-``shapley(x)`` keeps its sample.
+threshold. For OddGP's Shapley values at 5n: 0.68-0.89 of the error on five of the benchmark's games, 1.00 on
+the 40-player Moebius game, 1.17 on the 30-feature forest (20-40 seeds); taken there too, so that
+``bivariate(x).univariate`` stays ``shapley(x)`` of the same seed.
 
 Biased (regularised fits), exact at full budget (exact enumeration). Standard errors: posterior standard
 deviations (the two parts independent) while ``n^2`` times the sampled pairs stay within :data:`MAX_SE_CELLS`
@@ -48,6 +48,7 @@ import numpy as np
 
 from ..games import Game
 from ..results import Attribution, BivariateExplanation
+from ._leverage import singleton_pairs_first
 from ._registry import register
 from ._sampling import resolve_budget
 from ._surrogate import resolve_surrogate
@@ -59,7 +60,6 @@ from .pair_gp import _sample, fit_even
 from .spectral import bivariate_from_fourier
 
 MAX_SE_CELLS = 4_000_000  # standard errors while n^2 x sampled pairs stay within this
-SINGLETON_PAIRS_UP_TO = 3  # up to this many sampled pairs per player, every pair {i}, N - {i} is taken
 
 
 def _terms(S: np.ndarray, rho, parity: str):
@@ -157,9 +157,8 @@ def gp_bivariate(game: Game, *, budget: int | None = None, rng: np.random.Genera
         return BivariateExplanation(result.adjacency, univariate, game.feature_names, result.n_evaluations, "gp",
                                     np.zeros((n, n)) if std_errors else None, info)
     kind = resolve_surrogate(surrogate)
-    pairs = (min(budget, 2**n if n < 63 else budget) - 2) // 2
-    whole = n <= pairs <= SINGLETON_PAIRS_UP_TO * n  # every pair {i}, N - {i} (module docstring)
-    rows, values, S, y_odd, y_even, w, info = _sample(game, budget, rng, "sizes", whole_singletons=whole)
+    rows, values, S, y_odd, y_even, w, info = _sample(game, budget, rng, "sizes",
+                                                      whole_singletons=singleton_pairs_first(n, budget))
     spectrum, seconds = surrogate_spectrum(kind, rows, values, rng) if kind is not None else (None, 0.0)
     odd = fit_odd(S, y_odd, w, budget, spectrum, rng)
     even = fit_even(S, y_even, w, budget, spectrum, rng)

@@ -64,6 +64,7 @@ import numpy as np
 
 from ..games import Game, _packed_keys
 from ..results import Attribution
+from ._leverage import singleton_pairs_first
 from ._registry import register
 from ._sampling import default_budget, kernel_solve
 from ._surrogate import resolve_surrogate
@@ -197,11 +198,13 @@ def odd_gp_shapley(game: Game, *, budget: int | None = None, rng: np.random.Gene
         info = {**result.info, "odd_gp": f"OddSHAP ({why})"}
         return Attribution(result.values, result.baseline, game.feature_names, result.n_evaluations, "odd_gp",
                            result.std_errors, info)
-    sample, values, used, budget = draw_leverage_sample(game, budget, rng, method="odd_gp")
+    first = singleton_pairs_first(n, default_budget(n) if budget is None else budget)  # as the gp matrix's
+    sample, values, used, budget = draw_leverage_sample(game, budget, rng, method="odd_gp", whole_singletons=first)
     info = {**sample_info(sample, budget), "surrogate": kind if isinstance(kind, str) or kind is None
             else type(kind).__name__, "std_errors": bool(std_errors)}
     empty, full = values[0], values[1]
-    if sample.n_enumerated == len(sample.coalitions):  # every coalition: the exact KernelSHAP solve
+    if n < 63 and len(sample.coalitions) == 2**n - 2:  # every coalition: the exact KernelSHAP solve (not
+        # when only some sizes are enumerated, as every pair {i}, N - {i} at the smallest budgets)
         solution = kernel_solve(sample, values[2:] - empty, np.array([full - empty]), std_errors=bool(std_errors))
         std = None if solution.std_errors is None else solution.std_errors[:, 0]
         return Attribution(solution.phi[:, 0], empty, game.feature_names, used, "odd_gp", std,
