@@ -82,12 +82,18 @@ def _sign(parity: str) -> float:
 def walsh_kernel(S: np.ndarray, S2: np.ndarray, rho, parity: str = "odd") -> np.ndarray:
     """``sum_T w_T chi_T(S) chi_T(S')`` over the sets ``T`` of the parity, for the rows of ``S`` and ``S2`` (module
     docstring); ``rho``: a number or one per player, each in ``[0, 1)``."""
-    sign = _sign(parity)
-    rho = np.broadcast_to(np.asarray(rho, dtype=float), (S.shape[1],))
+    return _walsh_kernel_signs(signs(S), signs(S2), rho, _sign(parity))
+
+
+def _walsh_kernel_signs(Z: np.ndarray, Z2: np.ndarray, rho, sign: float, rows: np.ndarray | None = None,
+                        columns: np.ndarray | None = None) -> np.ndarray:
+    """:func:`walsh_kernel` from the memberships' signs ``Z``, ``Z2`` (``sign``: -1 odd, +1 even), optionally times
+    ``rows[u] columns[u']`` (the same numbers as scaling after: the final halving is exact)."""
+    rho = np.broadcast_to(np.asarray(rho, dtype=float), (Z.shape[1],))
     half_log_r = np.arctanh(rho)  # -log r_k / 2
     # half the sum over agreeing k minus the sum over differing k of -log r_k; the same numbers as halving after
     # (a power of two), computed in place: fresh (units x units) temporaries made this 2-3x slower
-    agree = (signs(S) * half_log_r) @ signs(S2).T
+    agree = (Z * half_log_r) @ Z2.T
     half_total = half_log_r.sum()
     out = np.subtract(agree, half_total)
     np.exp(out, out=out)  # prod_{k: differ} r_k
@@ -98,7 +104,12 @@ def walsh_kernel(S: np.ndarray, S2: np.ndarray, rho, parity: str = "odd") -> np.
         out -= agree
     else:
         out += agree
-    out *= 0.5
+    if rows is None:
+        out *= 0.5
+    else:  # (0.5 k) r_u c_u' = k (0.5 r_u) c_u': halving is exact
+        out *= (0.5 * rows)[:, None]
+        if columns is not None:
+            out *= columns[None, :]
     return out
 
 
@@ -236,13 +247,49 @@ class TermShares:
             return default
         return float(coefficients[at]) ** 2 / self._total
 
+    def get_many(self, terms: list) -> np.ndarray:
+        """``get(T, 0.0)`` for each ``T``, the sets of one size looked up at once (the same numbers)."""
+        out = np.zeros(len(terms))
+        by_size: dict[int, list[int]] = {}
+        for k, T in enumerate(terms):
+            by_size.setdefault(len(T), []).append(k)
+        for size, at in by_size.items():
+            sets, coefficients = self._by_size.get(size, (None, None))
+            if sets is None or not len(sets):
+                continue
+            if size == 0:
+                out[at] = [self.get(terms[k]) for k in at]
+                continue
+            if size not in self._codes:
+                self.get(terms[at[0]])  # the size's codes
+            base, digits, codes = self._codes[size]
+            wanted = np.array([terms[k] for k in at], dtype=np.int64)
+            if digits is None or wanted.min() < 0:
+                out[at] = [self.get(terms[k]) for k in at]
+                continue
+            inside = wanted.max(axis=1) < base
+            code = np.where(inside, wanted % base @ digits, -1)
+            hit = np.minimum(np.searchsorted(codes, code), len(codes) - 1)
+            found = inside & (codes[hit] == code)
+            for k, h, ok in zip(at, hit.tolist(), found.tolist()):
+                if ok and coefficients[h] != 0:
+                    out[k] = float(coefficients[h]) ** 2 / self._total
+        return out
+
 
 def design(S: np.ndarray, terms: list) -> np.ndarray:
     """``chi_T(S)`` for every row ``S`` and term ``T`` (the empty term: 1): ``(rows, terms)`` of +-1."""
     Z = signs(S)
     out = np.empty((len(S), len(terms)))
+    by_size: dict[int, list[int]] = {}
     for t, T in enumerate(terms):
-        out[:, t] = Z[:, T[0]] if len(T) == 1 else np.prod(Z[:, list(T)], axis=1)
+        by_size.setdefault(len(T), []).append(t)
+    for size, at in by_size.items():  # one gather per set size (products of +-1 are exact in any order)
+        if size == 0:
+            out[:, at] = 1.0
+            continue
+        members = np.array([terms[t] for t in at], dtype=np.int64)  # (terms of this size, size)
+        out[:, at] = Z[:, members[:, 0]] if size == 1 else np.prod(Z[:, members], axis=2)
     return out
 
 
@@ -284,9 +331,18 @@ def _identified(X: np.ndarray) -> bool:
     leave-one-out residual is undefined (:func:`_loo`'s ``P~_uu`` is zero whatever the kernel and noise); decided on
     the design alone, not by a threshold on ``P~_uu``, whose rounding after a Cholesky inverse at the smallest noise
     reached 1e-9 of ``(A~^-1)_uu`` (a review's runs). Cost ``O(rows terms^2)``."""
+    import scipy.linalg
+
     if X.shape[1] == 0:
         return True
-    leverage = np.einsum("ij,ij->i", X @ np.linalg.pinv(X.T @ X, hermitian=True), X)
+    gram = X.T @ X
+    factor, info = scipy.linalg.lapack.dpotrf(gram, lower=1, clean=1)
+    pivots = np.diag(factor) ** 2 if info == 0 else None
+    if pivots is not None and pivots.min() > 1e-8 * np.diag(gram).max():  # well conditioned: x_u' (X'X)^-1 x_u
+        half = scipy.linalg.solve_triangular(factor, X.T, lower=True, check_finite=False)
+        leverage = np.einsum("ij,ij->j", half, half)
+    else:  # (nearly) singular: terms the design cannot separate, by the pseudo-inverse
+        leverage = np.einsum("ij,ij->i", X @ np.linalg.pinv(gram, hermitian=True), X)
     return bool(np.all(leverage < 1.0 - 1e-8))
 
 
@@ -340,14 +396,26 @@ def _spd_inverses(grams: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     out = np.zeros_like(grams)
     ok = np.zeros(len(grams), dtype=bool)
+    lower = _lower_mask(grams.shape[-1])
     for k, gram in enumerate(grams):
         factor, info = scipy.linalg.lapack.dpotrf(gram, lower=1, clean=0)
         if info == 0:
             inverse, info = scipy.linalg.lapack.dpotri(factor, lower=1)
             if info == 0:
-                out[k] = np.tril(inverse) + np.tril(inverse, -1).T
+                np.copyto(out[k], np.where(lower, inverse, inverse.T))  # the lower triangle, mirrored
                 ok[k] = True
     return out, ok
+
+
+_LOWER_MASKS: dict = {}
+
+
+def _lower_mask(size: int) -> np.ndarray:
+    """``(size, size)``: True on and below the diagonal (cached)."""
+    mask = _LOWER_MASKS.get(size)
+    if mask is None:
+        mask = _LOWER_MASKS[size] = np.tri(size, dtype=bool)
+    return mask
 
 
 def budget_term_sets(budget: int, ratios: tuple, terms_for, minimum: int, whole_sample_only: tuple = ()):
@@ -399,10 +467,13 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
         keep = np.concatenate([[0], np.sort(rng.choice(np.arange(1, units), subset - 1, replace=False))])
         S, y, w = S[keep], y[keep], w[keep]
     sets = [(key, terms) for key, terms in term_sets(len(S) / units) if len(terms) < len(S) - 2]
-    candidates = [(key, design(S, terms)) for key, terms in sets]
-    identified = [_identified(X) for _, X in candidates]  # else never scored: a pair cannot be left out
+    designs = [design(S, terms) for _, terms in sets]
+    identified = [_identified(X) for X in designs]  # else never scored: a pair cannot be left out
     rows = np.arange(len(S))
     root_w = np.sqrt(w)
+    Z = signs(S)
+    # the designs with their rows scaled by root_w (every score reads them so)
+    candidates = [(key, root_w[:, None] * X) for (key, _), X in zip(sets, designs)]
     powers = RELEVANCE_POWERS if relevance is not None and relevance.max() > 0 else (0.0,)
     ys = root_w * y
     kernels, inverses, scored = {}, {}, {}
@@ -413,9 +484,7 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
     def kernel(gamma: float, rho: float):
         if (gamma, rho) not in kernels:
             decays = player_decays(rho, gamma, relevance, n)
-            scaled_K = walsh_kernel(S, S, decays, parity)  # scaled in place: (K w_u) w_u', as one expression
-            scaled_K *= root_w[:, None]
-            scaled_K *= root_w[None, :]
+            scaled_K = _walsh_kernel_signs(Z, Z, decays, _sign(parity), root_w, root_w)  # (K w_u) w_u'
             kernels[gamma, rho] = (scaled_K, kernel_at_zero(decays, parity))
         return kernels[gamma, rho]
 
@@ -424,7 +493,7 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
         scaled_K, at_zero = kernel(gamma, rho)
         if (gamma, rho, j) not in inverses:
             inverses[gamma, rho, j] = _inverse_at(scaled_K, NOISES[j] * at_zero, spare.pop() if spare else None)
-        return _loo_inverse(inverses[gamma, rho, j], root_w[:, None] * X, ys, root_w)
+        return _loo_inverse(inverses[gamma, rho, j], X, ys, root_w)
 
     def release() -> None:
         """Hand the inverses of every (gamma, rho) but the best's to ``spare``: only the best's are asked for
@@ -442,7 +511,7 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
         if noise_at is None:
             scaled_K, at_zero = kernel(gamma, rho)
             ev, V = np.linalg.eigh(scaled_K)
-            scores = _loo(V, np.maximum(ev, 0.0), V.T @ (root_w[:, None] * X), V.T @ ys, rows, NOISES * at_zero,
+            scores = _loo(V, np.maximum(ev, 0.0), V.T @ X, V.T @ ys, rows, NOISES * at_zero,
                           root_w)
             j = int(np.argmin(scores))
             score_j = float(scores[j])
@@ -518,12 +587,11 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
         key, terms = sets[widest]
         fixed = set(base)
         at = [t for t, T in enumerate(terms) if T not in fixed]
-        X_extra = candidates[widest][1][:, at]
-        v = np.array([extra_weights.get(terms[t], 0.0) for t in at])
+        v = _shares(extra_weights, [terms[t] for t in at])
         gamma, rho = best.gamma, best.rho
         scaled_K, at_zero = kernel(gamma, rho)
-        X0 = root_w[:, None] * candidates[walker][1]
-        R = root_w[:, None] * X_extra
+        X0 = candidates[walker][1]
+        R = root_w[:, None] * designs[widest][:, at]
         scaled_extra = (R * (at_zero * v)) @ R.T
         noise = best.noise  # the best noise so far (one factorisation per tau)
         work = spare.pop() if spare else np.empty_like(scaled_K, order="F")
@@ -535,6 +603,14 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
                 best = Choice(key, gamma, rho, float(noise), float(score_tau), len(S), float(tau))
     best.base = first
     return best
+
+
+def _shares(extra_weights, terms: list) -> np.ndarray:
+    """``extra_weights.get(T, 0.0)`` for each term (a :class:`TermShares` all at once)."""
+    many = getattr(extra_weights, "get_many", None)
+    if many is not None:
+        return many(terms)
+    return np.array([extra_weights.get(T, 0.0) for T in terms])
 
 
 def _extends(base: list, terms: list) -> bool:

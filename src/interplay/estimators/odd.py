@@ -126,7 +126,7 @@ def surrogate_spectrum(kind, coalitions: np.ndarray, values: np.ndarray, rng: np
     return spectrum, time.perf_counter() - start
 
 
-def rank_terms(spectrum, sizes) -> list[tuple[int, ...]]:
+def rank_terms(spectrum, sizes, limit: int | None = None) -> list[tuple[int, ...]]:
     """The sets whose size is in ``sizes`` with a nonzero coefficient in ``spectrum``, largest first (equal
     magnitudes: the sets in ascending order). A :class:`._surrogate.Spectrum` is read from its arrays of those
     sizes (one numpy sort by magnitude; ties ordered by their sets), else every entry is filtered and sorted."""
@@ -134,18 +134,28 @@ def rank_terms(spectrum, sizes) -> list[tuple[int, ...]]:
     if by_size is None:
         kept = {T: c for T, c in spectrum.items() if len(T) in sizes and c != 0}
         return [T for T, _ in sorted(kept.items(), key=lambda kv: (-abs(kv[1]), kv[0]))]
-    sets, magnitudes = [], []
+    blocks, magnitudes = [], []
     for size, members, coefficients in by_size:
         if size in sizes:
             nonzero = coefficients != 0
-            sets.extend(map(tuple, members[nonzero].tolist()))
+            blocks.append(members[nonzero])
             magnitudes.append(np.abs(coefficients[nonzero]))
-    if not sets:
+    if not sum(len(b) for b in blocks):
         return []
     magnitudes = np.concatenate(magnitudes)
     order = np.argsort(-magnitudes, kind="stable")
-    ranked = [sets[i] for i in order]
     ordered = magnitudes[order]
+    if limit is not None and limit < len(order):  # the first limit, and the rest of a run of ties at the cut
+        cut = max(int(limit), 1)
+        while cut < len(order) and ordered[cut] == ordered[cut - 1]:
+            cut += 1
+        order, ordered = order[:cut], ordered[:cut]
+        starts = np.cumsum([0] + [len(b) for b in blocks])
+        block = np.searchsorted(starts, order, side="right") - 1
+        ranked = [tuple(blocks[b][i - starts[b]].tolist()) for b, i in zip(block.tolist(), order.tolist())]
+    else:
+        sets = [T for b in blocks for T in map(tuple, b.tolist())]
+        ranked = [sets[i] for i in order]
     ties = np.flatnonzero(ordered[1:] == ordered[:-1])  # runs of equal magnitudes: by their sets
     if len(ties):
         starts = ties[np.concatenate([[True], ties[1:] != ties[:-1] + 1])]
@@ -157,9 +167,11 @@ def rank_terms(spectrum, sizes) -> list[tuple[int, ...]]:
     return ranked
 
 
-def rank_odd_terms(spectrum: dict[tuple[int, ...], float], max_size: int = 5) -> list[tuple[int, ...]]:
-    """The odd sets of size 3..``max_size`` with a nonzero coefficient in ``spectrum``, largest first."""
-    return rank_terms(spectrum, range(3, max_size + 1, 2))
+def rank_odd_terms(spectrum: dict[tuple[int, ...], float], max_size: int = 5,
+                   limit: int | None = None) -> list[tuple[int, ...]]:
+    """The odd sets of size 3..``max_size`` with a nonzero coefficient in ``spectrum``, largest first (with
+    ``limit``: at least the first ``limit`` of them, the same ones)."""
+    return rank_terms(spectrum, range(3, max_size + 1, 2), limit)
 
 
 def ranked_odd_terms(kind, sample: KernelSample, values: np.ndarray, rng: np.random.Generator,

@@ -147,7 +147,9 @@ def fit_odd(S: np.ndarray, y: np.ndarray, w: np.ndarray, budget: int, spectrum: 
     """OddGP's model of the odd part on complementary pairs (:func:`complementary_pairs`: their members ``S``,
     odd parts ``y``, weights ``w``; ``spectrum``: the tree surrogate's, or None)."""
     n = S.shape[1]
-    ranked = rank_odd_terms(spectrum) if spectrum is not None else []
+    # only the first terms are ever fixed: ceil(ratio budget) - n at the largest ratio (and budget >= 2n)
+    limit = int(np.ceil(max(r for r in TERM_RATIOS if r) * max(budget, 2 * n))) - n
+    ranked = rank_odd_terms(spectrum, limit=max(limit, 0)) if spectrum is not None else []
     relevance = feature_relevance(spectrum, n) if spectrum is not None else None
     return fit_part(S, y, w, "odd", term_sets(n, budget, ranked), lambda key: fixed_terms(n, budget, ranked, key),
                     relevance, rng, term_shares(spectrum, range(3, n + 1, 2)))
