@@ -180,3 +180,68 @@ def fit_binary_boost(coalitions: np.ndarray, values: np.ndarray, *, n_trees: int
         feature=np.where(inner, feature[present], -1), threshold=np.where(inner, 0.5, 0.0), left=left, right=right,
         default_left=np.ones(int(present.sum()), dtype=bool), value=value[present] * scale, cover=cover[present],
         roots=index[:, 0], base=base, n_features=n, decision=np.where(inner, 1, 0), source="binary")
+
+
+@njit(cache=True, nogil=True)
+def _leaf_walk(roots, feature, child0, child1, value, width):  # pragma: no cover - compiled; tested via _leaf_arrays
+    """Every reachable leaf of every tree for 0/1 inputs, depth first (the 1-child first), as
+    :func:`._surrogate._leaf_arrays` returns them: values, depths, path features sorted (-1 past the depth) and
+    their bits; ``width`` bounds a path's splits (its features are distinct)."""
+    n_nodes = len(feature)
+    out_value = np.empty(n_nodes)
+    out_depth = np.zeros(n_nodes, np.int64)
+    out_path = np.full((n_nodes, width), -1, np.int64)
+    out_bits = np.zeros((n_nodes, width), np.bool_)
+    path = np.empty(width, np.int64)
+    bits = np.zeros(width, np.bool_)
+    stack_node = np.empty(n_nodes + 1, np.int64)  # (node, path length, whether it is a split's 1-child)
+    stack_depth = np.empty(n_nodes + 1, np.int64)
+    stack_bit = np.empty(n_nodes + 1, np.int64)  # -1: a root; 0 / 1: the bit of the split it came from
+    stack_feature = np.empty(n_nodes + 1, np.int64)
+    count = 0
+    for r in range(len(roots)):
+        top = 0
+        stack_node[0], stack_depth[0], stack_bit[0], stack_feature[0] = roots[r], 0, -1, -1
+        top = 1
+        while top > 0:
+            top -= 1
+            node, d = stack_node[top], stack_depth[top]
+            if stack_bit[top] >= 0:
+                path[d - 1] = stack_feature[top]
+                bits[d - 1] = stack_bit[top] == 1
+            while True:
+                f = feature[node]
+                if f < 0:
+                    break
+                c0, c1 = child0[node], child1[node]
+                if c0 == c1:
+                    node = c0
+                    continue
+                known = -1
+                for k in range(d):
+                    if path[k] == f:
+                        known = k
+                        break
+                if known >= 0:
+                    node = c1 if bits[known] else c0
+                    continue
+                # a split: the 0-child below the 1-child on the stack (the 1-child walked first)
+                stack_node[top], stack_depth[top], stack_bit[top], stack_feature[top] = c0, d + 1, 0, f
+                stack_node[top + 1], stack_depth[top + 1], stack_bit[top + 1], stack_feature[top + 1] = c1, d + 1, 1, f
+                top += 2
+                node = -1
+                break
+            if node < 0:
+                continue
+            out_value[count] = value[node]
+            out_depth[count] = d
+            for k in range(d):  # sorted by feature (insertion; the features are distinct)
+                j = k
+                while j > 0 and out_path[count, j - 1] > path[k]:
+                    out_path[count, j] = out_path[count, j - 1]
+                    out_bits[count, j] = out_bits[count, j - 1]
+                    j -= 1
+                out_path[count, j] = path[k]
+                out_bits[count, j] = bits[k]
+            count += 1
+    return out_value[:count], out_depth[:count], out_path[:count], out_bits[:count]

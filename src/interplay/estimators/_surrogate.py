@@ -136,7 +136,27 @@ def _leaf_arrays(ensemble) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
     """
     child0, child1 = _binary_children(ensemble)
     feature, value = ensemble.feature, ensemble.value[:, 0]
-    nodes = np.asarray(ensemble.roots, dtype=np.int64)
+    try:
+        from ._binary_boost import _leaf_walk
+    except ImportError:  # no numba: the array walk below
+        _leaf_walk = None
+    if _leaf_walk is not None:  # the same leaves in the same order, by a compiled depth-first walk
+        values, depth, path, bits = _leaf_walk(np.asarray(ensemble.roots, dtype=np.int64),
+                                               np.asarray(feature, dtype=np.int64), np.asarray(child0, dtype=np.int64),
+                                               np.asarray(child1, dtype=np.int64),
+                                               np.ascontiguousarray(value, dtype=np.float64),
+                                               max(int(ensemble.n_features), 1))
+        if not len(values):
+            empty = np.zeros((0, 0), dtype=np.int64)
+            return np.zeros(0), np.zeros(0, dtype=np.int64), empty, empty.astype(bool)
+        width = int(depth.max())
+        return values, depth, path[:, :width], bits[:, :width]
+    return _leaf_arrays_walk(child0, child1, feature, value, ensemble.roots)
+
+
+def _leaf_arrays_walk(child0, child1, feature, value, roots):
+    """:func:`_leaf_arrays` without numba: all trees walked at once, level by level."""
+    nodes = np.asarray(roots, dtype=np.int64)
     tree = np.arange(len(nodes))
     path = np.zeros((len(nodes), 0), dtype=np.int64)   # features in the order met, -1 past the depth
     bits = np.zeros((len(nodes), 0), dtype=bool)
@@ -252,18 +272,16 @@ def _spectrum(ensemble, sizes=None, max_size: int | None = None) -> Spectrum:
             constant = float(scale.sum()) + float(np.asarray(ensemble.base).reshape(-1)[0])
             by_size.append((0, np.zeros((1, 0), dtype=np.int64), np.array([constant])))
             continue
-        keys, amounts = [], []
-        for combo in combinations(range(width), t):
-            rows = depth > combo[-1]  # paths are sorted by feature, so a deep enough leaf has every position
-            if not rows.any():
-                continue
-            cols = list(combo)
-            keys.append(features[rows][:, cols])
-            odd_zeros = (t - bits[rows][:, cols].sum(axis=1)) % 2 == 1
-            amounts.append(np.where(odd_zeros, -scale[rows], scale[rows]))
-        if not keys:
+        # every choice of t positions at once, in the order of a loop over the choices and then the leaves: a
+        # leaf deep enough has every position (paths are sorted by feature)
+        combos = np.array(list(combinations(range(width), t)), dtype=np.int64)  # (choices, t)
+        deep = depth[None, :] > combos[:, -1:]  # (choices, leaves)
+        if not deep.any():
             continue
-        sets = np.concatenate(keys)
+        sets = features[:, combos].transpose(1, 0, 2)[deep]
+        odd_zeros = ((t - bits[:, combos].sum(axis=2, dtype=np.int64)) % 2 == 1).T[deep]
+        signed = np.broadcast_to(scale[None, :], deep.shape)[deep]
+        amounts = [np.where(odd_zeros, -signed, signed)]
         base = int(features.max()) + 1
         if base ** t < 2**62:  # each set as one integer (its sorted features as digits), unique in 1-D
             codes = sets @ base ** np.arange(t - 1, -1, -1, dtype=np.int64)
