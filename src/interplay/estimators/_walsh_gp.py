@@ -125,13 +125,27 @@ def node_products(S: np.ndarray, rho) -> tuple[np.ndarray, np.ndarray, np.ndarra
     Z = signs(S)
     n = Z.shape[1]
     rho = np.broadcast_to(np.asarray(rho, dtype=float), (n,))
-    nodes, weights = np.polynomial.legendre.leggauss(n // 2 + 2)
+    nodes, weights = _gauss_legendre(n // 2 + 2)
     t = (nodes + 1.0) / 2.0
     tr = t[:, None] * rho[None, :]  # (nodes, n)
     # log prod_k (1 +- t rho_k z_k) = sum_k log sqrt(1 - (t rho_k)^2) +- sum_k z_k atanh(t rho_k)
     base = 0.5 * np.sum(np.log1p(tr) + np.log1p(-tr), axis=1) - np.sum(np.log1p(rho))
     linear = Z @ np.arctanh(tr).T  # (units, nodes)
     return t, weights / 2.0, np.exp(base + linear), np.exp(base - linear)
+
+
+_GAUSS_LEGENDRE: dict = {}
+
+
+def _gauss_legendre(degree: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.polynomial.legendre.leggauss(degree)``, computed once per degree (read-only copies)."""
+    got = _GAUSS_LEGENDRE.get(degree)
+    if got is None:
+        got = np.polynomial.legendre.leggauss(degree)
+        for a in got:
+            a.setflags(write=False)
+        _GAUSS_LEGENDRE[degree] = got
+    return got
 
 
 def node_factors(S: np.ndarray, rho):
@@ -394,9 +408,16 @@ def _spd_inverses(grams: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     whether it is one: a matrix whose Cholesky factorisation fails gets zeros and ``False``."""
     import scipy.linalg
 
+    lower = _lower_mask(grams.shape[-1])
+    if len(grams) == 1:  # one matrix (the leave-one-out scores at one noise): no zero-filled copy
+        factor, info = scipy.linalg.lapack.dpotrf(grams[0], lower=1, clean=0)
+        if info == 0:
+            inverse, info = scipy.linalg.lapack.dpotri(factor, lower=1, overwrite_c=1)
+            if info == 0:
+                return np.where(lower, inverse, inverse.T)[None], np.ones(1, dtype=bool)
+        return np.zeros_like(grams), np.zeros(1, dtype=bool)
     out = np.zeros_like(grams)
     ok = np.zeros(len(grams), dtype=bool)
-    lower = _lower_mask(grams.shape[-1])
     for k, gram in enumerate(grams):
         factor, info = scipy.linalg.lapack.dpotrf(gram, lower=1, clean=0)
         if info == 0:
