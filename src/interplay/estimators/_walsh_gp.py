@@ -26,15 +26,23 @@ Model choice (:func:`select`), by leave-one-pair-out error (closed form: ``e_u =
 :data:`RELEVANCE_POWERS` (0 without a surrogate), ``rho`` in :data:`DECAYS` and the noise ``lambda / k(S, S)`` in
 :data:`NOISES` with the first candidate design (for each ``gamma`` a walk along the ``rho`` grid from its middle
 towards the better neighbour while the error falls), then the designs and the noise at those; on at most
-:data:`SELECT_UNITS` pairs, or twice the smallest set of fixed terms and 3 more. Cost: one eigendecomposition
-(the first model, every noise at once), then one Cholesky factorisation per ``(gamma, rho, noise)`` tried: the walks
+:data:`SELECT_UNITS` pairs, or twice the smallest set of fixed terms and 3 more. Cost: one Cholesky factorisation
+and inverse per ``(gamma, rho, noise)`` tried: the first model's noise by a walk up the noise grid from the smallest
+while the error falls (every model gets one while none of the first design's could be scored), then the walks
 hold the noise at the best model's, which is then searched at the best ``(gamma, rho)`` (the walks go once more
-where it moved; every model gets an eigendecomposition while none of the first design's could be scored). A
+where it moved). A
 design with a pair that cannot be left out (its leverage in the fixed terms is 1: without it they are not
 identified) is not scored at all (:func:`_identified`). Against one eigendecomposition per ``(gamma, rho)`` (every
 noise at once): 0.55-0.85x OddGP's
 time per explanation on the benchmark's games at 16-30 players and 10n-40n, its error 1.004-1.006x as a geometric
-mean over them and at most 1.05x (a review helper's runs, 2 rows, 20-30 seeds each).
+mean over them and at most 1.05x (a review helper's runs, 2 rows, 20-30 seeds each). The first model's noise had
+been chosen by an eigendecomposition (every noise at once, :func:`_loo`; 2.5-3 ms at 210 pairs, about six
+factorisations): the walk from the smallest noise (two factorisations where the smallest is the best, as in 35 of
+45 fits on the 30-feature forest) chose the same models in 87 of 90 fits on four of the benchmark's games (the
+other 3 on the 20-feature network, each with less error); with the tau walk below, the benchmark's error over
+64 cells (forest30, gbm30, mlp20, moebius16; Shapley values, SII, BII and Bivariate matrices; 5n-40n, 10 seeds)
+was 0.9995x as a geometric mean (at most 1.004x, 60 cells the same), in 0.80-0.85x of OddGP's time per
+explanation on the forest at 300-420 evaluations (with the tau walk).
 
 With a surrogate, the largest design's terms beyond the first design's are also tried with finite prior variances
 ``D_T = tau k(S, S) a_T^2 / sum a^2`` (``a_T`` the surrogate's coefficient; the sum over all its interactions of the
@@ -46,7 +54,9 @@ benchmark's 20-feature network, where the flat designs were chosen too often (a 
 matrix's error fell 7-11% at 10n-20n; 20 seeds of the benchmark's games before and after: Shapley values 0.94 as a
 geometric mean over cells (none worse), the matrix 0.97 (5n at most 1.07 worse), SII and BII 0.97 (at most 1.07);
 about 1.1-1.3x the time (then three more eigendecompositions per part; since 4a260fd three Cholesky
-factorisations at the best noise).
+factorisations at the best noise). The taus are walked up from the first design's score (``tau = 0``) while the
+score falls: on the 30-feature forest, where no tau was chosen, the first (0.1) already scored worse, and the
+other two factorisations were skipped (the same models in 90 of 90 fits against trying all three).
 """
 
 from __future__ import annotations
@@ -490,7 +500,6 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
     sets = [(key, terms) for key, terms in term_sets(len(S) / units) if len(terms) < len(S) - 2]
     designs = [design(S, terms) for _, terms in sets]
     identified = [_identified(X) for X in designs]  # else never scored: a pair cannot be left out
-    rows = np.arange(len(S))
     root_w = np.sqrt(w)
     Z = signs(S)
     # the designs with their rows scaled by root_w (every score reads them so)
@@ -525,17 +534,20 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
                 spare.append(inverse)
 
     def consider(key, X: np.ndarray, gamma: float, rho: float, how: str) -> float:
-        """Score a model: at every noise while no model has a score (one eigendecomposition), else at the "best"
-        noise so far (one factorisation: the walk over rho) or "near" it (its neighbours, then outwards while an
-        edge is the best)."""
+        """Score a model: while no model has a score, up the noise grid from the smallest noise while the score
+        falls (past noises that cannot be scored); else at the "best" noise so far (one factorisation: the walk
+        over rho) or "near" it (its neighbours, then outwards while an edge is the best)."""
         nonlocal best, noise_at
         if noise_at is None:
-            scaled_K, at_zero = kernel(gamma, rho)
-            ev, V = np.linalg.eigh(scaled_K)
-            scores = _loo(V, np.maximum(ev, 0.0), V.T @ X, V.T @ ys, rows, NOISES * at_zero,
-                          root_w)
-            j = int(np.argmin(scores))
-            score_j = float(scores[j])
+            got = {0: at_noise(X, gamma, rho, 0)}
+            k = 0
+            while k + 1 < len(NOISES):
+                got[k + 1] = at_noise(X, gamma, rho, k + 1)
+                if np.isfinite(got[k]) and not got[k + 1] < got[k]:
+                    break
+                k += 1
+            j = min(got, key=got.get)
+            score_j = float(got[j])
         elif how == "best":
             j = noise_at
             score_j = at_noise(X, gamma, rho, j)
@@ -581,7 +593,7 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
 
     # a walk along the ordered rho grid for each gamma (from the middle), with the first candidate design (with
     # the next one if that could not be scored anywhere: every pair's removal leaves its terms unidentified). The
-    # first model scored gets every noise (an eigendecomposition); the walk then holds the noise at the best
+    # first model scored gets a walk over the noises (from the smallest); the walk then holds the noise at the best
     # one's (coordinate descent: one Cholesky factorisation a model), then the noise is searched at the best
     # (gamma, rho), and where it moved the walks go once more from there at the new noise
     walker = -1
@@ -616,12 +628,17 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
         scaled_extra = (R * (at_zero * v)) @ R.T
         noise = best.noise  # the best noise so far (one factorisation per tau)
         work = spare.pop() if spare else np.empty_like(scaled_K, order="F")
-        for tau in EXTRA_TAUS:
+        # tau = 0: the first design at this model (its inverse kept: the best (gamma, rho)'s)
+        previous = at_noise(X0, gamma, rho, int(np.argmin(np.abs(np.log(NOISES / noise)))))
+        for tau in EXTRA_TAUS:  # up the tau grid while the score falls
             np.multiply(scaled_extra, tau, out=work)
             work += scaled_K  # scaled_K + tau * scaled_extra, in a reused array
             score_tau = _loo_inverse(_inverse_at(work, noise * at_zero, work), X0, ys, root_w)
             if score_tau < best.score:
                 best = Choice(key, gamma, rho, float(noise), float(score_tau), len(S), float(tau))
+            if not score_tau < previous:
+                break
+            previous = score_tau
     best.base = first
     return best
 

@@ -52,8 +52,8 @@ estimated as ``y' P y / (units - terms)``): a model-based error, not a sampling 
 
 Cost beyond the evaluations: the surrogate fit and its spectrum; the model choice on
 ``min(units, max(SELECT_UNITS, 2n + 3))`` pairs (enough to fit the singletons twice over; from 248 players 250
-pairs fitted no set of terms, and no model was chosen: a wrong fit): one eigendecomposition, then one Cholesky
-factorisation and inverse per ``(gamma, rho, noise)`` tried (:func:`._walsh_gp.select`); one ``units^3 / 3``
+pairs fitted no set of terms, and no model was chosen: a wrong fit): one Cholesky factorisation and inverse per
+``(gamma, rho, noise)`` tried (:func:`._walsh_gp.select`); one ``units^3 / 3``
 factorisation;
 ``units^2 (terms + n)`` for the fit and its errors. Above :data:`MAX_PLAYERS` (510) players it is OddSHAP.
 """

@@ -48,7 +48,7 @@ they covered the blend's errors as often as the GP's (6 seeds each at 10n and 80
 
 Cost: the leverage sample, ``2 + 2 * floor((budget - 2) / 2)`` evaluations (at most ``2**n``); one surrogate fit;
 two model choices (on at most ``SELECT_UNITS`` pairs, ``2n + 3`` for the odd part from 124 players on: one
-eigendecomposition, then one Cholesky factorisation per ``(gamma, rho, noise)`` tried; auto takes it up to 510
+Cholesky factorisation per ``(gamma, rho, noise)`` tried; auto takes it up to 510
 players for BII, 200 for SII) and two
 Cholesky factorisations of the sampled pairs; the SII readout ``O(units n^3)`` over the Gauss-Legendre nodes. The
 blend adds 5 surrogate fits with their spectra and exact pair readouts and 5 GP fits on four fifths of the pairs,
