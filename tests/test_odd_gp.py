@@ -394,9 +394,32 @@ def test_leave_one_out_from_one_factorisation_equals_the_eigendecomposition_s(te
     # same numbers, in that array
     reused = np.asfortranarray(rng.normal(size=scaled_K.shape))
     for lam in lams:
-        inverse = _inverse_at(scaled_K, lam, reused)
-        assert np.shares_memory(inverse, reused)
-        np.testing.assert_array_equal(np.tril(inverse), np.tril(_inverse_at(scaled_K, lam)))
+        lower_inverse, diagonal = _inverse_at(scaled_K, lam, reused)
+        assert np.shares_memory(lower_inverse, reused)
+        fresh = _inverse_at(scaled_K, lam)
+        np.testing.assert_array_equal(lower_inverse, fresh[0])
+        np.testing.assert_array_equal(diagonal, fresh[1])
+        inverse = np.linalg.inv(scaled_K + lam * np.eye(units))
+        np.testing.assert_allclose(lower_inverse.T @ lower_inverse, inverse, rtol=1e-8, atol=1e-10 * np.abs(inverse).max())
+        np.testing.assert_allclose(diagonal, np.diag(inverse), rtol=1e-8)
+
+
+@pytest.mark.parametrize("size", [1, 5, 64, 65, 150, 211])
+def test_invert_lower_by_halves_equals_the_inverse(size):
+    """_invert_lower (LAPACK trtri below 64 rows, by halves above) inverts a lower triangular matrix in place,
+    Fortran-ordered, its upper triangle left zero; a zero on the diagonal is reported."""
+    from interplay.estimators._walsh_gp import _invert_lower
+
+    rng = np.random.default_rng(size)
+    L = np.tril(rng.normal(size=(size, size))) + np.diag(rng.uniform(1.0, 2.0, size) * size ** 0.5)
+    work = np.array(L, order="F")  # a copy (a 1 x 1 array is already Fortran-ordered)
+    assert _invert_lower(work)
+    np.testing.assert_allclose(work, np.linalg.inv(L), rtol=1e-10, atol=1e-12)
+    assert np.all(np.triu(work, 1) == 0)
+    if size > 1:
+        singular = np.array(L, order="F")
+        singular[size // 2, size // 2] = 0.0
+        assert not _invert_lower(singular)
 
 
 def test_a_design_with_a_pair_that_cannot_be_left_out_is_never_chosen():
