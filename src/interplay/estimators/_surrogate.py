@@ -283,7 +283,16 @@ def _spectrum(ensemble, sizes=None, max_size: int | None = None) -> Spectrum:
         signed = np.broadcast_to(scale[None, :], deep.shape)[deep]
         amounts = [np.where(odd_zeros, -signed, signed)]
         base = int(features.max()) + 1
-        if base ** t < 2**62:  # each set as one integer (its sorted features as digits), unique in 1-D
+        if base ** t <= 4 * len(sets) + 4096:  # few possible codes: a table over them, no sort
+            codes = sets @ base ** np.arange(t - 1, -1, -1, dtype=np.int64)
+            seen = np.zeros(base ** t, dtype=np.int64)
+            seen[codes] = np.arange(1, len(codes) + 1)  # any row with the code (equal codes: equal sets)
+            present = np.flatnonzero(seen)
+            rank = np.zeros(base ** t, dtype=np.int64)
+            rank[present] = np.arange(len(present))
+            inverse = rank[codes]  # each set's place among the distinct ones, ascending: as np.unique's
+            unique = sets[seen[present] - 1]
+        elif base ** t < 2**62:  # each set as one integer (its sorted features as digits), unique in 1-D
             codes = sets @ base ** np.arange(t - 1, -1, -1, dtype=np.int64)
             _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
             unique = sets[first]
