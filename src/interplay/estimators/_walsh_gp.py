@@ -123,6 +123,27 @@ def _walsh_kernel_signs(Z: np.ndarray, Z2: np.ndarray, rho, sign: float, rows: n
     return out
 
 
+def _scaled_walsh_kernel(Z: np.ndarray, rho, sign: float, root_w: np.ndarray) -> np.ndarray:
+    """``root_w[u] k(S_u, S_u') root_w[u']`` for the model choice (:func:`select`), from the memberships' signs:
+    ``k = exp(-sum_k atanh(rho_k)) sinh(a)`` (odd; ``cosh`` even) with ``a`` the agreement matrix of
+    :func:`walsh_kernel` (its two exponentials' difference, written as one ``sinh``: one pass fewer, and no
+    cancellation where ``a`` is small). The same kernel as :func:`walsh_kernel` but for rounding; the fit of the
+    chosen model computes its own (:func:`walsh_kernel`)."""
+    rho = np.broadcast_to(np.asarray(rho, dtype=float), (Z.shape[1],))
+    half_log_r = np.arctanh(rho)
+    half_total = float(half_log_r.sum())
+    if half_total > 300.0:  # sinh(a) <= sinh(half_total) could overflow: the two exponentials (each <= 1)
+        return _walsh_kernel_signs(Z, Z, rho, sign, root_w, root_w)
+    out = (Z * half_log_r) @ Z.T
+    if sign < 0:
+        np.sinh(out, out=out)
+    else:
+        np.cosh(out, out=out)
+    out *= (np.exp(-half_total) * root_w)[:, None]
+    out *= root_w[None, :]
+    return out
+
+
 def kernel_at_zero(rho, parity: str = "odd") -> float:
     """``k(S, S) = (1 -+ prod_k r_k) / 2``."""
     return float(0.5 * (1.0 + _sign(parity) * np.exp(-2.0 * np.sum(np.arctanh(np.asarray(rho, dtype=float))))))
@@ -430,12 +451,15 @@ def _loo_inverse(inverse, Xs: np.ndarray, ys: np.ndarray, root_w: np.ndarray) ->
     p_diag = p_whole
     if Xs.shape[1]:
         X_half = half[:, 1:]
-        gram_inverse, ok = _spd_inverses((X_half.T @ X_half)[None])  # X' A^-1 X
-        if not ok[0]:
+        # X' A^-1 X = R' R (upper R): beta = (R' R)^-1 X' A^-1 y, and diag(W (X' A^-1 X)^-1 W') = the column
+        # norms of R^-T W' (one triangular solve; no inverse of the small matrix)
+        upper, info = scipy.linalg.lapack.dpotrf(X_half.T @ X_half, lower=0, clean=1)
+        if info != 0:
             return np.inf
-        beta = gram_inverse[0] @ (W.T @ ys)
+        beta = scipy.linalg.cho_solve((upper, False), X_half.T @ half[:, 0], check_finite=False)
         alpha = alpha - W @ beta
-        p_diag = p_whole - np.einsum("rt,rt->r", W @ gram_inverse[0], W)
+        spread = scipy.linalg.solve_triangular(upper, W.T, trans="T", lower=False, check_finite=False)
+        p_diag = p_whole - np.einsum("tr,tr->r", spread, spread)
     if not np.all(p_diag > 1e-9 * p_whole):
         return np.inf
     w = root_w ** 2
@@ -543,7 +567,7 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
     def kernel(gamma: float, rho: float):
         if (gamma, rho) not in kernels:
             decays = player_decays(rho, gamma, relevance, n)
-            scaled_K = _walsh_kernel_signs(Z, Z, decays, _sign(parity), root_w, root_w)  # (K w_u) w_u'
+            scaled_K = _scaled_walsh_kernel(Z, decays, _sign(parity), root_w)
             kernels[gamma, rho] = (scaled_K, kernel_at_zero(decays, parity))
         return kernels[gamma, rho]
 
