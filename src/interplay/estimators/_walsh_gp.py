@@ -456,9 +456,9 @@ def _loo_inverse(inverse, Xs: np.ndarray, ys: np.ndarray, root_w: np.ndarray) ->
         upper, info = scipy.linalg.lapack.dpotrf(X_half.T @ X_half, lower=0, clean=1)
         if info != 0:
             return np.inf
-        beta = scipy.linalg.cho_solve((upper, False), X_half.T @ half[:, 0], check_finite=False)
+        beta, info = scipy.linalg.lapack.dpotrs(upper, X_half.T @ half[:, 0], lower=0)
         alpha = alpha - W @ beta
-        spread = scipy.linalg.solve_triangular(upper, W.T, trans="T", lower=False, check_finite=False)
+        spread = blas.dtrsm(1.0, upper, W.T, side=0, lower=0, trans_a=1)  # R^-T W' (BLAS: no wrapper checks)
         p_diag = p_whole - np.einsum("tr,tr->r", spread, spread)
     if not np.all(p_diag > 1e-9 * p_whole):
         return np.inf
