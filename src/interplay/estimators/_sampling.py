@@ -644,27 +644,47 @@ def kernel_solve(sample: KernelSample, targets: np.ndarray, totals: np.ndarray, 
     unit_residuals *= sample.width
     np.subtract(unit_targets, unit_residuals, out=unit_residuals)
     dof = np.sqrt(units / (units - (n - 1)))  # residuals of a fit with n - 1 unknowns are too small
+
+    def enumerated_scores(columns: slice) -> np.ndarray | None:  # X_e' W_e r_e of the enumerated rows (_exact_std)
+        if first == 0 or sample.strata is not None:
+            return None
+        residuals = reduced[:first, columns] - design[:first] @ beta[:, columns]
+        residuals *= sample.weights[:first, None]
+        return residuals.T @ design[:first]
+
     if not (sketch and use_sketch(units, n)):
-        return KernelSolution(phi, dof * _exact_std(sample, inverse, x_units, unit_residuals, first, head))
+        return KernelSolution(phi, dof * _exact_std(sample, inverse, x_units, unit_residuals, first, head,
+                                                    enumerated_scores(slice(None))))
     # the sandwich's sums of squares by a sign sketch, O(U n + n^2 G) per target instead of U n^2 for all: for a
     # few targets; of many (Bivariate Shapley's), the first (the Shapley values), the others exactly
     sketched = n_se if n_se <= SKETCH_MAX_TARGETS else 1
     std = _sketched_std(sample, inverse, x_units, unit_residuals[:, :sketched], first, head)
     if sketched < n_se:
-        std = np.hstack([std, _exact_std(sample, inverse, x_units, unit_residuals[:, sketched:], first, head)])
+        std = np.hstack([std, _exact_std(sample, inverse, x_units, unit_residuals[:, sketched:], first, head,
+                                         enumerated_scores(slice(sketched, None)))])
     return KernelSolution(phi, dof * std, sketched=True)
 
 
 def _exact_std(sample: KernelSample, inverse: np.ndarray, x_units: np.ndarray, unit_residuals: np.ndarray,
-               first: int, head: int) -> np.ndarray:
+               first: int, head: int, enumerated_scores: np.ndarray | None = None) -> np.ndarray:
     """The standard errors of :func:`kernel_solve` (before the degrees-of-freedom factor) from every unit's
-    projected design row: ``U n^2`` for the projections, shared by the targets, and ``2 U n`` per target."""
+    projected design row: ``U n^2`` for the projections, shared by the targets, and ``2 U n`` per target.
+
+    ``enumerated_scores``: ``X_e' W_e r_e`` of the enumerated rows, ``(targets, n - 1)``. With unit weights
+    ``w_u = K c_u`` the normal equations ``X_e' W_e r_e + X_u' W_u r_u = 0`` give the units' sum
+    ``sum_u c_u x_u r_u = -X_e' W_e r_e / K``, from the few enumerated rows instead of a product over every unit
+    (Bivariate Shapley's 100 targets at 100 players: 8 instead of 20 million multiply-adds; the same numbers but
+    for rounding)."""
     projected = _projected_units(inverse, x_units)  # (n, units): (X'WX)^+ x_u, and the eliminated phi_n
     if sample.strata is not None:
         return _stratified_std(sample, projected, unit_residuals, first, head)
     c = sample.counts[:, None]
+    scale = sample.sampled_mass / (sample.width * sample.n_draws)  # K: w_u = K c_u for kernel_sample's units
     if first == 0:  # unit weights are proportional to the counts, so the normal equations X'W r = 0 make
         mean_part = 0.0  # sum_u c_u s_u vanish (up to rounding): one (n x units x targets) product saved
+    elif enumerated_scores is not None and np.allclose(sample.weights[first:head], scale * c[:, 0], rtol=1e-12,
+                                                       atol=0.0):
+        mean_part = _projected_units(inverse, enumerated_scores) * (-1.0 / scale)
     else:
         mean_part = projected @ (c * unit_residuals)
     weighted = np.square(unit_residuals)
