@@ -186,8 +186,9 @@ class HybridRows:
     its three broadcast operands (116 against 123 us for 1,020 rows of 100 features on an idle machine; a fifth
     faster in an earlier measurement, not reproduced since), or in one compiled pass where numba is installed
     and worth importing (:mod:`._compiled`: the same bits; 16 against 116 us there, 25 against 120 us at 300
-    features; 1.8-3.3x under load; since it reads the mask's bytes itself, 11.6 and 21 us). Other dtypes (object tables) use ``np.where``. Each call returns a new array
-    (a model may keep its input). Cost: one or two passes over the ``k m d`` cells.
+    features; 1.8-3.3x under load; since it reads the mask's bytes itself, 11.6 and 21 us). Other dtypes (object
+    tables) use ``np.where``. Each call returns a new array (a model may keep its input). Cost: one or two passes
+    over the ``k m d`` cells.
     """
 
     def __init__(self, x: np.ndarray, background: np.ndarray, *, coded: bool = False) -> None:
