@@ -111,19 +111,29 @@ def test_call_sizer_grows_while_calls_pay_then_settles():
         sizes.append(sizer.rows)
         if not sizer.settled:
             sizer._observe(sizer.rows, seconds(sizer.rows, fixed=0.05, per_row=1e-6))
-    assert sizes[:3] == [1024, 1024, 4096]  # the first call is a warm-up, not timed
+    assert sizes[:4] == [1024, 1024, 1024, 4096]  # a warm-up, not timed, then two timed calls for the reference
     assert sizer.settled and sizer.rows > 4096
     # a cheap model whose time per row worsens on large calls (cache misses): back to the start size
     sizer = CallSizer()
     sizer._observe(1024, 1.0)  # warm-up
     sizer._observe(1024, 1e-3)
+    assert sizer.rows == 1024 and not sizer.settled  # one timed call is no reference yet
+    sizer._observe(1024, 1e-3)
     assert sizer.rows == 4096 and not sizer.settled
     sizer._observe(4096, 8e-3)  # 2x the time per row
+    assert sizer.rows == 1024 and sizer.settled
+    # one timed call slowed by noise (another job, a cold cache) does not make the reference: still back
+    sizer = CallSizer()
+    sizer._observe(1024, 1.0)
+    sizer._observe(1024, 2.5e-3)  # slowed 2.5x
+    sizer._observe(1024, 1e-3)
+    sizer._observe(4096, 8e-3)  # 2x the time per row of the true reference, 0.8x the slowed one's
     assert sizer.rows == 1024 and sizer.settled
     # about even: the larger calls are kept
     sizer = CallSizer()
     sizer._observe(1024, 1.0)
     sizer._observe(1024, 1e-3)
+    sizer._observe(1024, 1.1e-3)
     sizer._observe(4096, 4096 * 0.9e-3 / 1024)  # 10% better: within the noise
     assert sizer.rows == 4096 and sizer.settled
     # never above max_rows

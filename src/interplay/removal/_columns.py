@@ -90,7 +90,8 @@ class CallSizer:
     page faults of its fresh intermediates; hybrid rows built 20,480 at a time cost a third of its time; with
     1,000 features its whole explanation took 5% less on 256-row calls than on 1,024-row ones). While a
     call of 4x the rows costs at least 25% less per row (a margin above the noise of a shared machine: a step
-    taken on noise can cost a small model 5x), calls grow 4x, up to ``max_rows`` rows and
+    taken on noise can cost a small model 5x; the start size's reference is the faster of its first two timed
+    calls), calls grow 4x, up to ``max_rows`` rows and
     :attr:`MAX_CELLS` cells: models with a large fixed cost per call want large calls (a 500-tree scikit-learn
     forest, which loops over its trees in Python, ran 1.7x faster per row on 4,096-row calls than on 1,024).
     The first step that does not pay settles the size: kept if about even, undone if slower. Only full calls
@@ -120,6 +121,7 @@ class CallSizer:
         self.start_rows = None if start_rows is None else max(1, int(start_rows))
         self.start = self.rows = min(self.START_ROWS if self.start_rows is None else self.start_rows, self.max_rows)
         self.best: float | None = None  # CPU seconds per row at the current size
+        self.first: float | None = None  # the first timed call's, at the start size (see _observe)
         self.settled = self.rows >= self.max_rows
         self.warm = False
         if rows is not None:  # a size chosen for a batch run: kept as it is
@@ -164,6 +166,11 @@ class CallSizer:
             self.warm = True
             return
         per_row = seconds / max(rows, 1)
+        if self.best is None:  # the reference: the faster of two timed calls, as noise only ever slows a call (one
+            if self.first is None:  # slow reference made a 4x larger call look even, and an MLP kept calls 2x
+                self.first = per_row  # slower per row: 2.33x its model time instead of 1.2 at 100 features)
+                return
+            per_row = min(per_row, self.first)
         if self.best is None or per_row < 0.75 * self.best:  # paid clearly (not noise): try 4x larger calls
             self.best = per_row
             if self.rows >= self.max_rows:
