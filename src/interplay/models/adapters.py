@@ -32,10 +32,7 @@ def loops_over_estimators(model: Any) -> bool:
     most of the time of a 1,000-row call), so it starts with calls of :data:`ENSEMBLE_CALL_ROWS` rows instead of
     the cache-sized 1,024, and a one-row explanation of budget 420 (4,200 rows over 10 background rows) is one
     call, not three while the call size is learned."""
-    steps = getattr(model, "steps", None)
-    if isinstance(steps, list) and steps and isinstance(steps[-1], tuple):
-        model = steps[-1][-1]
-    module = type(model).__module__
+    module = type(_final_step(model)).__module__
     return module.startswith(("sklearn.ensemble._forest", "sklearn.ensemble._bagging", "sklearn.ensemble._iforest"))
 
 
