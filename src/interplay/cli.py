@@ -629,7 +629,7 @@ def _refusal(exc: ValueError, out_dir: Path, ctx: click.Context, chunk_size: int
     if "model" in keys:
         lines.append(f"MODEL {model.name}: not the model file of the run ({recorded.get('model_file')}: the bytes "
                      "differ)")
-    if "data" in keys and not any(now.get(k) != before.get(k) for k in ("rows", "drop", "chunk_size")):
+    if "data" in keys and not any(now.get(k) != before.get(k) for k in ("rows", "drop")):
         lines.append(f"DATA {data.name}: the chosen rows differ from those of the run (made on "
                      f"{recorded.get('data_file')})")
     if not lines:  # something the recorded options do not show (e.g. another interplay version's output)
