@@ -600,3 +600,43 @@ def test_the_output_width_is_read_once_not_per_row():
     calls.clear()
     ex.shapley(X[13], method="exact")
     assert 1 not in calls
+
+
+@pytest.mark.parametrize("n, rows, paired", [(2, 2, True), (5, 20, False), (9, 130, True), (40, 64, True),
+                                             (65, 700, True), (100, 2046, True), (31, 500, False)])
+def test_gram_counted_on_bits_is_the_single_precision_product(n, rows, paired, monkeypatch):
+    """The compiled Gram counts (once numba is in use) give KernelSHAP's solve the same numbers bit for bit."""
+    pytest.importorskip("numba")
+    from interplay.estimators._sampling import kernel_sample, kernel_solve, weighted_gram
+    from interplay.removal import _compiled
+
+    previous = _compiled.use_select("compiled")
+    try:
+        assert _compiled.select_kernel(1) is not None and _compiled.gram_kernel() is not None
+        sample = kernel_sample(n, rows, np.random.default_rng(n + rows), paired=paired)
+        z = sample.coalitions
+        head = sample.n_enumerated + len(sample.counts)
+        design = (z[:head, :-1].astype(float) - z[:head, -1:])
+        weights = sample.weights[:head] * (2.0 if paired else 1.0)
+        targets = np.column_stack([np.tanh(z @ np.linspace(-1, 1, n)), z[:, 0] * z[:, -1]])
+        counted = weighted_gram(design, weights, signs_only=True, membership=z[:head])
+        solved = kernel_solve(sample, targets, np.array([0.3, 1.0]))
+        monkeypatch.setattr(_compiled, "_GRAM", {"kernel": None, "failed": True})
+        assert _compiled.gram_kernel() is None
+        product = weighted_gram(design, weights, signs_only=True, membership=z[:head])
+        upper = np.triu_indices(n - 1)
+        np.testing.assert_array_equal(counted[upper], product[upper])
+        again = kernel_solve(sample, targets, np.array([0.3, 1.0]))
+        np.testing.assert_array_equal(solved.phi, again.phi)
+        np.testing.assert_array_equal(solved.std_errors, again.std_errors)
+    finally:
+        _compiled.use_select(previous)
+
+
+def test_the_gram_counts_wait_for_the_select_kernel(monkeypatch):
+    """A short session (the select kernel not loaded) never loads numba for the Gram matrix."""
+    from interplay.removal import _compiled
+
+    monkeypatch.setattr(_compiled, "_state", {"numpy_cells": 0, "kernel": None, "failed": False, "mode": None})
+    monkeypatch.setattr(_compiled, "_GRAM", {"kernel": None, "failed": False})
+    assert _compiled.gram_kernel() is None and _compiled._GRAM == {"kernel": None, "failed": False}

@@ -49,6 +49,29 @@ def failed() -> None:
     _state["failed"], _state["kernel"] = True, None
 
 
+_GRAM: dict = {"kernel": None, "failed": False}
+
+
+def gram_kernel():
+    """KernelSHAP's Gram matrix counted on bits (:func:`interplay.estimators._gram_kernel.sign_pair_counts`), or
+    None: loaded only once the select kernel is (this process pays for numba already, so a short session never
+    loads it), and never again after it failed. It gives the same numbers as the single-precision product it
+    replaces (exact integer counts either way)."""
+    if _GRAM["kernel"] is not None or _GRAM["failed"]:
+        return _GRAM["kernel"]
+    if _state["kernel"] is None:
+        return None
+    try:
+        from ..estimators._gram_kernel import sign_pair_counts
+
+        sign_pair_counts(np.zeros((1, 2), dtype=np.uint8), np.empty((1, 1), order="F"))  # compile (or load) it
+    except Exception:  # noqa: BLE001  (a numba that cannot compile it: the single-precision product)
+        _GRAM["failed"] = True
+        return None
+    _GRAM["kernel"] = sign_pair_counts
+    return sign_pair_counts
+
+
 def _load():
     if not installed("numba"):
         _state["failed"] = True
