@@ -24,11 +24,13 @@ same seed, same model rows. **Batch**: rows per CPU-second of the per-row comput
 baseline removal, permutation Shapley with budget 40 (benchmarks/batch.py measures the whole run, reading,
 workers and writing included).
 
-Run (about 7 minutes here)::
+Run (about 8 minutes here)::
 
     PYTHONPATH=src python benchmarks/overhead.py --repeats 7 > benchmarks/results/overhead.md
 
-Options: ``--models mlp gbm``, ``--features 100 300``, ``--repeats 5``, ``--quick`` (smoke test: tiny sizes).
+Options: ``--models mlp gbm``, ``--features 100 300``, ``--repeats 5``, ``--quick`` (smoke test: tiny sizes),
+``--processes 5`` (the MLP's ratios at 100 and 300 features again in that many fresh processes: their smallest,
+median and largest; a process's minimum over repetitions moves with the process by about 0.04 here).
 """
 
 from __future__ import annotations
@@ -40,7 +42,9 @@ if __name__ == "__main__":  # one BLAS/OpenMP thread, set before numpy and sciki
     for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS"):
         os.environ[_var] = "1"
 
+import json  # noqa: E402
 import platform  # noqa: E402
+import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -252,6 +256,27 @@ def batch_rate(rows: int = 5000, d: int = 20, budget: int = 40, repeats: int = 3
     return {"rows": rows, "seconds": best, "rate": rows / best, "error": error}
 
 
+def fresh_processes(count: int, features: list[int], repeats: int) -> None:
+    """The MLP's ratios in ``count`` fresh processes per width: a process's minimum over repetitions still moves
+    with the process (its memory layout), by about 0.04 here, so one process's ratio says little about the next."""
+    print(f"\n## The MLP's ratios in {count} fresh processes (each the minimum of {repeats} repetitions, as "
+          "above): smallest, median, largest\n")
+    print("| features | total / model | bivariate / univariate |")
+    print("|---:|---|---|")
+    for d in features:
+        runs = []
+        for _ in range(count):
+            out = subprocess.run([sys.executable, __file__, "--one-process", str(d), "--repeats", str(repeats),
+                                  "--select", SELECT], capture_output=True, text=True, check=True)
+            runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        cells = []
+        for key in ("ratio", "bivariate"):
+            values = sorted(run[key] for run in runs)
+            cells.append(f"{values[0]:.2f}, **{float(np.median(values)):.2f}**, {values[-1]:.2f} "
+                         f"({', '.join(f'{v:.2f}' for v in values)})")
+        print(f"| {d} | {cells[0]} | {cells[1]} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--models", nargs="+", default=["mlp", "gbm", "forest"])
@@ -260,6 +285,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smoke test: tiny sizes, one repeat")
     parser.add_argument("--select", choices=["compiled", "numpy"], default="compiled",
                         help="how the hybrid rows are built (compiled: numba's one pass where installed)")
+    parser.add_argument("--processes", type=int, default=5,
+                        help="fresh processes for the spread of the MLP's ratios at 100 and 300 features (0: none)")
+    parser.add_argument("--one-process", type=int, metavar="FEATURES", help=argparse.SUPPRESS)  # (one of them)
     args = parser.parse_args()
     global SELECT
     SELECT = args.select
@@ -267,8 +295,12 @@ def main() -> None:
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(1)  # one BLAS/OpenMP thread: CPU time = the work, no oversubscription
+    if args.one_process:  # one fresh process's ratios (the spread section): total / model, bivariate / univariate
+        r, b = overhead("mlp", args.one_process, args.repeats), bivariate_ratio("mlp", args.one_process, args.repeats)
+        print(json.dumps({"ratio": r["ratio"], "bivariate": b["ratio"]}))
+        return
     if args.quick:
-        args.features, args.repeats = [5, 12], 1
+        args.features, args.repeats, args.processes = [5, 12], 1, min(args.processes, 1)
     budget = 64 if args.quick else BUDGET
     load = os.getloadavg()[0]
     print("# Overhead: the library's time beside the model's (`benchmarks/overhead.py`)\n")
@@ -307,6 +339,8 @@ def main() -> None:
         r = bivariate_ratio("mlp", d, args.repeats, budget)
         print(f"| mlp | {d} | {r['uni'] * 1e3:.1f} | {r['bi'] * 1e3:.1f} | **{r['ratio']:.2f}** | "
               f"{'yes' if r['same'] else 'NO'} |", flush=True)
+    if args.processes:
+        fresh_processes(args.processes, [12] if args.quick else [100, 300], args.repeats)
     r = batch_rate(rows=200 if args.quick else 5000, repeats=1 if args.quick else 3)
     print("\n## Batch per-row compute: linear model, 20 features, baseline removal, permutation Shapley, budget 40\n")
     print(f"{r['rows']:,} rows in {r['seconds']:.2f} CPU s: **{r['rate']:,.0f} rows per CPU-second** "
