@@ -244,7 +244,9 @@ def image_game(model: Any, image: Any, *, segments: Any = "slic", n_segments: in
 
     value_fn.__name__ = f"image game of {model.name}"
     game = ImageGame(value_fn, image, labels, base)
-    game.explained = explained_output(model, transform)  # results record their unit and target
+    # results record their unit and target, and the image and its regions (ip.shapley(game) too, not only the
+    # ImageExplainer): ip.plot.image and ip.io.to_shap draw them
+    game.explained = {**explained_output(model, transform), "image": image, "segments": labels}
     return game
 
 
