@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ._files import atomic_write
+from ._validation import check_bool
 from .results import Attribution, BivariateExplanation, Explanation, Interactions
 
 FORMAT = "interplay-result"
@@ -306,9 +307,19 @@ _SHAPIQ_INDEX = {"sii": "SII", "bii": "BII", "stii": "STII", "moebius": "Moebius
                  "fbii": "FBII"}
 
 
-def to_shap(result: Any):
+def to_shap(result: Any, pixels: bool | None = None):
     """A ``shap.Explanation`` with the same values (Attribution, Explanation, or a BivariateExplanation's
     univariate Shapley values), so shap's plots work on interplay results. Needs ``shap``.
+
+    An image result (of :class:`~interplay.modalities.ImageExplainer` or ``ip.shapley(image_game(...))``: it
+    carries ``info["image"]`` and ``info["segments"]``) becomes, with ``pixels=None`` (the default) or ``True``,
+    the pixel-level Explanation that ``shap.plots.image`` draws, as shap's own image explanations: ``values`` of
+    shape ``(1, H, W, C)`` where each pixel (and channel) carries its region's value divided by the region's pixel
+    count (and by ``C``), so the pixels of a region sum to its value and the whole image to ``f(x) - base``;
+    ``data`` the image ``(1, H, W, C)``; ``base_values`` ``(1,)``; ``error_std`` spread as the values. An
+    ``(H, W)`` image gets one channel, ``(1, H, W, 1)``, the layout of shap's grayscale examples (shap.plots.image
+    reads ``(1, H, W)`` as one pixel row with ``W`` channels). ``pixels=False``: one value per region, as any other
+    result (features named by region and centre); ``pixels=True`` on a result without an image: a ValueError.
 
     ``data`` is passed only when it holds one value per feature, in the features' order (shap pairs them by
     position); otherwise (e.g. the input columns of a run with ``groups=``) it is None. A text result's data are
@@ -321,13 +332,21 @@ def to_shap(result: Any):
         import shap
     except ImportError:
         raise ImportError("to_shap() needs the shap package: pip install shap") from None
+    pixels = check_bool(pixels, "pixels", allow_none=True)
     if isinstance(result, dict):  # a multi-class Explainer's {class: Explanation}: shap's (rows, features, classes)
+        if pixels:
+            raise ValueError(_NO_IMAGE.format("a dict of Explanations by class"))
         return _stacked_shap(shap, result)
     info = {}
     if isinstance(result, BivariateExplanation):  # (a text result's tokens are in the Bivariate result's info)
         info, result = dict(result.info), result.univariate
     if isinstance(result, Attribution):
         info.update(result.info)
+        has_image = info.get("image") is not None and info.get("segments") is not None
+        if pixels or (pixels is None and has_image):
+            if not has_image:
+                raise ValueError(_NO_IMAGE.format("an Attribution without info['image'] and info['segments']"))
+            return _pixel_shap(shap, result, info["image"], info["segments"])
         data = result.data if result.data is not None else info.get("x", _shap_tokens(info))
         if data is not None and np.shape(data) != (result.n_features,):  # e.g. input columns, not features
             data = None
@@ -335,6 +354,8 @@ def to_shap(result: Any):
                                 data=_shap_data(data), feature_names=list(result.feature_names),
                                 error_std=result.std_errors)
     if isinstance(result, Explanation):
+        if pixels:
+            raise ValueError(_NO_IMAGE.format(f"an Explanation of {len(result.values)} rows"))
         from .plot._common import info_of, target_classes
 
         mixed, classes = target_classes(info_of(result))
@@ -393,6 +414,37 @@ def from_shap(explanation: Any):
     base = (base.reshape(rows, outputs) if base.size == rows * outputs else
             np.broadcast_to(base.reshape(-1), (rows, outputs)))
     return {label: one(values[:, :, k], base[:, k], None, {"target": label}) for k, label in enumerate(labels)}
+
+
+_NO_IMAGE = ("pixels: expected an image result (one image: an ImageExplainer's, or ip.shapley(image_game(...))'s "
+             "Attribution, which carries info['image'] and info['segments']), got {}; pass pixels=None or False")
+
+
+def _pixel_shap(shap, result: Attribution, image: Any, segments: Any):
+    """An image Attribution (one value per region) as shap's pixel-level image Explanation: each pixel and channel
+    its region's value divided by the region's pixel count and the channels, values and data ``(1, H, W, C)``."""
+    image, segments = np.asarray(image), np.asarray(segments)
+    if image.ndim not in (2, 3) or segments.shape != image.shape[:2]:
+        raise ValueError(f"result: expected info['image'] of shape (H, W) or (H, W, C) and info['segments'] of its "
+                         f"(H, W), got image {image.shape} and segments {segments.shape}")
+    n = result.n_features
+    ids = np.unique(segments)
+    if not np.issubdtype(segments.dtype, np.integer) or not np.array_equal(ids, np.arange(n)):
+        raise ValueError(f"result: expected info['segments'] to label the pixels with the region ids 0..{n - 1} "
+                         f"(one region per value, each with a pixel), got {segments.dtype} labels "
+                         f"{ids.min() if ids.size else None}..{ids.max() if ids.size else None} in {ids.size} "
+                         "regions; pass pixels=False for the region values")
+    channels = image.shape[2] if image.ndim == 3 else 1
+    share = np.bincount(segments.ravel(), minlength=n) * channels  # pixels (times channels) per region
+
+    def spread(per_region):  # (1, H, W, C): each pixel and channel its region's share
+        per_pixel = (np.asarray(per_region, dtype=float) / share)[segments]
+        return np.repeat(per_pixel[None, ..., None], channels, axis=3)
+
+    data = image if image.ndim == 3 else image[..., None]
+    return shap.Explanation(values=spread(result.values), base_values=np.array([result.baseline], dtype=float),
+                            data=np.array(data)[None],
+                            error_std=None if result.std_errors is None else spread(result.std_errors))
 
 
 def _stacked_shap(shap, results: dict):
