@@ -329,3 +329,89 @@ def test_to_shapiq_empty_set_as_shapiqs_exact_computer():
             assert converted[key] == pytest.approx(truth[key], abs=1e-8), (name, key)
         assert converted.baseline_value == pytest.approx(truth.baseline_value, abs=1e-8), name
     assert io.to_shapiq(ours["BII"])[()] == pytest.approx(table.mean()) and abs(table.mean() - table[0]) > 0.1
+
+
+# ------------------------------------------------------------------------------ to_shap of an image: pixel level
+def _image_result(shape, via="explainer"):
+    """An image of ``shape`` ((H, W) or (H, W, C)) explained over 4 regions of 2, 4, 6 and 18 pixels, by a model
+    that weighs every pixel (and channel) differently, so that each region has its own nonzero value."""
+    from interplay.modalities import ImageExplainer
+    from interplay.modalities.image import image_game
+
+    image = np.linspace(0.1, 1.0, int(np.prod(shape))).reshape(shape)
+    segments = np.full((5, 6), 3)
+    segments[0, :2], segments[1, :4], segments[2:4, :3] = 0, 1, 2
+    weights = np.cos(np.arange(image.size))
+
+    def model(batch):
+        return np.asarray(batch, dtype=float).reshape(len(batch), -1) @ weights
+
+    if via == "explainer":
+        return ImageExplainer(model, segments=segments, output="prediction").shapley(image)
+    return ip.shapley(image_game(model, image, segments=segments, output="prediction"))
+
+
+@pytest.mark.parametrize("shape", [(5, 6), (5, 6, 3)])
+@pytest.mark.parametrize("via", ["explainer", "game"])
+def test_to_shap_of_an_image_result_spreads_each_region_over_its_pixels(shape, via):
+    """shap.plots.image needs values of the image's shape and the pixels as data; to_shap gave one value per
+    region and no data. Each pixel (and channel) now carries its region's value / (pixels x channels): a
+    region's pixels sum to its value, the image to f(x) - base, as shap's own image explanations."""
+    pytest.importorskip("shap")
+    result = _image_result(shape, via)
+    segments, channels = result.info["segments"], shape[2] if len(shape) == 3 else 1
+    assert result.n_features == 4 and np.bincount(segments.ravel()).tolist() == [2, 4, 6, 18]
+    converted = io.to_shap(result)
+    assert converted.values.shape == converted.data.shape == (1, 5, 6, channels)  # (H, W) as one channel
+    np.testing.assert_array_equal(converted.data[0], result.info["image"].reshape(5, 6, channels))
+    np.testing.assert_array_equal(converted.base_values, [result.baseline])
+    per_region = np.bincount(segments.ravel(), weights=converted.values[0].sum(axis=2).ravel(), minlength=4)
+    np.testing.assert_allclose(per_region, result.values, rtol=1e-12, atol=1e-12)
+    assert abs(converted.values.sum() - result.values.sum()) < 1e-9
+    full, empty = result.info["image"], np.zeros(shape)
+    f = (full.ravel() - empty.ravel()) @ np.cos(np.arange(full.size))  # the model is linear: f(x) - f(baseline)
+    assert converted.values.sum() == pytest.approx(f)
+    # within a region every pixel and channel is alike, and its share is the value over pixels x channels
+    region = converted.values[0][segments == 2]
+    np.testing.assert_allclose(region, result.values[2] / (6 * channels))
+
+
+def test_to_shap_of_an_image_result_keeps_the_region_values_with_pixels_false():
+    pytest.importorskip("shap")
+    result = _image_result((5, 6, 3))
+    regions = io.to_shap(result, pixels=False)
+    np.testing.assert_array_equal(regions.values, result.values)
+    assert regions.values.shape == (4,) and regions.base_values == result.baseline
+    assert list(regions.feature_names) == list(result.feature_names) and regions.data is None
+    np.testing.assert_array_equal(io.to_shap(result, pixels=True).values, io.to_shap(result).values)
+
+
+def test_to_shap_pixels_of_a_result_without_an_image_is_refused_clearly(results):
+    pytest.importorskip("shap")
+    for result in (results["attribution"], results["explanation"], {"a": results["explanation"]}):
+        with pytest.raises(ValueError, match=r"pixels: expected an image result .* got "):
+            io.to_shap(result, pixels=True)
+    # None (the default) and False: the region level, as before
+    np.testing.assert_array_equal(io.to_shap(results["attribution"], pixels=None).values,
+                                  results["attribution"].values)
+    with pytest.raises(TypeError, match="pixels: expected True, False or None, got 'yes'"):
+        io.to_shap(results["attribution"], pixels="yes")
+    # an image whose regions do not line up with the values (e.g. info edited by hand) is named
+    image = _image_result((5, 6))
+    shifted = replace(image, info={**image.info, "segments": image.info["segments"] + 1})
+    with pytest.raises(ValueError, match=r"info\['segments'\] to label the pixels with the region ids 0\.\.3"):
+        io.to_shap(shifted)
+
+
+@pytest.mark.parametrize("shape", [(5, 6), (5, 6, 3)])
+def test_shap_image_plot_draws_an_image_result(shape):
+    """shap.plots.image(result.to_shap()) raised (region values, no pixels); it now draws the image and, beside
+    it, the values on its pixels."""
+    shap = pytest.importorskip("shap")
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shap.plots.image(_image_result(shape).to_shap(), show=False)
+    drawn = [ax.get_images()[0].get_array().shape for ax in plt.gcf().axes if ax.get_images()]
+    assert drawn[0] == shape and (5, 6) in drawn[1:]  # the image (H x W, not one row of W channels), its values
