@@ -384,6 +384,9 @@ def test_to_shap_of_an_image_result_keeps_the_region_values_with_pixels_false():
     assert regions.values.shape == (4,) and regions.base_values == result.baseline
     assert list(regions.feature_names) == list(result.feature_names) and regions.data is None
     np.testing.assert_array_equal(io.to_shap(result, pixels=True).values, io.to_shap(result).values)
+    # the result's own method takes the same choice
+    np.testing.assert_array_equal(result.to_shap(pixels=False).values, regions.values)
+    assert result.to_shap().values.shape == (1, 5, 6, 3)
 
 
 def test_to_shap_pixels_of_a_result_without_an_image_is_refused_clearly(results):

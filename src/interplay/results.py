@@ -631,11 +631,12 @@ def _load(cls, path):
     return result
 
 
-def _to_shap(self):
-    """This result as a ``shap.Explanation`` (needs shap); see :func:`interplay.io.to_shap`."""
+def _to_shap(self, pixels: bool | None = None):
+    """This result as a ``shap.Explanation`` (needs shap); see :func:`interplay.io.to_shap` (``pixels``: an image
+    result at pixel level, for ``shap.plots.image``, or per region)."""
     from .io import to_shap
 
-    return to_shap(self)
+    return to_shap(self, pixels=pixels)
 
 
 def _to_shapiq(self):
