@@ -131,3 +131,61 @@ def test_a_failed_model_call_counts_its_rows_in_words(setup, tmp_path):
         as_model(down)(np.zeros((1, 2)))
     with pytest.raises(RuntimeError, match=r"^model call down failed on 3 rows: ValueError"):
         as_model(down)(np.zeros((3, 2)))
+
+
+def _format(out):
+    return json.loads((out / "run-manifest.json").read_text())["format"]
+
+
+def test_a_run_of_mixed_chunk_sizes_is_marked_for_older_readers(setup, tmp_path, monkeypatch):
+    """Readers before 'interplay-run/2' put the parts in key order and resume on one chunk size: the keys of a run
+    resumed with another chunk size are not in row order (here 0, 2, 40, 44, 48 for rows 0, 20, 10, 14, 18), so
+    they read its rows out of order. Such a run says 'interplay-run/2', which they refuse as an unknown format;
+    a run of one chunk size stays 'interplay-run/1', readable by them as before."""
+    from interplay.runs import _store
+
+    explainer, X = setup
+    reference = run(explainer, X, out=tmp_path / "ref", chunk_size=10, **KW)
+    assert _format(tmp_path / "ref") == "interplay-run/1"
+    out = tmp_path / "r"
+    run(explainer, X, out=out, chunk_size=10, **KW)
+    _interrupt(out, "1")
+    run(explainer, X, out=out, chunk_size=10, **KW)  # the same size again: still the first format
+    assert _format(out) == "interplay-run/1"
+    _interrupt(out, "1")
+    resumed = run(explainer, X, out=out, chunk_size=4, **KW)
+    chunks = json.loads((out / "run-manifest.json").read_text())["chunks"]
+    starts = [chunks[k]["rows"][0] for k in sorted(chunks, key=int)]
+    assert starts != sorted(starts)  # keys out of row order, as an older reader would order the parts
+    assert _format(out) == "interplay-run/2"  # was 'interplay-run/1'
+    # the current reader takes it, rows in row order
+    assert resumed.table().column("row").to_pylist() == list(range(30))
+    loaded, expected = load_run(out), load_run(tmp_path / "ref")
+    np.testing.assert_array_equal(loaded.values, expected.values)
+    assert loaded.info["index"] == list(X.index)
+    pd.testing.assert_frame_equal(loaded.to_pandas(), expected.to_pandas())
+    pd.testing.assert_frame_equal(open_run(out).to_pandas(), reference.to_pandas())
+    # an older reader's check (format == 'interplay-run/1') refuses it with its error
+    with monkeypatch.context() as patch, pytest.raises(ValueError, match="is not an interplay run manifest"):
+        patch.setattr(_store, "FORMATS", ("interplay-run/1",))
+        open_run(out)
+    # and a resume that recomputes every chunk at one size makes it readable by them again
+    _interrupt(out, *chunks)
+    run(explainer, X, out=out, chunk_size=4, **KW)
+    assert _format(out) == "interplay-run/1"
+    np.testing.assert_array_equal(load_run(out).values, expected.values)
+
+
+def test_a_manifest_of_a_newer_format_is_refused_with_advice(setup, tmp_path):
+    explainer, X = setup
+    out = tmp_path / "r"
+    run(explainer, X, out=out, chunk_size=10, **KW)
+    path = out / "run-manifest.json"
+    manifest = json.loads(path.read_text())
+    path.write_text(json.dumps({**manifest, "format": "interplay-run/3"}))
+    with pytest.raises(ValueError, match="from a newer interplay: upgrade interplay"):
+        open_run(out)
+    path.write_text(json.dumps({**manifest, "format": "something"}))
+    with pytest.raises(ValueError, match="is not an interplay run manifest") as caught:
+        open_run(out)
+    assert "upgrade" not in str(caught.value)

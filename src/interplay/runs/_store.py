@@ -47,7 +47,14 @@ from .._files import (
 MANIFEST = "run-manifest.json"
 JOURNAL = "run-chunks.jsonl"  # finished chunks not yet folded into the manifest, one JSON line each
 PARTS = "parts"
+# The manifest's format: "interplay-run/1" while chunk k holds rows k * chunk_size .. (k + 1) * chunk_size - 1 (the
+# last one shorter), with chunk_size the run's recorded one; "interplay-run/2" for a run whose chunks do not (a resume
+# with another chunk_size keeps the finished chunks as they are: sizes mixed, keys not in row order). Readers before
+# 2 put parts in key order and resumed on the one chunk size, so they would read such a run's rows out of order: they
+# refuse the 2 as an unknown format, and a run of one chunk size is still written as 1 for them (manifest_format).
 FORMAT = "interplay-run/1"
+FORMAT_MIXED = "interplay-run/2"
+FORMATS = (FORMAT, FORMAT_MIXED)
 
 
 def sha256_file(path: str) -> str | None:
@@ -66,6 +73,22 @@ def _append(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+def manifest_format(manifest: dict) -> str:
+    """:data:`FORMAT` when every chunk of ``manifest`` is where one chunk size puts it (chunk ``k`` holds rows
+    ``k * chunk_size`` up to the next chunk's first or the run's end, with the run's recorded ``chunk_size``), as
+    every reader assumes, else :data:`FORMAT_MIXED` (a run resumed with another chunk size), which readers before
+    it refuse rather than read its rows out of order."""
+    size, n_rows = manifest.get("params", {}).get("chunk_size"), manifest.get("n_rows")
+    if not isinstance(size, int) or size < 1:
+        return FORMAT  # (not written: every run records its chunk size)
+    for key, entry in manifest.get("chunks", {}).items():
+        start, stop = entry["rows"]
+        end = start + size if n_rows is None else min(start + size, n_rows)
+        if int(key) * size != start or stop != end:
+            return FORMAT_MIXED
+    return FORMAT
 
 
 class DamagedPartError(ValueError):
@@ -150,8 +173,12 @@ class Store:
         except (OSError, ValueError) as exc:
             raise ValueError(f"out: unreadable manifest {path!r} ({exc}); move the folder away and start "
                              "again") from None
-        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-            raise ValueError(f"out: {path!r} is not an interplay run manifest (format {FORMAT!r})")
+        if not isinstance(manifest, dict) or manifest.get("format") not in FORMATS:
+            found = manifest.get("format") if isinstance(manifest, dict) else None
+            newer = (f"; its format {found!r} is from a newer interplay: upgrade interplay to read it"
+                     if isinstance(found, str) and found.startswith("interplay-run/") else "")
+            raise ValueError(f"out: {path!r} is not an interplay run manifest (format {FORMAT!r} or "
+                             f"{FORMAT_MIXED!r}){newer}")
         self._apply_journal(manifest)
         self._check_manifest(manifest, path)
         return manifest
@@ -264,7 +291,9 @@ class Store:
 
     def write_manifest(self, manifest: dict) -> None:
         # compact: json's C encoder (indent= takes its Python one); written when a run starts and stops (finished
-        # chunks go to the journal in between: append_chunk)
+        # chunks go to the journal in between: append_chunk). Its format says whether its chunks are of one size
+        # (readable by every version) or not (refused by versions that would read its rows out of order).
+        manifest["format"] = manifest_format(manifest)
         data = json.dumps(manifest, sort_keys=True, separators=(",", ":")).encode()
         atomic_write(os.path.join(self.root, MANIFEST), data, advice=self._advice())
 
