@@ -354,3 +354,39 @@ def test_overwrite_deletes_the_old_outputs_before_any_new_work(tmp_path):
     np.testing.assert_array_equal(ip.load_run(out).values, ip.load_run(tmp_path / "fresh").values)
     assert sorted(os.listdir(out / "parts")) == sorted(os.listdir(tmp_path / "fresh" / "parts"))
     assert fresh.exit_code == 0
+
+
+@pytest.mark.parametrize("first, second, left", [(2, 10, 2), (10, 4, 5)])
+def test_resume_with_another_chunk_size_counts_the_chunks_left_for_its_workers(files, tmp_path, monkeypatch, first,
+                                                                                second, left):
+    """Without --n-jobs, explain starts as many workers as chunks are left (at most the CPUs). On a resume with
+    another --chunk-size it counted the run's chunks as if of the new size: 10 rows kept in five chunks of 2, with
+    chunks of 10 left ceil(30 / 10) - 5 = -2, so one worker for the 20 rows left in two chunks; kept in one chunk of
+    10, with chunks of 4: 8 - 1 = 7 workers for five chunks."""
+    from interplay.runs import _backends
+
+    options = list(OPTIONS)
+    del options[options.index("--n-jobs"):options.index("--n-jobs") + 2]
+    options[options.index("--chunk-size") + 1] = str(first)
+    d, out = files["dir"], tmp_path / "out"
+    result = run("explain", d / "model.skops", d / "data.csv", *options, "--n-jobs", "1", "--out", out)
+    assert result.exit_code == 0, result.output
+    manifest_path = out / "run-manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    for key in [k for k, e in manifest["chunks"].items() if e["rows"][0] >= 10]:  # rows 0..9 kept
+        (out / manifest["chunks"].pop(key)["file"]).unlink()
+    manifest["complete"] = False
+    manifest_path.write_text(json.dumps(manifest))
+
+    calls = []
+
+    def fake_run(explainer, X, method, **kwargs):
+        calls.append(kwargs)
+        raise RuntimeError("stub: stop here")
+
+    monkeypatch.setattr(ip, "run", fake_run)
+    monkeypatch.setattr(_backends, "resolve_n_jobs", lambda n_jobs: 8 if n_jobs is None else n_jobs)
+    options[options.index("--chunk-size") + 1] = str(second)
+    result = run("explain", d / "model.skops", d / "data.csv", *options, "--resume", "--out", out)
+    assert "stub: stop here" in result.output
+    assert calls[0]["chunk_size"] == second and calls[0]["n_jobs"] == left

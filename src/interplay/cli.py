@@ -821,7 +821,11 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
     if chunk_size is None:
         chunk_size = int(recorded["params"]["chunk_size"]) if recorded is not None else CHUNK_SIZE
     if n_jobs is None and backend == "local":
-        todo = -(-len(chosen) // chunk_size) - (len(recorded["chunks"]) if recorded is not None else 0)
+        from .runs._run import chunks_left
+
+        # the rows the kept chunks leave, in chunks of this size (those kept may be of another, after a resume
+        # with another --chunk-size: counting them as of this one gave 1 worker for 2 chunks left, or 7 for 5)
+        todo = chunks_left(recorded["chunks"] if recorded is not None else {}, len(chosen), chunk_size)
         n_jobs = min(resolve_n_jobs(None), max(1, todo))  # one chunk (or none) to compute: no worker processes
 
     common = {"model_file": model_file.name, "data_file": data_file.name, "budget": budget, "seed": seed,

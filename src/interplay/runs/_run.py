@@ -436,6 +436,13 @@ def _layout(done: dict, n_rows: int, chunk_size: int) -> list[tuple[int, int, st
     return layout
 
 
+def chunks_left(done: dict, n_rows: int, chunk_size: int) -> int:
+    """How many chunks a run with the finished chunks ``done`` (a manifest's ``chunks``) computes over ``n_rows``
+    rows in chunks of ``chunk_size``: the rows the kept chunks leave, cut as :func:`_layout` cuts them (the kept
+    chunks may be of another size, after a resume with another chunk size)."""
+    return sum(not segment[3] for segment in _layout(done, n_rows, chunk_size))
+
+
 def _recut(chunks, layout) -> Iterator[tuple[tuple, Chunk]]:
     """The rows of ``chunks`` (consecutive, from row 0) cut as ``layout`` says: one ``(segment, Chunk)`` per segment
     whose rows the input has (a chunk that is a segment passes as it is). Segments must be in row order."""
