@@ -864,8 +864,8 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
 
         if isinstance(exc, RowsDiffer):  # rows that differ from the kept chunks': in the user's terms
             raise click.ClickException(
-                f"{exc.what}. To finish the run in {out_dir}, repeat its command with --resume and the same data; to start "
-                  "afresh, add --overwrite (deletes that run) or use another --out.") from None
+                f"{exc.what}. To finish the run in {out_dir}, repeat its command with --resume and the same data; "
+                "to start afresh, add --overwrite (deletes that run) or use another --out.") from None
         if "refusing to mix" in str(exc):
             raise _refusal(exc, out_dir, click.get_current_context(), chunk_size) from None
         raise _usage_error(exc) from None
