@@ -14,6 +14,7 @@ import numpy as np
 from .._bits import masks_of_size
 from .._validation import check_int
 from ..games import Game, _packed_keys, unique_keys
+from ..removal._compiled import gram_kernel
 
 
 def default_budget(n: int) -> int:
@@ -528,8 +529,6 @@ def weighted_gram(design: np.ndarray, weights: np.ndarray, *, signs_only: bool =
     come from their bits instead of the single-precision product, the same integers (25 against 162 us at 1,023
     rows of 99 columns, 120 against 960 us at 299 columns)."""
     import scipy.linalg
-
-    from ..removal._compiled import gram_kernel
 
     if signs_only and 0 < len(design) < 2**24:
         values = np.unique(weights)
