@@ -390,3 +390,42 @@ def test_resume_with_another_chunk_size_counts_the_chunks_left_for_its_workers(f
     result = run("explain", d / "model.skops", d / "data.csv", *options, "--resume", "--out", out)
     assert "stub: stop here" in result.output
     assert calls[0]["chunk_size"] == second and calls[0]["n_jobs"] == left
+
+
+@pytest.mark.parametrize("damage", ["truncate", "delete"])
+def test_resume_counts_a_damaged_part_as_left_for_its_workers(files, tmp_path, monkeypatch, damage):
+    """A part that is missing or whose bytes do not match its checksum is recomputed by the run, so the worker
+    count of a resume without --n-jobs counts its rows as left: of 30 rows in chunks of 10, rows 0-19 kept in two
+    chunks, one of them damaged -> 2 chunks left, 2 workers (it counted 1)."""
+    from interplay.runs import _backends
+
+    options = list(OPTIONS)
+    del options[options.index("--n-jobs"):options.index("--n-jobs") + 2]
+    options[options.index("--chunk-size") + 1] = "10"
+    d, out = files["dir"], tmp_path / "out"
+    result = run("explain", d / "model.skops", d / "data.csv", *options, "--n-jobs", "1", "--out", out)
+    assert result.exit_code == 0, result.output
+    manifest_path = out / "run-manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    assert len(manifest["chunks"]) >= 3
+    for key in [k for k, e in manifest["chunks"].items() if e["rows"][0] >= 20]:  # rows 0..19 kept
+        (out / manifest["chunks"].pop(key)["file"]).unlink()
+    manifest["complete"] = False
+    manifest_path.write_text(json.dumps(manifest))
+    damaged = out / next(e["file"] for e in manifest["chunks"].values() if e["rows"][0] == 10)
+    if damage == "truncate":
+        damaged.write_bytes(damaged.read_bytes()[:-5])
+    else:
+        damaged.unlink()
+
+    calls = []
+
+    def fake_run(explainer, X, method, **kwargs):
+        calls.append(kwargs)
+        raise RuntimeError("stub: stop here")
+
+    monkeypatch.setattr(ip, "run", fake_run)
+    monkeypatch.setattr(_backends, "resolve_n_jobs", lambda n_jobs: 8 if n_jobs is None else n_jobs)
+    result = run("explain", d / "model.skops", d / "data.csv", *options, "--resume", "--out", out)
+    assert "stub: stop here" in result.output
+    assert calls[0]["n_jobs"] == 2

@@ -822,10 +822,16 @@ def explain(model_file: Path, data_file: Path, out_dir: Path, rows: str, method:
         chunk_size = int(recorded["params"]["chunk_size"]) if recorded is not None else CHUNK_SIZE
     if n_jobs is None and backend == "local":
         from .runs._run import chunks_left
+        from .runs._store import Store
 
         # the rows the kept chunks leave, in chunks of this size (those kept may be of another, after a resume
-        # with another --chunk-size: counting them as of this one gave 1 worker for 2 chunks left, or 7 for 5)
-        todo = chunks_left(recorded["chunks"] if recorded is not None else {}, len(chosen), chunk_size)
+        # with another --chunk-size: counting them as of this one gave 1 worker for 2 chunks left, or 7 for 5);
+        # a missing or damaged part is not kept (the run recomputes it), so its rows count as left
+        kept = {}
+        if recorded is not None:
+            store = Store(out_dir, create=False)
+            kept = {k: e for k, e in recorded["chunks"].items() if store.part_ok(e)}
+        todo = chunks_left(kept, len(chosen), chunk_size)
         n_jobs = min(resolve_n_jobs(None), max(1, todo))  # one chunk (or none) to compute: no worker processes
 
     common = {"model_file": model_file.name, "data_file": data_file.name, "budget": budget, "seed": seed,
