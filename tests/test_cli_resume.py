@@ -356,6 +356,22 @@ def test_overwrite_deletes_the_old_outputs_before_any_new_work(tmp_path):
     assert fresh.exit_code == 0
 
 
+def _stub_run_on_8_cpus(monkeypatch) -> list:
+    """``ip.run`` replaced by a stub that records its keyword arguments and stops, on a machine of 8 CPUs: the
+    list of the recorded calls (what explain asked for, e.g. its ``n_jobs``)."""
+    from interplay.runs import _backends
+
+    calls = []
+
+    def fake_run(explainer, X, method, **kwargs):
+        calls.append(kwargs)
+        raise RuntimeError("stub: stop here")
+
+    monkeypatch.setattr(ip, "run", fake_run)
+    monkeypatch.setattr(_backends, "resolve_n_jobs", lambda n_jobs: 8 if n_jobs is None else n_jobs)
+    return calls
+
+
 @pytest.mark.parametrize("first, second, left", [(2, 10, 2), (10, 4, 5)])
 def test_resume_with_another_chunk_size_counts_the_chunks_left_for_its_workers(files, tmp_path, monkeypatch, first,
                                                                                 second, left):
@@ -363,8 +379,6 @@ def test_resume_with_another_chunk_size_counts_the_chunks_left_for_its_workers(f
     another --chunk-size it counted the run's chunks as if of the new size: 10 rows kept in five chunks of 2, with
     chunks of 10 left ceil(30 / 10) - 5 = -2, so one worker for the 20 rows left in two chunks; kept in one chunk of
     10, with chunks of 4: 8 - 1 = 7 workers for five chunks."""
-    from interplay.runs import _backends
-
     options = list(OPTIONS)
     del options[options.index("--n-jobs"):options.index("--n-jobs") + 2]
     options[options.index("--chunk-size") + 1] = str(first)
@@ -378,14 +392,7 @@ def test_resume_with_another_chunk_size_counts_the_chunks_left_for_its_workers(f
     manifest["complete"] = False
     manifest_path.write_text(json.dumps(manifest))
 
-    calls = []
-
-    def fake_run(explainer, X, method, **kwargs):
-        calls.append(kwargs)
-        raise RuntimeError("stub: stop here")
-
-    monkeypatch.setattr(ip, "run", fake_run)
-    monkeypatch.setattr(_backends, "resolve_n_jobs", lambda n_jobs: 8 if n_jobs is None else n_jobs)
+    calls = _stub_run_on_8_cpus(monkeypatch)
     options[options.index("--chunk-size") + 1] = str(second)
     result = run("explain", d / "model.skops", d / "data.csv", *options, "--resume", "--out", out)
     assert "stub: stop here" in result.output
@@ -397,8 +404,6 @@ def test_resume_counts_a_damaged_part_as_left_for_its_workers(files, tmp_path, m
     """A part that is missing or whose bytes do not match its checksum is recomputed by the run, so the worker
     count of a resume without --n-jobs counts its rows as left: of 30 rows in chunks of 10, rows 0-19 kept in two
     chunks, one of them damaged -> 2 chunks left, 2 workers (it counted 1)."""
-    from interplay.runs import _backends
-
     options = list(OPTIONS)
     del options[options.index("--n-jobs"):options.index("--n-jobs") + 2]
     options[options.index("--chunk-size") + 1] = "10"
@@ -418,14 +423,7 @@ def test_resume_counts_a_damaged_part_as_left_for_its_workers(files, tmp_path, m
     else:
         damaged.unlink()
 
-    calls = []
-
-    def fake_run(explainer, X, method, **kwargs):
-        calls.append(kwargs)
-        raise RuntimeError("stub: stop here")
-
-    monkeypatch.setattr(ip, "run", fake_run)
-    monkeypatch.setattr(_backends, "resolve_n_jobs", lambda n_jobs: 8 if n_jobs is None else n_jobs)
+    calls = _stub_run_on_8_cpus(monkeypatch)
     result = run("explain", d / "model.skops", d / "data.csv", *options, "--resume", "--out", out)
     assert "stub: stop here" in result.output
     assert calls[0]["n_jobs"] == 2
