@@ -72,7 +72,7 @@ def one_sample(value_fn, n: int, budget: int, seed: int, truth: np.ndarray) -> d
     relevance = wg.feature_relevance(spectrum, n)
     root_w, Z = np.sqrt(w), wg.signs(S)
     designs = {ratio: og.fixed_terms(n, budget, ranked, ratio) for ratio in og.TERM_RATIOS}
-    scored = []  # (leave-one-pair-out score, error by the truth, values)
+    scored = []  # (leave-one-pair-out score, values, the design's term ratio)
     for gamma, rho in itertools.product(GAMMAS, wg.DECAYS):
         decays = wg.player_decays(rho, gamma, relevance, n)
         K = wg._scaled_walsh_kernel(Z, decays, -1.0, root_w)
