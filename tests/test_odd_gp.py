@@ -215,6 +215,45 @@ def test_model_selection_on_a_subset_when_many_pairs(monkeypatch):
     assert np.mean((result.values - exact) ** 2) < np.mean(exact ** 2)
 
 
+def _kernels_scoring_no_fixed_terms(monkeypatch, n: int, budget: int, seed: int) -> set:
+    """The kernels (told apart by an off-diagonal entry) at which select scores the design of no fixed terms,
+    for OddGP on a sparse game."""
+    made, seen = {}, set()
+    inverse_at, loo_inverse = _walsh_gp._inverse_at, _walsh_gp._loo_inverse
+
+    def tagged_inverse(scaled_K, lam, out=None):
+        inverse = inverse_at(scaled_K, lam, out)
+        made[id(inverse)] = round(float(scaled_K[0, 1]), 12)
+        return inverse
+
+    def spied_loo(inverse, Xs, ys, root_w):
+        if Xs.shape[1] == 0:
+            seen.add(made.get(id(inverse)))
+        return loo_inverse(inverse, Xs, ys, root_w)
+
+    monkeypatch.setattr(_walsh_gp, "_inverse_at", tagged_inverse)
+    monkeypatch.setattr(_walsh_gp, "_loo_inverse", spied_loo)
+    ip.shapley(ip.Game(_sparse_game(n, seed), n), method="odd_gp", budget=budget, random_state=seed)
+    return seen
+
+
+def test_no_fixed_terms_get_a_walk_of_their_own_over_the_decay(monkeypatch):
+    """The design of no fixed terms is scored along its own walk over rho (more than the other designs' best
+    (gamma, rho)), wherever the choice sees at least half of the pairs: here every pair, then 250 of 320."""
+    for n, budget in ((10, 120), (32, 640)):
+        assert len(_kernels_scoring_no_fixed_terms(monkeypatch, n, budget, seed=1)) >= 3
+
+
+def test_no_fixed_terms_only_where_the_choice_sees_most_pairs(monkeypatch):
+    """On 250 of 600 pairs the design of no fixed terms is not a candidate (on a small share of the pairs the
+    singletons look costlier than they are)."""
+    assert _walsh_gp.SELECT_UNITS / 600 < _walsh_gp.MOST_PAIRS
+    assert not _kernels_scoring_no_fixed_terms(monkeypatch, 32, 1200, seed=1)
+    sets = odd_gp.term_sets(32, 1200, [])
+    assert [] in [terms for _, terms in sets(_walsh_gp.MOST_PAIRS)]
+    assert [] not in [terms for _, terms in sets(_walsh_gp.MOST_PAIRS - 0.01)]
+
+
 def test_many_pairs_fall_back_to_oddshap(monkeypatch):
     monkeypatch.setattr(odd_gp, "MAX_UNITS", 50)
     n = 10

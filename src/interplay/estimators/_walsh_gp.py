@@ -72,6 +72,7 @@ DECAYS = (0.003, 0.01, 0.03, 0.1, 0.3, 0.6)  # rho: the most relevant player's f
 RELEVANCE_POWERS = (0.5, 1.0)
 NOISES = 10.0 ** np.arange(-7, 1)  # noise variance / process variance at a point (on a pair of weight 1)
 SELECT_UNITS = 250  # pairs the choice of the model is made on
+MOST_PAIRS = 0.5  # budget_term_sets' most_pairs_only designs: only where the choice sees this share of the pairs
 # tau: the largest design's terms beyond the first design's as part of the process with prior variances
 # tau k(S, S) a_T^2 / sum a^2 (module docstring); tau = 0 is the first design, tau = inf the largest
 EXTRA_TAUS = (0.1, 1.0, 10.0)
@@ -502,15 +503,15 @@ def _lower_mask(size: int) -> np.ndarray:
     return mask
 
 
-def budget_term_sets(budget: int, ratios: tuple, terms_for, minimum: int, whole_sample_only: tuple = ()):
+def budget_term_sets(budget: int, ratios: tuple, terms_for, minimum: int, most_pairs_only: tuple = ()):
     """``term_sets`` for :func:`select`: for each ratio the fixed terms ``terms_for(scaled budget, ratio)`` (each
     size once), the budget scaled by the share of the pairs the choice is made on (at least ``minimum``); the
-    ratios in ``whole_sample_only`` only while the choice sees every pair."""
+    ratios in ``most_pairs_only`` only while that share is at least :data:`MOST_PAIRS`."""
     def sets(scale: float):
         scaled = max(minimum, int(budget * scale))
         out, sizes = [], set()
         for ratio in ratios:
-            if ratio in whole_sample_only and scale < 1:
+            if ratio in most_pairs_only and scale < MOST_PAIRS:
                 continue
             terms = terms_for(scaled, ratio)
             if len(terms) not in sizes:
@@ -667,6 +668,14 @@ def select(S: np.ndarray, y: np.ndarray, w: np.ndarray, term_sets, relevance: np
     for k in range(walker + 1, len(candidates)):  # the other designs at the best (gamma, rho), noises near the best
         if identified[k]:
             consider(*candidates[k], best.gamma, best.rho, "near")
+    empty = [k for k, (_, terms) in enumerate(sets) if not terms and k != walker]
+    if empty and np.isfinite(best.score):  # no fixed terms: a walk of its own over rho, then its noise
+        k, start = empty[0], DECAYS.index(best.rho)
+        for gamma in powers:
+            walk(k, gamma, start)
+        own = {key: value for key, value in scored.items() if key[0] == k and key[3] is not None}
+        if own:
+            consider(*candidates[k], *min(own, key=own.get)[1:3], "near")
     wider = [k for k, (_, terms) in enumerate(sets) if _extends(base, terms)] if extra_weights else []
     if wider and np.isfinite(best.score):  # the largest design's extra terms with finite prior variances
         widest = max(wider, key=lambda k: len(sets[k][1]))

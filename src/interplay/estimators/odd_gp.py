@@ -141,7 +141,7 @@ def term_sets(n: int, budget: int, ranked: list):
     than they are on the whole sample (on the 100-player tree games at 80n, choosing "none" on 250 of 4,000
     pairs had 1.2-1.5x the error of keeping the singletons)."""
     return budget_term_sets(budget, TERM_RATIOS, lambda scaled, ratio: fixed_terms(n, scaled, ranked, ratio), 2 * n,
-                            whole_sample_only=(None,))
+                            most_pairs_only=(None,))
 
 
 def fit_odd(S: np.ndarray, y: np.ndarray, w: np.ndarray, budget: int, spectrum: dict | None,
