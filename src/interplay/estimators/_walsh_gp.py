@@ -26,8 +26,8 @@ Model choice (:func:`select`), by leave-one-pair-out error (closed form: ``e_u =
 :data:`RELEVANCE_POWERS` (0 without a surrogate), ``rho`` in :data:`DECAYS` and the noise ``lambda / k(S, S)`` in
 :data:`NOISES` with the first candidate design (for each ``gamma`` a walk along the ``rho`` grid from its middle
 towards the better neighbour while the error falls), then the designs and the noise at those (a design of no
-fixed terms also walks along the ``rho`` grid for each ``gamma`` at that noise from the best ``rho``, then
-searches the noise at its best: the design the first one's walk favours least); on at most
+fixed terms, whose best ``rho`` is often lower than the first design's, also walks along the ``rho`` grid for each
+``gamma`` at that noise from the best ``rho``, then searches the noise at its own best); on at most
 :data:`SELECT_UNITS` pairs, or twice the smallest set of fixed terms and 3 more. Cost: one Cholesky factorisation
 and inverse per ``(gamma, rho, noise)`` tried: the first model's noise by a walk up the noise grid from the smallest
 while the error falls (every model gets one while none of the first design's could be scored), then the walks
