@@ -144,7 +144,8 @@ def term_sets(n: int, budget: int, ranked: list):
     Allowed from half rather than only on every pair (and with a walk of their own over ``rho``), the Shapley
     values' MSE on ``sota.py``'s games at 10n-20n (10 seeds each) was 0.82x on the 64-patch image at 10n (250 of 320
     pairs), 0.90-0.97x on forest30, forest100, gbm100, moebius40 and mlp60 at 10n, 0.99-1.00x elsewhere but 1.05x
-    and 1.08x on moebius16 (10n, 20n)."""
+    and 1.08x on moebius16 (10n, 20n); the walk costs about 2 ms at 210 pairs (30 players: 22-26 factorisations
+    a fit against 13-20)."""
     return budget_term_sets(budget, TERM_RATIOS, lambda scaled, ratio: fixed_terms(n, scaled, ranked, ratio), 2 * n,
                             most_pairs_only=(None,))
 
