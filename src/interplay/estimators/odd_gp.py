@@ -47,8 +47,9 @@ Biased (a regularised fit), exact at full budget.
 Sample: the leverage sample (:mod:`._leverage`), paired; ``2 + 2 * floor((budget - 2) / 2)`` evaluations; at
 budgets up to ``6n + 2`` every pair ``{i}``, ``N - {i}`` first (:func:`._leverage.singleton_pairs_first`, as the
 ``gp`` Bivariate matrix, so the two share their sample; at 5n 0.68-0.89 of the error on five of the benchmark's
-games, 1.00 and 1.17 on two others). At a budget covering every coalition it is exact (the KernelSHAP solve of the whole design). Beyond
-:data:`MAX_UNITS` pairs it is OddSHAP (a Cholesky factorisation of that size costs seconds).
+games, 1.00 and 1.17 on two others). At a budget covering every coalition it is exact (the KernelSHAP solve of
+the whole design). Beyond :data:`MAX_UNITS` pairs it is OddSHAP (a Cholesky factorisation of that size costs
+seconds).
 
 Standard errors: the posterior standard deviation of each value (kriging variance, with the process variance
 estimated as ``y' P y / (units - terms)``): a model-based error, not a sampling one; ``std_errors=False`` skips it.
