@@ -15,6 +15,39 @@ from interplay.estimators import _walsh_gp, odd_gp
 from interplay.estimators.odd import _features
 from interplay.synthetic import random_game
 
+
+def _loo(V, ev, VX, Vy, rows, lams, root_w) -> np.ndarray:
+    """A reference for _walsh_gp._loo_inverse: for each noise in ``lams`` the weighted mean squared
+    leave-one-pair-out residual of the universal-kriging fit over ``rows``, from the eigenpairs ``(ev, V)`` of the
+    scaled kernel ``D^1/2 K D^1/2``, the rotated design ``VX = V' D^1/2 X`` and values ``Vy = V' D^1/2 y``; inf
+    where ``X' A^-1 X`` is singular or a pair cannot be left out (``P~_uu`` below 1e-9 of ``(A~^-1)_uu``)."""
+    lams = np.atleast_1d(np.asarray(lams, dtype=float))
+    d = 1.0 / (ev[None, :] + lams[:, None])  # (noises, units)
+    Vr = V[rows]
+    p_diag = p_whole = d @ (Vr * Vr).T
+    fitted = np.ones(len(lams), dtype=bool)
+    if VX.shape[1] == 0:
+        alpha = (d * Vy) @ Vr.T
+    else:
+        dVX = d[:, :, None] * VX[None]
+        grams = np.matmul(VX.T[None], dVX)
+        inverse = np.zeros_like(grams)
+        for k, gram in enumerate(grams):
+            try:
+                np.linalg.cholesky(gram)
+                inverse[k] = np.linalg.inv(gram)
+            except np.linalg.LinAlgError:
+                fitted[k] = False
+        beta = np.matmul(inverse, ((d * Vy) @ VX)[:, :, None])[:, :, 0]
+        alpha = (d * (Vy[None] - beta @ VX.T)) @ Vr.T
+        B = np.matmul(Vr[None], dVX)
+        p_diag = p_diag - np.einsum("krt,krt->kr", np.matmul(B, inverse), B)
+    w = root_w[rows] ** 2
+    left_out = np.all(p_diag > 1e-9 * p_whole, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        scores = np.sum(w * (alpha / (p_diag * root_w[rows])) ** 2, axis=1) / np.sum(w)
+    return np.where(fitted & left_out, scores, np.inf)
+
 pytest.importorskip("xgboost")
 
 
@@ -116,7 +149,7 @@ def test_shapley_weights_of_a_kernel_section_for_many_players():
 
 @pytest.mark.parametrize("terms, singular", [(0, False), (3, False), (3, True)])
 def test_leave_one_pair_out_error_is_the_brute_force_refit(terms, singular):
-    """``_loo`` (closed form over eigenpairs, every noise at once) against refitting the universal kriging
+    """``_loo`` (the closed form over eigenpairs, every noise at once) against refitting the universal kriging
     model without each pair in turn; a design the sample cannot separate scores inf."""
     rng = np.random.default_rng(terms + singular)
     units, n = 30, 7
@@ -130,7 +163,7 @@ def test_leave_one_pair_out_error_is_the_brute_force_refit(terms, singular):
     rw = np.sqrt(w)
     ev, V = np.linalg.eigh(rw[:, None] * K * rw[None, :])
     lams = np.array([1e-3, 1e-1, 1.0]) * K[0, 0]
-    scores = _walsh_gp._loo(V, np.maximum(ev, 0.0), V.T @ (rw[:, None] * X), V.T @ (rw * y), np.arange(units),
+    scores = _loo(V, np.maximum(ev, 0.0), V.T @ (rw[:, None] * X), V.T @ (rw * y), np.arange(units),
                             lams, rw)
     if singular:
         assert np.isinf(scores).all()
@@ -322,7 +355,7 @@ def test_leave_one_pair_out_is_inf_where_a_pair_alone_carries_a_term():
     X[4, 1] = 1.0
     y, rw = rng.normal(size=units), np.ones(units)
     ev, V = np.linalg.eigh(K)
-    scores = _walsh_gp._loo(V, np.maximum(ev, 0.0), V.T @ X, V.T @ y, np.arange(units),
+    scores = _loo(V, np.maximum(ev, 0.0), V.T @ X, V.T @ y, np.arange(units),
                             _walsh_gp.NOISES * K[0, 0], rw)
     assert np.isinf(scores).all()
 
@@ -411,7 +444,7 @@ def test_oddgp_chooses_finite_prior_variances_on_a_dense_game_and_stays_efficien
 def test_leave_one_out_from_one_factorisation_equals_the_eigendecomposition_s(terms, seed):
     """select's walk scores a model at one noise from a Cholesky inverse (_inverse_at, _loo_inverse); the same
     leave-one-pair-out error as _loo's eigendecomposition at that noise, for every noise, with fixed terms or none."""
-    from interplay.estimators._walsh_gp import _inverse_at, _loo, _loo_inverse, design, walsh_kernel
+    from interplay.estimators._walsh_gp import _inverse_at, _loo_inverse, design, walsh_kernel
 
     rng = np.random.default_rng(seed)
     n, units = 8, 40
@@ -439,7 +472,8 @@ def test_leave_one_out_from_one_factorisation_equals_the_eigendecomposition_s(te
         np.testing.assert_array_equal(lower_inverse, fresh[0])
         np.testing.assert_array_equal(diagonal, fresh[1])
         inverse = np.linalg.inv(scaled_K + lam * np.eye(units))
-        np.testing.assert_allclose(lower_inverse.T @ lower_inverse, inverse, rtol=1e-8, atol=1e-10 * np.abs(inverse).max())
+        np.testing.assert_allclose(lower_inverse.T @ lower_inverse, inverse, rtol=1e-8,
+                                   atol=1e-10 * np.abs(inverse).max())
         np.testing.assert_allclose(diagonal, np.diag(inverse), rtol=1e-8)
 
 

@@ -38,7 +38,7 @@ identified) is not scored at all (:func:`_identified`). Against one eigendecompo
 noise at once): 0.55-0.85x OddGP's
 time per explanation on the benchmark's games at 16-30 players and 10n-40n, its error 1.004-1.006x as a geometric
 mean over them and at most 1.05x (a review helper's runs, 2 rows, 20-30 seeds each). The first model's noise had
-been chosen by an eigendecomposition (every noise at once, :func:`_loo`; 2.5-3 ms at 210 pairs, about six
+been chosen by an eigendecomposition (every noise at once; 2.5-3 ms at 210 pairs, about six
 factorisations): the walk from the smallest noise (two factorisations where the smallest is the best, as in 35 of
 45 fits on the 30-feature forest) chose the same models in 87 of 90 fits on four of the benchmark's games (the
 other 3 on the 20-feature network, each with less error); with the tau walk below, the benchmark's error over
@@ -341,42 +341,10 @@ def design(S: np.ndarray, terms: list) -> np.ndarray:
     return out
 
 
-def _loo(V, ev, VX, Vy, rows, lams, root_w) -> np.ndarray:
-    """For each noise ``lam`` in ``lams``: the weighted mean squared leave-one-out residual of the
-    universal-kriging fit over the units ``rows``, from the eigenpairs ``(ev, V)`` of the scaled kernel
-    ``D^1/2 K D^1/2`` (``D``: the pairs' weights, ``root_w`` their square roots), the rotated scaled design
-    ``VX = V' D^1/2 X`` and values ``Vy = V' D^1/2 y`` (noise ``lam / w_u`` on pair ``u``: the residual of pair
-    ``u`` is ``(P~ y~)_u / (P~_uu root_w_u)``); ``inf`` where ``X' A^-1 X`` is singular, or where leaving a pair
-    out leaves the fixed terms unidentified: ``P~_uu`` is then zero but for rounding, and is taken as zero below
-    ``1e-9`` of ``(A~^-1)_uu`` (healthy pairs keep a large share of it: 0.4 or more in the review's runs, where the
-    unidentified ones had 2e-16 or less). All noises at once; the small ``(terms x terms)`` systems by their
-    inverses from one Cholesky factorisation each (matrix products after that: 2-4x faster than triangular
-    solves with as many right-hand sides as rows)."""
-    lams = np.atleast_1d(np.asarray(lams, dtype=float))
-    d = 1.0 / (ev[None, :] + lams[:, None])  # (noises, units)
-    Vr = V if len(rows) == len(V) and np.array_equal(rows, np.arange(len(V))) else V[rows]
-    p_diag = p_whole = d @ (Vr * Vr).T  # (noises, rows): diag(A~^-1), then less the fixed terms' share
-    fitted = np.ones(len(lams), dtype=bool)
-    if VX.shape[1] == 0:
-        alpha = (d * Vy) @ Vr.T
-    else:
-        dVX = d[:, :, None] * VX[None]  # A^-1 X, rotated
-        inverse, fitted = _spd_inverses(np.matmul(VX.T[None], dVX))  # (X' A^-1 X)^-1, (noises, terms, terms)
-        beta = np.matmul(inverse, ((d * Vy) @ VX)[:, :, None])[:, :, 0]
-        alpha = (d * (Vy[None] - beta @ VX.T)) @ Vr.T
-        B = np.matmul(Vr[None], dVX)  # (A^-1 X)_rows: p_diag loses diag(B (X' A^-1 X)^-1 B')
-        p_diag = p_diag - np.einsum("krt,krt->kr", np.matmul(B, inverse), B)
-    w = root_w[rows] ** 2
-    left_out = np.all(p_diag > 1e-9 * p_whole, axis=1)  # else a pair the fit cannot leave out: inf
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        scores = np.sum(w * (alpha / (p_diag * root_w[rows])) ** 2, axis=1) / np.sum(w)
-    return np.where(fitted & left_out, scores, np.inf)
-
-
 def _identified(X: np.ndarray) -> bool:
     """Whether every pair can be left out of the fixed terms ``X`` (rows scaled by any positive weights): no row's
     leverage ``x_u' (X'X)^+ x_u`` is 1. A pair of leverage 1 leaves the terms unidentified without it, so its
-    leave-one-out residual is undefined (:func:`_loo`'s ``P~_uu`` is zero whatever the kernel and noise); decided on
+    leave-one-out residual is undefined (``P_uu`` is zero whatever the kernel and noise); decided on
     the design alone, not by a threshold on ``P~_uu``, whose rounding after a Cholesky inverse at the smallest noise
     reached 1e-9 of ``(A~^-1)_uu`` (a review's runs). Cost ``O(rows terms^2)``."""
     import scipy.linalg
@@ -396,7 +364,7 @@ def _identified(X: np.ndarray) -> bool:
 
 def _inverse_at(scaled_K: np.ndarray, lam: float, out: np.ndarray | None = None):
     """``(scaled_K + lam I)^-1`` as ``(L^-1, its diagonal)`` with ``L`` the lower Cholesky factor (LAPACK ``potrf``,
-    then :func:`_invert_lower`; None where the factorisation fails): one noise of :func:`_loo` for about a sixth of
+    then :func:`_invert_lower`; None where the factorisation fails): one noise for about a sixth of
     an eigendecomposition's time. ``L^-1`` is written in ``out`` when given (a Fortran-ordered array of the same
     shape; a fresh one page-faults: about 2 us a page here). Against LAPACK's ``potri`` (``L^-1``, then
     ``L^-T L^-1``): 0.25 against 0.43 ms at 210 pairs."""
@@ -437,8 +405,13 @@ def _invert_lower(L: np.ndarray) -> bool:
 
 
 def _loo_inverse(inverse, Xs: np.ndarray, ys: np.ndarray, root_w: np.ndarray) -> float:
-    """:func:`_loo` at one noise from ``A~^-1`` (:func:`_inverse_at`'s ``(L^-1, diagonal)``; ``Xs``, ``ys``: the
-    design and values scaled by ``root_w``): the same score but for rounding, ``inf`` in the same cases."""
+    """The weighted mean squared leave-one-pair-out residual of the universal-kriging fit (module docstring) at
+    one noise, from ``A~^-1`` (:func:`_inverse_at`'s ``(L^-1, diagonal)``; ``A~ = D^1/2 K D^1/2 + lam I`` with
+    ``D`` the pairs' weights, ``root_w`` their square roots; ``Xs``, ``ys``: the design and values scaled by
+    ``root_w``): pair ``u``'s residual is ``(P~ y~)_u / (P~_uu root_w_u)``. ``inf`` where ``X' A^-1 X`` is singular,
+    or where leaving a pair out leaves the fixed terms unidentified: ``P~_uu`` is then zero but for rounding, and
+    is taken as zero below ``1e-9`` of ``(A~^-1)_uu`` (healthy pairs keep a large share of it: 0.4 or more in a
+    review's runs, where the unidentified ones had 2e-16 or less). Tested against refitting without each pair."""
     import scipy.linalg
 
     if inverse is None:
@@ -467,42 +440,6 @@ def _loo_inverse(inverse, Xs: np.ndarray, ys: np.ndarray, root_w: np.ndarray) ->
         return np.inf
     w = root_w ** 2
     return float(np.sum(w * (alpha / (p_diag * root_w)) ** 2) / np.sum(w))
-
-
-def _spd_inverses(grams: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The inverse of each symmetric positive definite matrix in ``grams`` (LAPACK ``potrf`` and ``potri``), and
-    whether it is one: a matrix whose Cholesky factorisation fails gets zeros and ``False``."""
-    import scipy.linalg
-
-    lower = _lower_mask(grams.shape[-1])
-    if len(grams) == 1:  # one matrix (the leave-one-out scores at one noise): no zero-filled copy
-        factor, info = scipy.linalg.lapack.dpotrf(grams[0], lower=1, clean=0)
-        if info == 0:
-            inverse, info = scipy.linalg.lapack.dpotri(factor, lower=1, overwrite_c=1)
-            if info == 0:
-                return np.where(lower, inverse, inverse.T)[None], np.ones(1, dtype=bool)
-        return np.zeros_like(grams), np.zeros(1, dtype=bool)
-    out = np.zeros_like(grams)
-    ok = np.zeros(len(grams), dtype=bool)
-    for k, gram in enumerate(grams):
-        factor, info = scipy.linalg.lapack.dpotrf(gram, lower=1, clean=0)
-        if info == 0:
-            inverse, info = scipy.linalg.lapack.dpotri(factor, lower=1)
-            if info == 0:
-                np.copyto(out[k], np.where(lower, inverse, inverse.T))  # the lower triangle, mirrored
-                ok[k] = True
-    return out, ok
-
-
-_LOWER_MASKS: dict = {}
-
-
-def _lower_mask(size: int) -> np.ndarray:
-    """``(size, size)``: True on and below the diagonal (cached)."""
-    mask = _LOWER_MASKS.get(size)
-    if mask is None:
-        mask = _LOWER_MASKS[size] = np.tri(size, dtype=bool)
-    return mask
 
 
 def budget_term_sets(budget: int, ratios: tuple, terms_for, minimum: int, most_pairs_only: tuple = ()):
