@@ -199,6 +199,32 @@ def test_xgboost_background_with_a_category_the_model_was_not_fitted_with():
                                model.predict(frame.iloc[:4], output_margin=True), atol=1e-5)
 
 
+@pytest.mark.parametrize("library", ["xgboost", "lightgbm"])
+def test_a_background_with_fewer_categories_than_the_model_explains_the_others_as_themselves(library):
+    """A newcomer's background whose categories were set after sampling it (``sample(100).astype("category")``)
+    holds only some of the model's categories. Its dtype was kept, so an explained row's value outside the
+    sample (Adult's 'Cuba') reached the model as a missing value: its values added up to the model's output for
+    a missing country, 1.87 against 0.11. The column now gets the model's categories."""
+    lib = pytest.importorskip(library)
+    pytest.importorskip("pyarrow")
+    frame, y = _frame()
+    if library == "xgboost":
+        model = lib.XGBRegressor(n_estimators=10, max_depth=3, enable_categorical=True).fit(frame, y)
+        predict = lambda rows: model.predict(rows, output_margin=True)  # noqa: E731
+    else:
+        model = lib.LGBMRegressor(n_estimators=10, max_depth=3, min_child_samples=5, verbose=-1).fit(frame, y)
+        predict = model.predict
+    background = frame[frame["colour"] != "red"].iloc[:30].copy()
+    background["colour"] = background["colour"].astype(str).replace("nan", np.nan).astype("category")
+    assert "red" not in background["colour"].cat.categories  # blue and green only
+    rows = frame[frame["colour"] == "red"].iloc[:3]
+    explainer = ip.Explainer(model, background)
+    for method in ("tree", "exact"):
+        values = explainer.shapley(rows, method=method, progress=False)
+        np.testing.assert_allclose(values.base_values + values.values.sum(axis=1), predict(rows), atol=1e-5)
+    np.testing.assert_allclose(values.base_values, predict(frame.loc[background.index]).mean(), atol=1e-5)
+
+
 def test_tree_codes_of_an_unknown_category_raise_no_pandas_deprecation():
     """The tree methods coded a value outside the model's categories with pd.Categorical(values, categories=...),
     which pandas deprecates (a Pandas4Warning on every explanation now, an error in a later pandas)."""

@@ -21,9 +21,10 @@ def text_categories(categories) -> bool:
 def as_training_categories(frame: Any, model: Any, name: str = "data") -> Any:
     """Text columns of a DataFrame for a booster fitted on pandas categoricals (XGBoost/LightGBM) as those
     categoricals (a data file's or a CSV-read background's strings; the booster refuses them as text). Any other
-    model or frame is returned as it is. A categorical column with categories the model was not fitted with gets
-    the model's (XGBoost refuses the column, even where no row holds them); values outside them become missing
-    values, with a warning naming ``name``."""
+    model or frame is returned as it is. A categorical column whose categories are not the model's gets the
+    model's: extra ones (XGBoost refuses the column, even where no row holds them) and fewer ones (a background
+    sampled before its categories were set: the dtype the Explainer keeps for its rows would make the model's other
+    categories missing values); values outside them become missing values, with a warning naming ``name``."""
     import pandas as pd
 
     from . import as_model
@@ -63,8 +64,8 @@ def as_training_categories(frame: Any, model: Any, name: str = "data") -> Any:
         out[c] = frame[c].where(~outside).astype(pd.CategoricalDtype(categories))
     for c in recoded:
         categories = known.get(str(c))
-        if categories is None or set(frame[c].cat.categories) <= set(categories):
-            continue
+        if categories is None or list(frame[c].cat.categories) == list(categories):
+            continue  # else re-coded: fewer categories (a sample's) would turn the model's others into missing
         outside = frame[c].notna() & ~frame[c].isin(categories)
         if outside.any():
             lost[str(c)] = sorted({str(v) for v in frame[c][outside]})[:5]
