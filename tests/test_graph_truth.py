@@ -228,6 +228,26 @@ def test_cohort_feature_large_in_few_rows_is_not_hidden_as_no_effect():
     assert small.describe().startswith("Main drivers (mean |value| over the rows): b (1)")
 
 
+def test_cohort_feature_set_aside_and_far_below_the_drivers_is_not_called_one():
+    """Adult, 20 rows: workclass (mean |value| 0.108, set aside in most rows) was "large in the other rows, so
+    among the drivers" beside capital-gain's 0.779, only because it beat the weakest feature kept. The sentence
+    now names only features the drivers sentence names."""
+    def game(effect):
+        return ip.Game(lambda Z: (np.asarray(Z, bool) * [effect, 1.0, 0.9, 0.8, 0.2]).sum(axis=1), 5,
+                       feature_names=["a", "b", "c", "d", "e"])
+
+    cohort = mean_graph([ip.bivariate(game(1.0 if r < 3 else 0.0), method="exact") for r in range(10)])
+    assert "a" in cohort.no_effect() and cohort.univariate[0] == pytest.approx(0.3)
+    assert "e" not in cohort.no_effect()  # kept, and smaller on average than a
+    text = cohort.describe()
+    assert text.startswith("Main drivers (mean |value| over the rows): b (1), c (0.9) and d (0.8).")
+    assert "Yet large" not in text and "No effect in at least half the rows: a" in text
+    wider = cohort.describe(top=4)  # a is named as a driver now: the sentence says why
+    assert wider.startswith("Main drivers (mean |value| over the rows): b (1), c (0.9), d (0.8) and a (0.3).")
+    assert "Yet large in the other rows, so among the drivers: a (mean |value| 0.3, little or no effect in 70% " \
+           "of the rows), more than e (0.2)." in wider
+
+
 def _null_feature_result():
     """y = 2 a + b + 0.5 c, d null: every edge d -> j carries j's own importance (W(d, a) = 1, the strongest of G
     beside c -> a and b -> a), an interplay that is not there."""
