@@ -108,6 +108,20 @@ def test_pickle_needs_trust(files, tmp_path):
     assert expl.info["predictions"][0] == pytest.approx(proba)
 
 
+def test_a_column_the_model_does_not_take_is_left_out_with_a_warning(files, tmp_path):
+    """Without --drop the label column was left out without a word (a batch run names it; the README says the
+    command does too)."""
+    d = files["dir"]
+    result = CliRunner().invoke(main, [str(a) for a in ("explain", d / "model.skops", d / "data.csv", "--rows",
+                                                          "0", "--background", "10", "--out", tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    assert "Warning: data.csv: column ['label'] is not among the model's features, left out" in result.output
+    result = CliRunner().invoke(main, [str(a) for a in ("explain", d / "model.skops", d / "data.csv", "--rows",
+                                                          "0", "--drop", "label", "--background", "10", "--out",
+                                                          tmp_path / "p")])
+    assert result.exit_code == 0 and "Warning" not in result.output
+
+
 def test_untrusted_skops_types_need_trust(files, tmp_path):
     from sklearn.tree import DecisionTreeClassifier
 
