@@ -302,3 +302,21 @@ def test_xgboost_codes_outside_the_listed_categories_go_where_xgboost_sends_them
     np.testing.assert_allclose(tree.base_values + tree.values.sum(axis=1), margin, atol=1e-5)
     exact = explainer.shapley(rows, method="exact", progress=False)
     np.testing.assert_allclose(tree.values, exact.values, atol=1e-5)
+
+
+def test_an_array_background_for_a_booster_fitted_on_categories_is_refused_by_name():
+    """``ip.Explainer(xgb_categorical_model, frame.to_numpy())`` failed at the first model call with XGBoost's own
+    'enable_categorical' message (strings) or 'data type doesn't match' (codes): now an error at construction
+    that says to pass DataFrames."""
+    xgb = pytest.importorskip("xgboost")
+    frame, y = _frame()
+    model = xgb.XGBRegressor(n_estimators=5, max_depth=2, enable_categorical=True).fit(frame, y)
+    codes = frame.assign(colour=frame["colour"].cat.codes.astype(float)).to_numpy()
+    for background in (frame.to_numpy()[:20], codes[:20]):
+        with pytest.raises(TypeError, match=r"background: the model splits on categorical columns \['colour'\].*"
+                                            r"as a DataFrame.*got ndarray"):
+            ip.Explainer(model, background)
+    numeric = xgb.XGBRegressor(n_estimators=5, max_depth=2).fit(frame.assign(colour=codes[:, 0]), y)
+    values = ip.Explainer(numeric, codes[:20]).shapley(codes[:1], progress=False)  # no categories: arrays are fine
+    np.testing.assert_allclose(values.base_values + values.values.sum(axis=1),
+                               numeric.predict(frame.assign(colour=codes[:, 0]).iloc[:1]), atol=1e-5)

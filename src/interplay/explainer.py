@@ -174,6 +174,14 @@ class Explainer:
                 # categories (no compiled extra needed)
                 from .models.categories import as_training_categories
                 background = as_training_categories(background, model, "background")
+            elif library(self._model_source()) in BOOSTER_LIBRARIES:
+                from .models.categories import categorical_columns
+                coded = categorical_columns(model)
+                if coded:  # the booster's own error ('enable_categorical') did not say what to pass instead
+                    raise TypeError(
+                        f"background: the model splits on categorical columns {coded} (fitted on a DataFrame of "
+                        f"category dtype); pass the background, and the rows to explain, as a DataFrame with the "
+                        f"model's columns (an array carries no categories), got {type(background).__name__}")
             background = align_columns(background, self.model.columns, "background",
                                        what="the columns the model was fitted on", renamed_ok=self._renamed_ok)
             bad = non_numeric_columns(background)
