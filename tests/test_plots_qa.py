@@ -318,3 +318,18 @@ def test_graph_and_gamma_sweep_titles_say_what_the_values_are_in():
     cohort = ip.mean_graph([explainer.bivariate(x[None, :], method="exact") for x in X[:3]])
     assert plot.graph(cohort).get_title(loc="left").endswith("(log-odds of class True)")  # a cohort's too
     plt.close("all")
+
+
+def test_bivariate_repr_names_rows_and_columns():
+    """The Bivariate matrix printed as an unlabelled array (a newcomer could not tell rows from columns); it now
+    names both, says what row i / column j mean, shows round-off as 0 and counts the features left out."""
+    game = ip.Game(lambda Z: (np.asarray(Z, float) * np.arange(12)).sum(axis=1), 12,
+                   feature_names=[f"feature_{k}" for k in range(12)])
+    text = repr(ip.bivariate(game, method="exact"))
+    lines = text.splitlines()
+    assert "row i, column j: the importance of j when i is present" in lines[0]
+    assert lines[1].split() == [f"feature_{k}" for k in range(10)]
+    assert lines[3].split()[:5] == ["feature_1", "0", "0", "1", "1.5"]  # round-off (-1.4e-14) as 0
+    assert lines[-1].strip() == "... 2 more features (to_pandas() or .adjacency for all)"
+    long = ip.Game(lambda Z: np.asarray(Z, float).sum(axis=1), 2, feature_names=["marital-status", "b"])
+    assert "marital-s~" in repr(ip.bivariate(long, method="exact"))

@@ -56,6 +56,23 @@ def _format_table(names, values, *, limit: int = 10) -> str:
     return "\n".join(lines)
 
 
+def _format_matrix(names, matrix, *, limit: int = 10) -> str:
+    """The square ``matrix`` with its rows and columns named (names cut to 10 characters, round-off below 1e-12 of
+    the largest entry shown as 0), the ``limit`` first features only (how many more are left out said)."""
+    shown = min(limit, len(names))
+    short = [str(name) if len(str(name)) <= 10 else str(name)[:9] + "~" for name in names[:shown]]
+    width = max([len(name) for name in short] + [6])
+    tiny = 1e-12 * float(np.nanmax(np.abs(matrix), initial=0.0))  # round-off shown as 0, as numpy prints it
+    cells = [[f"{0.0 if abs(matrix[i, j]) <= tiny else matrix[i, j]:.4g}" for j in range(shown)]
+             for i in range(shown)]
+    column = max([len(name) for name in short] + [len(c) for row in cells for c in row])
+    lines = ["  " + " " * width + "  " + "  ".join(f"{name:>{column}}" for name in short)]
+    lines += [f"  {short[i]:<{width}}  " + "  ".join(f"{c:>{column}}" for c in row) for i, row in enumerate(cells)]
+    if len(names) > shown:
+        lines.append(f"  ... {len(names) - shown} more features (to_pandas() or .adjacency for all)")
+    return "\n".join(lines)
+
+
 def group_data(rows, groups) -> np.ndarray:
     """Feature values of ``rows`` (``(m, n_columns)``, the input columns) with one column per feature of
     ``groups`` (per feature, its column indices): a one-column feature takes that column's values; a feature of
@@ -371,7 +388,8 @@ class BivariateExplanation:
     def __repr__(self) -> str:
         return (
             f"BivariateExplanation(method={self.method!r}, n_features={self.n_features}, "
-            f"n_evaluations={self.n_evaluations})\n" + np.array2string(self.adjacency, precision=4)
+            f"n_evaluations={self.n_evaluations}); row i, column j: the importance of j when i is present\n"
+            + _format_matrix(self.feature_names, np.asarray(self.adjacency))
         )
 
 
