@@ -200,8 +200,9 @@ def test_scatter_colours_by_the_strongest_interaction(table, tmp_path):
     ax = _rendered(plot.scatter(table, "x0"), tmp_path, "scatter")
     assert strongest_interaction(table, "x0") == 1
     assert _colorbars(ax)[0].get_ylabel() == "x1"
-    ends = np.percentile(table.data[:, 1].astype(float), [5, 95])  # the colour range, written at its ends
-    assert [t.get_text() for t in _colorbars(ax)[0].get_yticklabels()] == [f"{v:.4g}" for v in ends]
+    ends = np.percentile(table.data[:, 1].astype(float), [5, 95])  # the colour range, written at its ends,
+    # clipped there (values beyond both): "<=" and ">=" say so
+    assert [t.get_text() for t in _colorbars(ax)[0].get_yticklabels()] == [f"<= {ends[0]:.4g}", f">= {ends[1]:.4g}"]
     assert ax.get_xlabel() == "x0" and ax.get_ylabel() == "attribution of x0"
     np.testing.assert_allclose(ax.collections[0].get_offsets()[:, 1], table.values[:, 0])
     matrix = np.zeros((4, 4))

@@ -333,3 +333,23 @@ def test_bivariate_repr_names_rows_and_columns():
     assert lines[-1].strip() == "... 2 more features (to_pandas() or .adjacency for all)"
     long = ip.Game(lambda Z: np.asarray(Z, float).sum(axis=1), 2, feature_names=["marital-status", "b"])
     assert "marital-s~" in repr(ip.bivariate(long, method="exact"))
+
+
+def test_scatter_colour_bar_says_where_it_clips():
+    """The colour feature's bar spans its 5th-95th percentiles: education-num's 1-16 read as 5-14 with nothing to
+    say the ends were clipped. Now an arrow at a clipped end and a '<=' / '>=' in its label."""
+    pytest.importorskip("matplotlib")
+    rng = np.random.default_rng(0)
+    X = np.c_[np.r_[np.full(10, 1.0), rng.uniform(5, 14, 180), np.full(10, 16.0)], rng.normal(size=200)]
+    explainer = ip.Explainer(lambda Z: Z[:, 0] * Z[:, 1], X[:30], feature_names=["education-num", "age"])
+    explanation = explainer.shapley(X[:200], progress=False)
+    ax = ip.plot.scatter(explanation, "age", color="education-num")
+    bar = ax.figure.axes[-1]
+    labels = [t.get_text() for t in bar.get_yticklabels()]
+    assert labels[0].startswith("<= ") and labels[1].startswith(">= ")
+    assert float(labels[0][3:]) > 1 and float(labels[1][3:]) < 16
+    assert len(bar.collections) + len(bar.patches) > 0 and ax.figure.colorbar  # drawn
+    levels = np.c_[np.tile(np.arange(1.0, 17.0), 10), rng.normal(size=160)]  # each end 6% of the rows: no clip
+    whole = explainer.shapley(levels, progress=False)
+    inside = ip.plot.scatter(whole, "age", color="education-num").figure.axes[-1]
+    assert [t.get_text() for t in inside.get_yticklabels()] == ["1", "16"]

@@ -166,9 +166,11 @@ def waterfall(result, *, feature_names=None, max_features: int | None = 10, ax=N
     return ax
 
 
-def value_colorbar(ax, label: str = "feature value", categories=None, span=None):
+def value_colorbar(ax, label: str = "feature value", categories=None, span=None, values=None):
     """A colour bar for feature values: "low"/"high" (or, with ``span``, the values at its ends), or the
-    category names (sorted; only the first and last of more than 12) when one categorical feature is shown."""
+    category names (sorted; only the first and last of more than 12) when one categorical feature is shown.
+    ``values``: the numbers coloured; where some lie outside ``span`` (clipped to its ends' colours) the bar gets
+    an arrow at that end and its label a "<=" or ">=" (education-num's 1-16 read as 5-14 without them)."""
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import BoundaryNorm, ListedColormap, Normalize
 
@@ -180,13 +182,20 @@ def value_colorbar(ax, label: str = "feature value", categories=None, span=None)
                                   cmap=ListedColormap(value_cmap()(np.linspace(0, 1, k))))
     else:
         mappable = ScalarMappable(norm=Normalize(0, 1), cmap=value_cmap())
-    bar = ax.figure.colorbar(mappable, ax=ax, shrink=0.8, aspect=30, pad=0.02)
+    low = high = False
+    if span is not None and values is not None and not few and categories is None:
+        finite = np.asarray(values, dtype=float)
+        finite = finite[np.isfinite(finite)]
+        low, high = bool(finite.size and finite.min() < span[0]), bool(finite.size and finite.max() > span[1])
+    extend = {(True, True): "both", (True, False): "min", (False, True): "max"}.get((low, high), "neither")
+    bar = ax.figure.colorbar(mappable, ax=ax, shrink=0.8, aspect=30, pad=0.02, extend=extend)
     if few:
         bar.set_ticks(np.linspace(0, 1, len(categories)), labels=[str(c) for c in categories])
     elif categories is not None and len(categories) > 12:  # the ends of the sorted categories
         bar.set_ticks([0, 1], labels=[str(categories[0]), str(categories[-1])])
     elif span is not None and span[1] > span[0]:
-        bar.set_ticks([0, 1], labels=[format_value(span[0]), format_value(span[1])])
+        bar.set_ticks([0, 1], labels=[("<= " if low else "") + format_value(span[0]),
+                                      (">= " if high else "") + format_value(span[1])])
     else:
         bar.set_ticks([0, 1], labels=["low", "high"])
     bar.set_label(label)

@@ -233,7 +233,7 @@ def scatter(explanation, feature=None, *, color="auto", interactions=None, ax=No
             known = np.isfinite(level)
             colours[known] = value_cmap()(level[known])
             ax.scatter(x, y, s=14, c=colours, linewidths=0, alpha=0.85)
-            value_colorbar(ax, label=names[c], span=limits(numbers))
+            value_colorbar(ax, label=names[c], span=limits(numbers), values=numbers)
     if categories is not None:
         labels = categories + (["missing"] if absent.any() else [])
         ax.set_xticks(range(len(labels)), labels, rotation=45 if len(labels) > 4 else 0,
