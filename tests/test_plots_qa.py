@@ -353,3 +353,20 @@ def test_scatter_colour_bar_says_where_it_clips():
     whole = explainer.shapley(levels, progress=False)
     inside = ip.plot.scatter(whole, "age", color="education-num").figure.axes[-1]
     assert [t.get_text() for t in inside.get_yticklabels()] == ["1", "16"]
+
+
+def test_waterfall_labels_stay_readable_over_the_baseline_and_prediction_lines():
+    """A step's label at the bar's end on the prediction line (Adult's hours-per-week, -0.198) was crossed by it:
+    the labels now sit on a white box above the lines."""
+    pytest.importorskip("matplotlib")
+    weights = np.array([-0.198, -0.0752, 0.0667, 0.0599, -0.0314])
+    game = ip.Game(lambda Z: 0.26 + np.asarray(Z, float) @ weights, 5)
+    ax = ip.plot.waterfall(ip.shapley(game, method="exact"))
+    lines = [line for line in ax.get_lines() if len(set(line.get_xdata())) == 1 and line.get_linewidth() == 0.8]
+    assert len(lines) == 2  # the baseline and the prediction
+    labels = [t for t in ax.texts if t.get_text().strip().startswith(("+", "-"))]
+    assert len(labels) == 5
+    for text in labels:
+        patch = text.get_bbox_patch()
+        assert patch is not None and patch.get_facecolor()[:3] == (1.0, 1.0, 1.0)
+        assert text.get_zorder() > max(line.get_zorder() for line in lines)

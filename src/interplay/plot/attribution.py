@@ -150,7 +150,9 @@ def waterfall(result, *, feature_names=None, max_features: int | None = 10, ax=N
     for k, (name, value) in enumerate(steps):
         ax.barh(k, value, left=start, color=POSITIVE if value > 0 else NEGATIVE, height=0.7)
         texts.append(ax.text(start + value, k, f" {format_number(value, 3, sign=True)} ", va="center",
-                             ha="left" if value >= 0 else "right", fontsize=8))
+                             ha="left" if value >= 0 else "right", fontsize=8, zorder=4,  # over the lines:
+                             bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.3, "alpha": 0.85}))
+        # a label at a bar's end on the baseline or prediction line was crossed by it
         if k + 1 < len(steps):
             ax.plot([start + value] * 2, [k + 0.35, k + 0.65], color="#666", lw=0.6)
         start += value
