@@ -370,3 +370,21 @@ def test_waterfall_labels_stay_readable_over_the_baseline_and_prediction_lines()
         patch = text.get_bbox_patch()
         assert patch is not None and patch.get_facecolor()[:3] == (1.0, 1.0, 1.0)
         assert text.get_zorder() > max(line.get_zorder() for line in lines)
+
+
+def test_interaction_plots_name_the_index_as_the_text_does():
+    """The heatmap's colour bar read "sii interaction (...)" and the graph's title "sii interaction graph"; the
+    paragraph says "SII" (and "Shapley-Taylor" for stii)."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    game = ip.Game(lambda Z: np.asarray(Z, float).sum(axis=1) + Z[:, 0] * Z[:, 1] - Z[:, 2] * Z[:, 3], 4)
+    for index, name in (("sii", "SII"), ("stii", "Shapley-Taylor")):
+        pairs = ip.interactions(game, index=index, method="exact")
+        bar = ip.plot.heatmap(pairs).figure.axes[-1]
+        assert bar.get_ylabel().startswith(f"{name} interaction")
+        ax = ip.plot.graph(pairs.graph())
+        titles = [a.get_title(loc) for a in ax.figure.axes for loc in ("left", "center")]
+        assert any(t.startswith(f"{name} interaction graph") for t in titles), titles
+        assert ip.plot.bar(pairs).get_xlabel().startswith(f"{name} interaction")
+        plt.close("all")

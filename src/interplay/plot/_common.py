@@ -237,6 +237,13 @@ def encode(column):
     return np.array([np.nan if gone else position[str(v)] for v, gone in zip(column, missing)], float), categories
 
 
+def index_name(index) -> str:
+    """An interaction index as the text names it ("SII", "Shapley-Taylor"; a title said "sii")."""
+    from ..graph.describe import INDEX_NAMES
+
+    return INDEX_NAMES.get(str(index).lower(), str(index))
+
+
 def limits(numbers, categories=None) -> tuple[float, float] | None:
     """The range a colour map spans: categories by position, numbers between their 5th and 95th percentiles
     (outliers clipped, as shap does); None when no value is known."""

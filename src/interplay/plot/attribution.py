@@ -6,8 +6,8 @@ import numpy as np
 
 from .._validation import check_random_state
 from ._common import (NEGATIVE, NEUTRAL, POSITIVE, check_max_features, encode, explained, fit_texts, format_number,
-                      format_value, grouped, info_of, labelled, new_axes, one_result, others, row_data, shade,
-                      shap_max_display, top_order, value_cmap, values_and_names, warn_mixed, with_unit)
+                      format_value, grouped, index_name, info_of, labelled, new_axes, one_result, others, row_data,
+                      shade, shap_max_display, top_order, value_cmap, values_and_names, warn_mixed, with_unit)
 
 _SIZE_WORDS = {1: "feature", 2: "pair"}
 
@@ -21,7 +21,7 @@ def _bar_values(result, feature_names):
         values = np.array([v for _, v in top], dtype=float)
         sizes = np.array([len(names) for names, _ in top], dtype=int)
         return (values, [" x ".join(names) for names, _ in top],
-                with_unit(f"{result.index} interaction", info_of(result)), True, sizes, info_of(result))
+                with_unit(f"{index_name(result.index)} interaction", info_of(result)), True, sizes, info_of(result))
     if hasattr(result, "base_values") and len(result) > 1:  # many rows: mean |value|, as shap.plots.bar
         values = np.abs(np.asarray(result.values, dtype=float)).mean(axis=0)
         info = info_of(result)

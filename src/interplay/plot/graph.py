@@ -18,7 +18,8 @@ import numpy as np
 
 from .._validation import check_bool, check_int
 from . import _analysis
-from ._common import NEGATIVE, POSITIVE, check_axes, info_of, new_axes, one_result, plt, top_order, with_unit
+from ._common import (NEGATIVE, POSITIVE, check_axes, index_name, info_of, new_axes, one_result, plt, top_order,
+                      with_unit)
 
 REDUNDANCY_EDGE = "#3d4650"
 GROUP_FILL = "#f4ead2"
@@ -1129,6 +1130,7 @@ def graph(result, *, gamma: float | None = None, feature_names=None, ax=None, ti
     whole = _analysis.as_graph(one_result(result, "result", "graph"), feature_names)
     g, at, left_out = _restricted(whole, max_features, gamma)
     index = getattr(g, "interaction_index", None)  # a symmetric index: no redundancy reading
+    index = index_name(index) if index else index  # "SII", as the paragraph names it (not "sii")
     s = _interaction_summary(g) if index else _analysis.analyse(g, at)
     n = g.n_features
     strongest = min(5, n) if strongest is None else int(strongest)

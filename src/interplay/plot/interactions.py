@@ -7,7 +7,7 @@ import textwrap
 import numpy as np
 
 from .._validation import check_bool
-from ._common import check_max_features, diverging_cmap, info_of, new_axes, one_result, with_unit
+from ._common import check_max_features, diverging_cmap, index_name, info_of, new_axes, one_result, with_unit
 
 MAX_INCHES = 12.0  # the heatmap's cells and labels fit in at most this many inches each way
 
@@ -22,7 +22,7 @@ def _matrix(result, feature_names):
         label = with_unit("importance of column feature when row feature is present", info_of(result))
     elif hasattr(result, "matrix"):
         matrix, names = np.array(result.matrix), list(result.feature_names)
-        label = with_unit(f"{result.index} interaction", info_of(result))
+        label = with_unit(f"{index_name(result.index)} interaction", info_of(result))
     else:
         matrix = np.array(result, dtype=float)
         names = list(feature_names) if feature_names is not None else [f"x{i}" for i in range(len(matrix))]
