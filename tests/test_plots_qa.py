@@ -388,3 +388,20 @@ def test_interaction_plots_name_the_index_as_the_text_does():
         assert any(t.startswith(f"{name} interaction graph") for t in titles), titles
         assert ip.plot.bar(pairs).get_xlabel().startswith(f"{name} interaction")
         plt.close("all")
+
+
+def test_image_is_faded_under_its_tint_and_opacities_are_checked():
+    """Over the digits' black pixels a strong red tint read as maroon, a colour the bar does not have: the image
+    is now drawn faded (image_alpha, over white) under the tint; both opacities are checked by name."""
+    pytest.importorskip("matplotlib")
+    image = np.zeros((4, 4))
+    segments = np.repeat(np.repeat(np.arange(4).reshape(2, 2), 2, axis=0), 2, axis=1)
+    ax = ip.plot.image(image, segments, np.array([0.3, -0.1, 0.0, 0.05]))
+    drawn, tint = ax.get_images()
+    assert drawn.get_alpha() == pytest.approx(0.45) and tint.get_alpha() is None
+    assert ip.plot.image(image, segments, np.ones(4), image_alpha=1).get_images()[0].get_alpha() == 1
+    for bad in (1.5, -0.1, "0.5", True):
+        with pytest.raises(ValueError, match="image_alpha: expected an opacity between 0 and 1"):
+            ip.plot.image(image, segments, np.ones(4), image_alpha=bad)
+    with pytest.raises(ValueError, match="alpha: expected an opacity between 0 and 1, got 2"):
+        ip.plot.image(image, segments, np.ones(4), alpha=2)

@@ -111,10 +111,12 @@ def _region_edges(segments: np.ndarray):
 
 
 def image(result, segments=None, values=None, *, ax=None, title: str | None = None, alpha: float = 0.65,
-          boundaries: bool = True):
+          boundaries: bool = True, image_alpha: float = 0.45):
     """The image with each region (``segments[y, x]`` = region id, ids ``0..len(values)-1``) tinted by its
     attribution (red positive, blue negative, symmetric scale): the tint's opacity grows with ``|value|`` (up to
-    ``alpha``), so the image stays visible under weak regions; region boundaries drawn as thin lines between
+    ``alpha``), so the image stays visible under weak regions; the image itself faded (``image_alpha`` over
+    white; 1: as it is), so a tint over its dark pixels keeps the colour bar's colour (over black, a strong red
+    read as maroon, a colour the bar does not have); region boundaries drawn as thin lines between
     pixels; a colour bar. Colour images in [0, 1] or uint8 are drawn as they are, others (e.g. standardised
     for a network) rescaled from their min..max, and grayscale ones from their min..max, for display only.
 
@@ -145,7 +147,10 @@ def image(result, segments=None, values=None, *, ax=None, title: str | None = No
 
     ax = new_axes(ax, (5, 5 * img.shape[0] / max(img.shape[1], 1)), layout="constrained")
     shown = displayable(img)
-    ax.imshow(shown, cmap="gray" if shown.ndim == 2 else None)
+    for value, name in ((alpha, "alpha"), (image_alpha, "image_alpha")):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not 0 <= value <= 1:
+            raise ValueError(f"{name}: expected an opacity between 0 and 1, got {value!r}")
+    ax.imshow(shown, cmap="gray" if shown.ndim == 2 else None, alpha=image_alpha)
     limit = _limit(values)
     norm, cmap = Normalize(-limit, limit), diverging_cmap()
     tint = cmap(norm(values[segments]))
