@@ -184,8 +184,8 @@ def test_the_text_plot_has_a_scale_and_says_what_it_shows():
 
     result = TextExplainer(model).shapley("a good and a bad day", method="c-shapley", k=1)
     ax = ip.plot.text(result)
-    assert len(ax.figure.axes) == 2  # the tokens and the colour bar
-    assert "red raises the output" in ax.figure.axes[1].get_xlabel()
+    assert len(ax.child_axes) == 1  # the colour bar, placed under the tokens' last line
+    assert "red raises the output" in ax.child_axes[0].get_xlabel()
     assert ax.get_title().startswith("c-shapley: attributions") and "sum" in ax.get_title()
 
 

@@ -405,3 +405,24 @@ def test_image_is_faded_under_its_tint_and_opacities_are_checked():
             ip.plot.image(image, segments, np.ones(4), image_alpha=bad)
     with pytest.raises(ValueError, match="alpha: expected an opacity between 0 and 1, got 2"):
         ip.plot.image(image, segments, np.ones(4), alpha=2)
+
+
+def test_text_colour_bar_is_half_the_width_whatever_the_lines():
+    """One line of tokens drew its colour bar a third as long as several lines' (a fraction of a 1.25-inch
+    figure): the bar is now half the text's width, 0.12 inch thick, below the last line."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    widths = []
+    for tokens in (["it", "is", "not", "a", "bad", "movie"], ["word"] * 60):
+        ax = ip.plot.text(tokens, np.sin(np.arange(len(tokens))))
+        ax.figure.canvas.draw()
+        (cax,) = ax.child_axes
+        bar = cax.get_window_extent()
+        lowest = min(t.get_window_extent().y0 for t in ax.texts if t.get_text() in tokens)
+        assert bar.y1 < lowest and bar.height == pytest.approx(0.12 * ax.figure.dpi, rel=0.05)
+        assert bar.y0 > 0  # inside the figure, its label too
+        assert cax.xaxis.label.get_window_extent().y0 >= 0
+        widths.append(bar.width / ax.get_window_extent().width)
+        plt.close("all")
+    assert widths[0] == pytest.approx(0.5) and widths[1] == pytest.approx(0.5)

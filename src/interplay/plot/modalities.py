@@ -75,7 +75,9 @@ def text(result, values=None, *, ax=None, title: str | None = None, width: float
         used += len(token) + 1
     if line:
         lines.append(line)
-    ax = new_axes(ax, (unit * (width + 1.5), 0.45 * fontsize / 12 * len(lines) + 0.8))
+    per_line = 0.45 * fontsize / 12  # inches a line of text takes
+    below = 0.9  # inches under the text for the colour bar (a gap, the bar, its ticks and label)
+    ax = new_axes(ax, (unit * (width + 1.5), per_line * len(lines) + below + 0.45))
     cmap, limit = diverging_cmap(), _limit(values)
     for row, members in enumerate(lines):
         x = 0.0
@@ -85,13 +87,19 @@ def text(result, values=None, *, ax=None, title: str | None = None, width: float
                     bbox={"boxstyle": "round,pad=0.2", "fc": cmap(shade), "ec": "none"})
             x += len(tokens[k]) + 1
     ax.set_xlim(-0.5, width + 1)
-    ax.set_ylim(-len(lines) + 0.4, 0.6)
+    ax.set_ylim(-len(lines) + 0.4 - below / per_line, 0.6)
     ax.set_axis_off()
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import Normalize
 
-    ax.figure.colorbar(ScalarMappable(norm=Normalize(-limit, limit), cmap=cmap), ax=ax, orientation="horizontal",
-                       fraction=0.12, pad=0.04, aspect=40,
+    # a bar half the text's width and 0.12 inch thick below it, whatever the number of lines (with a fraction
+    # of the axes, one line's bar was drawn a third as long as several lines')
+    from matplotlib.transforms import blended_transform_factory
+
+    thick, gap = 0.12 / per_line, 0.25 / per_line  # in lines
+    cax = ax.inset_axes([0.25, -len(lines) + 0.4 - gap - thick, 0.5, thick],
+                        transform=blended_transform_factory(ax.transAxes, ax.transData))
+    ax.figure.colorbar(ScalarMappable(norm=Normalize(-limit, limit), cmap=cmap), cax=cax, orientation="horizontal",
                        label="attribution (red raises the output, blue lowers it)")
     title = title if title is not None else (_default_title(named, values) if named is not None else None)
     if title:
