@@ -221,6 +221,7 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
                 continue  # an Explanation's row labels (info["index"]) are not the interaction index
             if key == "method" and result.info.get("methods"):  # auto, rows chose differently: how many each
                 value = f"{value} ({_row_counts(result.info['methods'])})"
+                info[("counted",)] = True  # the line says the rows' methods (see _attribution_methods)
             recorded = key in result.info
             if key == "method" and not recorded and getattr(result, "method", None) is not None:
                 value, recorded = str(result.method), True  # the Python API's results keep it out of info (the
@@ -333,16 +334,58 @@ def _target_text(target: Any) -> str:
     return repr(target) if isinstance(target, str) else str(target)
 
 
-def _target_line(declared: list, rows: dict) -> str | None:
+_ONE_OUTPUT = "the model's output (one output)"
+
+
+def _class_unit(entry: dict) -> bool:
+    """Whether an entry's values are of a class (a classifier's probability, log-odds or margin)."""
+    return entry.get("output") in _CLASS_UNITS and entry.get("model_kind") != "regressor"
+
+
+def _one_output(rows: dict) -> set:
+    """The keys of the entries that explain a model's only output: target 0 (what every result of a regressor or
+    a one-output score records) in a unit of no class, where no entry in that unit explains another output. The
+    About table said "target: 0" and the rows' labels "(output 0)", as if the model had several."""
+    def first(target: Any) -> bool:  # output 0 (not False)
+        return isinstance(target, int) and not isinstance(target, bool) and target == 0
+
+    others = {e.get("output") for e in rows.values() if e.get("target") is not None and not first(e["target"])}
+    return {key for key, e in rows.items()
+            if first(e.get("target")) and not _class_unit(e) and e.get("output") not in others}
+
+
+def _target_line(declared: list, rows: dict, one_output: Iterable = ()) -> str | None:
     """The About table's target line when rows explain different targets: each row's predicted class, or one
-    entry per row and class (a multi-class explanation saved per class); None: the usual line."""
-    classes = list(dict.fromkeys(e["target"] for e in rows.values() if e.get("target") is not None))
+    entry per row and class (a multi-class explanation saved per class); :data:`_ONE_OUTPUT` for the entries of
+    ``one_output`` (keys of ``rows``), beside the other rows' targets; None: the usual line."""
+    classes = list(dict.fromkeys(e["target"] for key, e in rows.items()
+                                 if e.get("target") is not None and key not in one_output))
     if any(isinstance(v, str) and v == "predicted" for v in declared):
         shown = "; ".join(map(str, classes))
         return "predicted: each row's predicted class" + (f" ({shown})" if shown else "")
+    if one_output:
+        return _ONE_OUTPUT if not classes else "varies by row: " + "; ".join([_ONE_OUTPUT, *map(str, classes)])
     if len(classes) > 1:
         return f"one entry per row and class: {'; '.join(map(str, classes))} (choose it under Rows)"
     return None
+
+
+def _attribution_methods(rows: list) -> str | None:
+    """The About table's attribution methods where the rows' charts differ (the demo's exact Shapley values
+    beside two rows of C-Shapley read "attributions: c-shapley", as if every chart were): "mixed: exact for 4 rows,
+    c-shapley for 2 rows (text 1 ..., text 2 ...)", most frequent first, naming the rows of the other methods
+    where they are at most 3; None where every chart has one method. ``rows``: the rows' payloads."""
+    by_method: dict = {}
+    for row in rows:
+        if "attribution_method" in row:
+            by_method.setdefault(row["attribution_method"], []).append(str(row["label"]))
+    if len(by_method) < 2:
+        return None
+    parts = []
+    for k, (method, labels) in enumerate(sorted(by_method.items(), key=lambda item: -len(item[1]))):
+        named = f" ({', '.join(labels)})" if k and len(labels) <= 3 else ""
+        parts.append(f"{method} for {len(labels)} row{'s' if len(labels) != 1 else ''}{named}")
+    return "mixed: " + ", ".join(parts)
 
 
 def _image_payload(image: Any, segments: Any, n_regions: int) -> dict:
@@ -370,14 +413,16 @@ _BASELINES = {"marginal": "average output over the background", "conditional": "
               "path-dependent (tree cover)": "the trees' average output over their training data"}  # by removal
 
 
-def _row_payload(key: Any, entry: dict, names: list[str], several_targets: bool = False) -> dict:
+def _row_payload(key: Any, entry: dict, names: list[str], several_targets: bool = False,
+                 one_output: bool = False) -> dict:
+    """The page's view of one entry; ``one_output``: it explains a model's only output (no "(output 0)")."""
     key = key[0]
     if isinstance(key, tuple):  # (row, target): the row has entries for several targets
         key = key[0]
     payload: dict[str, Any] = {"label": key if isinstance(key, str) else f"row {key}"}
     target = entry.get("target")
-    class_unit = entry.get("output") in _CLASS_UNITS and entry.get("model_kind") != "regressor"
-    if several_targets and target is not None:  # which class (or output) this entry explains, in its label
+    class_unit = _class_unit(entry)
+    if several_targets and target is not None and not one_output:  # which class (or output) it explains
         payload["label"] += f" ({'class' if class_unit else 'output'} {target})"
     if target is not None:
         payload["target"] = target if isinstance(target, (int, float, str)) else str(target)
@@ -602,6 +647,21 @@ def _meta_line(values: list, by_kind: dict, kinds: set | None = None) -> Any:
     return "varies by row: " + "; ".join(map(_shown, values))
 
 
+def _method_line(by_kind: dict, mixed: str, results: list) -> str:
+    """The method line where the rows' attribution charts differ (``mixed``, :func:`_attribution_methods`): the
+    graphs' and interactions' methods as :func:`_meta_line` gives them, the attribution results' replaced by
+    ``mixed`` (it counts the graphs' Shapley values too, drawn as their rows' charts)."""
+    attribution_kinds = {_kind_label(r) for r in results if isinstance(r, (Attribution, Explanation))}
+    parts = []
+    for kind, values in by_kind.items():
+        part = f"attributions: {mixed}" if kind in attribution_kinds else f"{kind}: {', '.join(map(_shown, values))}"
+        if part not in parts:
+            parts.append(part)
+    if not any(kind in attribution_kinds for kind in by_kind):
+        parts.append(f"attributions: {mixed}")
+    return "; ".join(parts)
+
+
 def _shown(value: Any) -> str:
     """A header value as the page writes it: None (not given: the method's own default) as "(default)", as a whole
     line's None is (a run's budget beside a graph's read "shapley: None")."""
@@ -619,17 +679,23 @@ def build_report(results: Iterable[Any], *, title: str = "interplay report",
     kinds = {_kind_label(r) for r in results}
     lines = {k: _meta_line(info[k], info.get(("by kind", k), {}), None if k == "index" else kinds)  # (only
              for k in _META_KEYS if k in info}                                                       # Interactions)
-    targets = _target_line(info.get("target", []), rows)
+    one_output = _one_output(rows)
+    targets = _target_line(info.get("target", []), rows, one_output)
     if targets is not None:
         lines["target"] = targets
-    several = len({e["target"] for e in rows.values() if e.get("target") is not None}) > 1
+    several = len({e["target"] for key, e in rows.items() if e.get("target") is not None
+                   and key not in one_output}) > 1
+    row_payloads = [_row_payload(key, rows[key], names, several, key in one_output) for key in rows]
+    mixed = _attribution_methods(row_payloads)
+    if mixed is not None and "method" in lines and ("counted",) not in info:
+        lines["method"] = _method_line(info.get(("by kind", "method"), {}), mixed, results)
     lines.setdefault("interplay_version", _version())
     if meta:
         lines.update(meta)
     payload = {
         "title": str(title),
         "feature_names": names,
-        "rows": [_row_payload(key, rows[key], names, several) for key in rows],
+        "rows": row_payloads,
         "meta": [[str(k), "(default)" if v is None else str(v)] for k, v in lines.items()],
     }
     if ("beyond detail",) in info:  # rows of an Explanation past MAX_DETAIL_ROWS: in the summary only

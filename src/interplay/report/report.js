@@ -153,14 +153,6 @@
     // with its own scale, so that a large single-feature value does not wash the interactions out
     var n = matrix.length, cell = Math.max(14, Math.min(40, Math.floor(440 / n)));
     var left = Math.min(180, Math.max.apply(null, names.map(textWidth)) + 12), top = Math.round(left * 0.9) + 10;
-    var diagX = left + n * cell + 14, size = diagX + cell + 90;
-    var svg = sv("svg", {viewBox: "0 0 " + size + " " + (top + n * cell + 10), width: size,
-                         height: top + n * cell + 10, role: "img", "aria-label": "interaction heatmap"});
-    var hatch = sv("pattern", {id: "na-hatch", width: "6", height: "6", patternUnits: "userSpaceOnUse",
-                               patternTransform: "rotate(45)"});
-    hatch.appendChild(sv("rect", {width: "6", height: "6", fill: "#eceef1"}));
-    hatch.appendChild(sv("line", {x1: "0", y1: "0", x2: "0", y2: "6", stroke: "#b7bec6", "stroke-width": "2"}));
-    var defs = sv("defs"); defs.appendChild(hatch); svg.appendChild(defs);
     var limit = 0, diagLimit = 0, i, j;
     var gap = {};  // subsets the sampler could not estimate (too few samples): n/a, not 0, and not in the scale
     (unestimated || []).forEach(function (p) { gap[p[0] + "," + p[1]] = true; gap[p[1] + "," + p[0]] = true; });
@@ -170,6 +162,17 @@
       if (!missing(i, i)) { diagLimit = Math.max(diagLimit, Math.abs(matrix[i][i])); }
       for (j = 0; j < n; j++) { if (i !== j && !missing(i, j)) { limit = Math.max(limit, Math.abs(matrix[i][j])); } }
     }
+    // two colour bars, one above the other, right of the "alone" column: the pairs', then the column's own (side
+    // by side, they made 10 features' heatmap too wide for half the page)
+    var diagX = left + n * cell + 14, size = diagX + cell + 90;
+    var barsH = Math.max(n * cell, 138), barH = (barsH - 18) / 2, height = top + barsH + 10;
+    var svg = sv("svg", {viewBox: "0 0 " + size + " " + height, width: size, height: height, role: "img",
+                         "aria-label": "interaction heatmap"});
+    var hatch = sv("pattern", {id: "na-hatch", width: "6", height: "6", patternUnits: "userSpaceOnUse",
+                               patternTransform: "rotate(45)"});
+    hatch.appendChild(sv("rect", {width: "6", height: "6", fill: "#eceef1"}));
+    hatch.appendChild(sv("line", {x1: "0", y1: "0", x2: "0", y2: "6", stroke: "#b7bec6", "stroke-width": "2"}));
+    var defs = sv("defs"); defs.appendChild(hatch); svg.appendChild(defs);
     for (i = 0; i < n; i++) {
       svg.appendChild(sv("text", {x: left - 6, y: top + i * cell + cell / 2 + 4, "text-anchor": "end"}, short(names[i])));
       var t = sv("text", {x: 0, y: 0, "text-anchor": "start",
@@ -198,14 +201,20 @@
       })(i);
     }
     svg.appendChild(sv("text", {x: diagX + cell / 2, y: top - 6, "text-anchor": "middle", fill: "#5f6b76"}, "alone"));
-    var lx = diagX + cell + 14;
-    for (i = 0; i <= 20; i++) {
-      svg.appendChild(sv("rect", {x: lx, y: top + i * (n * cell / 21), width: 12, height: n * cell / 21 + 0.5,
-                                  fill: diverging(limit * (1 - i / 10), limit)}));
+    function colourBar(y0, scale, name) {  // one scale's bar, from +scale (top) to -scale, named in its middle
+      var lx = diagX + cell + 14, bar = sv("g", {"class": "colour-bar " + name});
+      for (var k = 0; k <= 20; k++) {
+        bar.appendChild(sv("rect", {x: lx, y: y0 + k * (barH / 21), width: 12, height: barH / 21 + 0.5,
+                                    fill: diverging(scale * (1 - k / 10), scale)}));
+      }
+      bar.appendChild(sv("text", {x: lx + 16, y: y0 + 10}, signed(scale)));
+      bar.appendChild(sv("text", {x: lx + 16, y: y0 + barH / 2 + 4}, name));
+      bar.appendChild(sv("text", {x: lx + 16, y: y0 + barH}, signed(-scale)));
+      svg.appendChild(bar);
     }
-    svg.appendChild(sv("text", {x: lx + 16, y: top + 10}, signed(limit)));
-    svg.appendChild(sv("text", {x: lx + 16, y: top + n * cell / 2 + 4}, "pairs"));
-    svg.appendChild(sv("text", {x: lx + 16, y: top + n * cell}, signed(-limit)));
+    // the "alone" column has a scale of its own: without its bar its colours could only be read by hovering
+    colourBar(top, limit, "pairs");
+    colourBar(top + barH + 18, diagLimit, "alone");
     return svg;
   }
 
@@ -716,6 +725,24 @@
     return box;
   }
 
+  function valueLegend() {  // the beeswarm's colours, visible: they are the feature's value, not the sign that the
+    // other charts' red and blue stand for (raises / lowers the output)
+    var legend = el("div", {"class": "legend value-legend"});
+    var scale = el("span");
+    scale.appendChild(document.createTextNode("dot colour = the feature's value: low"));
+    scale.appendChild(el("span", {"class": "gradient"}));
+    scale.appendChild(document.createTextNode("high (blue to red, between its 5th and 95th percentiles; " +
+      "categories in alphabetical order)"));
+    legend.appendChild(scale);
+    var grey = el("span");
+    var dot = el("span", {"class": "swatch"}); dot.style.background = "#b0b0b0"; grey.appendChild(dot);
+    grey.appendChild(document.createTextNode("grey: a constant column (one value or one category) or a missing value"));
+    legend.appendChild(grey);
+    legend.appendChild(el("span", null, "unlike the other charts, red / blue here do not mean raises / lowers the " +
+      "output: a dot right of 0 raises it, left of 0 lowers it"));
+    return legend;
+  }
+
   function tokenView(tokens, values) {
     var box = el("p", {"class": "tokens"});
     var limit = Math.max.apply(null, values.map(Math.abs)) || 1;
@@ -810,7 +837,8 @@
       // 60 features' names were written about 7 px high
       var h = section("Interactions (" + R.interactions.index.toUpperCase() + ")",
         "Pairwise interaction values off the diagonal; the single-feature values in the column \u201calone\u201d " +
-        "on the right (its own colour scale; the diagonal is left blank); red: the pair together adds " +
+        "on the right (its own colour scale: the lower colour bar, \u201calone\u201d; the pairs' is the upper one; the " +
+        "diagonal is left blank); red: the pair together adds " +
         "to the output, blue: it takes away. Hover a cell.", Number(map.getAttribute("width")) > HALF_WIDTH);
       var pairGaps = gaps.filter(function (p) { return p[0] !== p[1]; }).length, nf = matrix.length;
       if (gaps.length) {
@@ -865,6 +893,7 @@
       (shownRows < totalRows ? "The first " + shownRows + " of " + totalRows + " rows drawn: features ordered " +
       "by mean |attribution| over all " + totalRows + " rows." :
       String(totalRows) + " rows summarised: features ordered by mean |attribution|."), true);
+    sm.appendChild(valueLegend());
     sm.appendChild(summaryChart(D.summary));
   }
   var meta = section("About this report", null, true);
