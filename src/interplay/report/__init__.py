@@ -221,7 +221,6 @@ def _collect(results: list) -> tuple[list[str], dict, Explanation | None, dict]:
                 continue  # an Explanation's row labels (info["index"]) are not the interaction index
             if key == "method" and result.info.get("methods"):  # auto, rows chose differently: how many each
                 value = f"{value} ({_row_counts(result.info['methods'])})"
-                info[("counted",)] = True  # the line says the rows' methods (see _attribution_methods)
             recorded = key in result.info
             if key == "method" and not recorded and getattr(result, "method", None) is not None:
                 value, recorded = str(result.method), True  # the Python API's results keep it out of info (the
@@ -687,7 +686,8 @@ def build_report(results: Iterable[Any], *, title: str = "interplay report",
                    and key not in one_output}) > 1
     row_payloads = [_row_payload(key, rows[key], names, several, key in one_output) for key in rows]
     mixed = _attribution_methods(row_payloads)
-    if mixed is not None and "method" in lines and ("counted",) not in info:
+    counted = any((getattr(r, "info", None) or {}).get("methods") for r in results)  # auto: the line counts them
+    if mixed is not None and "method" in lines and not counted:
         lines["method"] = _method_line(info.get(("by kind", "method"), {}), mixed, results)
     lines.setdefault("interplay_version", _version())
     if meta:
