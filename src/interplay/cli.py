@@ -129,8 +129,8 @@ def load_data(path: Path, model: Any, drop: tuple[str, ...]):
                    if absent and renames_columns(model) else None)
         if absent and renamed is None:
             raise click.ClickException(f"{path}: the model needs column(s) {absent}, which the file lacks")
-        left_out = ([str(c) for c in frame.columns if str(c) not in wanted] if renamed is None
-                    else [str(c) for k, c in enumerate(frame.columns) if k not in set(renamed)])
+        taken = set(wanted) if renamed is None else set(renamed)  # by name, or by position where renamed
+        left_out = [str(c) for k, c in enumerate(frame.columns) if (str(c) if renamed is None else k) not in taken]
         if left_out:  # a label column, most often: said, as a batch run says it
             click.echo(f"Warning: {path.name}: column{'s' if len(left_out) > 1 else ''} {left_out} "
                        f"{'are' if len(left_out) > 1 else 'is'} not among the model's features, left out "
